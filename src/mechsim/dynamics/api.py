@@ -1,0 +1,62 @@
+"""Public entry points to the kernels: ms.forward_dynamics, ms.inverse_dynamics, ms.mass_matrix."""
+import numpy as np
+
+from ..errors import MechsimError, SimulationError
+from .kernels import OK, aba, crba, rnea
+
+
+def _state_vector(x, n, what, model):
+    x = np.asarray(x, dtype=float)
+    if x.shape[-1:] != (n,):
+        q_names, v_names = model.coordinates()
+        names = q_names if what == "q" else v_names
+        raise MechsimError(f"{what} must have {n} entries ({', '.join(names)}), got shape {x.shape}")
+    return x
+
+
+def singular_node_error(cm, node):
+    joint = cm.node_joint[node]
+    child = cm.model.joints[joint].child
+    return SimulationError(f"singular mass matrix at joint '{joint}': body '{child}' (with everything it carries) "
+                           "has no inertia along the joint's motion; give it mass or inertia about that axis")
+
+
+def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
+    """Generalized accelerations (nv,) of model m at (q, v) with extra generalized forces tau,
+    force elements evaluated at time t (inputs: name -> value, default the inputs' defaults)."""
+    cm = m._compiled or m.compile()
+    q = _state_vector(q, cm.nq, "q", m)
+    v = _state_vector(v, cm.nv, "v", m)
+    tau = cm.zero_tau if tau is None else _state_vector(tau, cm.nv, "tau", m)
+    u = cm.u_const if not cm.timed_sources else cm.force_values(t, inputs)
+    qdd = np.empty(cm.nv)
+    status = aba(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, u, q, v, tau, cm.workspace, qdd)
+    if status != OK:
+        raise singular_node_error(cm, status)
+    return qdd
+
+
+def inverse_dynamics(m, q, v, a, t=0.0, inputs=None):
+    """Generalized forces (nv,) that give accelerations a at (q, v), with the force elements acting
+    (so that forward_dynamics(m, q, v, tau) == a). q, v, a may be (N, nq)/(N, nv) arrays with t (N,)."""
+    cm = m._compiled or m.compile()
+    q, v, a = (_state_vector(x, n, w, m) for x, n, w in ((q, cm.nq, "q"), (v, cm.nv, "v"), (a, cm.nv, "a")))
+    if q.ndim == 1:
+        tau = np.empty(cm.nv)
+        rnea(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, cm.force_values(t, inputs), q, v, a,
+             cm.workspace, tau)
+        return tau
+    times = np.broadcast_to(np.asarray(t, dtype=float), (q.shape[0],))
+    tau = np.empty((q.shape[0], cm.nv))
+    for k in range(q.shape[0]):
+        rnea(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, cm.force_values(times[k], inputs),
+             q[k], v[k], a[k], cm.workspace, tau[k])
+    return tau
+
+
+def mass_matrix(m, q):
+    """Joint-space mass matrix (nv, nv) by the composite-rigid-body algorithm."""
+    cm = m._compiled or m.compile()
+    M = np.empty((cm.nv, cm.nv))
+    crba(cm.node_i, cm.node_f, _state_vector(q, cm.nq, "q", m), cm.workspace, M)
+    return M

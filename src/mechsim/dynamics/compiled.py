@@ -1,0 +1,152 @@
+"""Compile a Model once into flat arrays (SPEC §6): the only data the kernels see."""
+import numpy as np
+
+from ..errors import ModelError
+from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_S
+from . import layout as L
+from .kernels import workspace_size
+from .topology import spanning_tree
+
+
+class CompiledModel:
+    """Tree nodes, force tables and name maps of a Model; rebuilt when the model changes."""
+
+    def __init__(self, model):
+        self.model = model
+        self.gravity = np.array(model.gravity, dtype=float)
+        self.joint_order = spanning_tree(model)
+        self._build_nodes(model)
+        self._build_forces(model)
+        self.workspace = np.zeros(workspace_size(self.n_nodes, self.nv))
+        self.zero_tau = np.zeros(self.nv)
+
+    # ---------------------------------------------------------------- tree
+    def _build_nodes(self, model):
+        node_i, node_f, self.node_joint = [], [], []
+        body_node = {"ground": -1}
+        body_pose = {"ground": (np.eye(3), np.zeros(3))}     # body frame in its node frame (R_nb, p_nb)
+        self.joint_q, self.joint_v, self.q0_parts, self.v0_parts = {}, {}, [], []
+        self.quat_q = []                                        # first q index of every quaternion
+        nq = nv = 0
+        for jname in self.joint_order:
+            joint = model.joints[jname]
+            self.joint_q[jname], self.joint_v[jname] = slice(nq, nq + joint.nq), slice(nv, nv + joint.nv)
+            self.q0_parts.append(joint.q0)
+            self.v0_parts.append(joint.v0)
+            # pose of F in the parent's node frame: (parent body in node) o (F in parent body)
+            R_nb, p_nb = body_pose[joint.parent]
+            p_f, R_f = joint.parent_pose
+            rot_tree, pos_tree = R_nb @ R_f, R_nb @ p_f + p_nb
+            parent = body_node[joint.parent]
+            for k, (ptype, axis, pitch) in enumerate(joint.primitives):
+                row_f = np.zeros(L.NODE_F_COLS)
+                row_f[L.AXIS:L.AXIS + 3], row_f[L.PITCH] = axis, pitch
+                row_f[L.ROT_TREE:L.ROT_TREE + 9] = (rot_tree if k == 0 else np.eye(3)).ravel()
+                row_f[L.POS_TREE:L.POS_TREE + 3] = pos_tree if k == 0 else 0.0
+                node_i.append([parent, ptype, nq, nv])
+                self.node_joint.append(jname)
+                node_f.append(row_f)
+                if ptype == PRIM_S:
+                    self.quat_q.append(nq)
+                nq, nv = nq + PRIM_NQ[ptype], nv + PRIM_NV[ptype]
+                parent = len(node_i) - 1
+            # the child body hangs on the last node, whose frame is the joint's M frame
+            p_c, R_c = joint.child_pose
+            R_mb, p_mb = R_c.T, -R_c.T @ p_c
+            body = model.bodies[joint.child]
+            node_f[-1][L.MASS] = body.mass
+            node_f[-1][L.COM:L.COM + 3] = R_mb @ body.com + p_mb
+            node_f[-1][L.ICOM:L.ICOM + 9] = (R_mb @ body.inertia @ R_mb.T).ravel()
+            body_node[joint.child], body_pose[joint.child] = parent, (R_mb, p_mb)
+        self.n_nodes, self.nq, self.nv = len(node_i), nq, nv
+        self.node_i = np.array(node_i, dtype=np.int64).reshape(-1, L.NODE_I_COLS)
+        self.node_f = np.array(node_f, dtype=float).reshape(-1, L.NODE_F_COLS)
+        self.quat_q = np.array(self.quat_q, dtype=np.int64)
+        self.q0 = np.concatenate(self.q0_parts) if self.q0_parts else np.zeros(0)
+        self.v0 = np.concatenate(self.v0_parts) if self.v0_parts else np.zeros(0)
+        self.body_names = [b for b in model.bodies if b != "ground"]
+        self.body_node = np.array([body_node[b] for b in self.body_names], dtype=np.int64)
+        self.body_rot = np.array([body_pose[b][0] for b in self.body_names]).reshape(-1, 3, 3)
+        self.body_pos = np.array([body_pose[b][1] for b in self.body_names]).reshape(-1, 3)
+        self._body_lookup = {b: (body_node[b], *body_pose[b]) for b in model.bodies}
+        self.q_names, self.v_names = [], []
+        for jname in self.joint_order:
+            qn, vn = model.joints[jname].coordinate_names()
+            self.q_names += qn
+            self.v_names += vn
+        self._check_leaf_masses(model)
+
+    def _check_leaf_masses(self, model):
+        has_child = {j.parent for j in model.joints.values()}
+        for name in self.body_names:
+            body = model.bodies[name]
+            if name not in has_child and body.mass <= 0.0:
+                raise ModelError(f"body '{name}' has zero mass and carries no other body: its motion is undefined; "
+                                 "give it a positive mass (and inertia), or weld it to its parent")
+
+    def body_point_in_node(self, body, point):
+        """(node, point in node coordinates) of a point given in body coordinates."""
+        node, R_nb, p_nb = self._body_lookup[body]
+        return node, R_nb @ np.asarray(point, dtype=float) + p_nb
+
+    # ---------------------------------------------------------------- forces
+    def _build_forces(self, model):
+        rows_i, rows_f, self.sources = [], [], []     # sources: (slot in u, Source)
+        n_slots = 0
+        actuated = {}
+        for force in model.forces.values():
+            if force.kind == "joint_spring_damper":
+                vs, qs = self.joint_v[force.joint], self.joint_q[force.joint]
+                for k in range(vs.stop - vs.start):
+                    rows_i.append([L.F_JOINT_SPRING, vs.start + k, qs.start + k, -1])
+                    rows_f.append([force.stiffness[k], force.damping[k], force.rest[k], 0, 0, 0, 0, 0, 0])
+            elif force.kind == "spring_damper":
+                na, pa = self.body_point_in_node(force.body_a, force.point_a)
+                nb, pb = self.body_point_in_node(force.body_b, force.point_b)
+                rows_i.append([L.F_SPRING_DAMPER, na, nb, -1])
+                rows_f.append([force.stiffness, force.damping, force.rest_length, *pa, *pb])
+            elif force.kind == "joint_force":
+                vs = self.joint_v[force.joint]
+                for k, source in enumerate(force.values):
+                    rows_i.append([L.F_JOINT_FORCE, vs.start + k, -1, n_slots])
+                    rows_f.append([0.0] * L.FORCE_F_COLS)
+                    self.sources.append((n_slots, source))
+                    actuated.setdefault(force.joint, []).append((k, n_slots))
+                    n_slots += 1
+            elif force.kind == "body_force":
+                node, point = self.body_point_in_node(force.body, force.point)
+                rows_i.append([L.F_BODY_FORCE, node, -1, n_slots])
+                rows_f.append([0, 0, 0, *point, 0, 0, 0])
+                for source in force.torque + force.force:
+                    self.sources.append((n_slots, source))
+                    n_slots += 1
+        self.force_i = np.array(rows_i, dtype=np.int64).reshape(-1, L.FORCE_I_COLS)
+        self.force_f = np.array(rows_f, dtype=float).reshape(-1, L.FORCE_F_COLS)
+        self.n_slots = n_slots
+        self.actuated = actuated                     # joint -> [(coordinate k, slot)]
+        self.u_const = np.zeros(n_slots)
+        for slot, source in self.sources:
+            if source.is_constant:
+                self.u_const[slot] = source.constant
+        self.timed_sources = [(s, src) for s, src in self.sources if not src.is_constant]
+
+    def force_values(self, t, inputs=None, out=None):
+        """The vector u of time-varying force values at time t (inputs: name -> value)."""
+        u = self.u_const.copy() if out is None else out
+        for slot, source in self.timed_sources:
+            if source.input is not None:
+                u[slot] = inputs[source.input] if inputs is not None and source.input in inputs \
+                    else self.model.inputs[source.input]
+            else:
+                u[slot] = source.function(t)
+        return u
+
+    # ---------------------------------------------------------------- names
+    def signal_names(self):
+        names = []
+        for jname in self.joint_order:
+            if self.model.joints[jname].nv:
+                names += [f"{jname}.{s}" for s in ("q", "v", "a", "force")]
+        for b in self.body_names:
+            names += [f"{b}.{s}" for s in ("position", "rotation", "quat", "velocity", "omega", "acceleration")]
+        return names

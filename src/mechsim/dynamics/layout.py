@@ -1,0 +1,16 @@
+"""Column layout of the flat arrays a CompiledModel hands to the kernels.
+
+Every joint primitive is one tree node (Featherstone's "body" i with parent lambda(i));
+intermediate primitives of a multi-primitive joint are massless nodes.
+"""
+# node_i columns
+PARENT, PTYPE, QI, VI = 0, 1, 2, 3
+NODE_I_COLS = 4
+# node_f columns: primitive axis (node coords), helix pitch (m/rad), pose of the joint frame F
+# in the parent node frame (rotation row-major, position), mass properties in node coords
+AXIS, PITCH, ROT_TREE, POS_TREE, MASS, COM, ICOM = 0, 3, 4, 13, 16, 17, 20
+NODE_F_COLS = 29
+
+# force elements: force_i = [kind, a, b, slot], force_f = parameters
+F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE = 0, 1, 2, 3
+FORCE_I_COLS, FORCE_F_COLS = 4, 9

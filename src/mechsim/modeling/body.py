@@ -1,0 +1,79 @@
+"""Rigid bodies: mass properties about the center of mass and named frames (SPEC §2)."""
+import numpy as np
+
+from ..errors import ModelError
+from ..spatial.rotations import as_pose, as_vector3
+
+
+def inertia_matrix(value, body):
+    """3x3 inertia about the COM from 3 numbers (diagonal), 6 numbers (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or 3x3."""
+    a = np.asarray(value, dtype=float)
+    if a.shape == (3,):
+        J = np.diag(a)
+    elif a.shape == (6,):
+        Ixx, Iyy, Izz, Ixy, Ixz, Iyz = a
+        J = np.array([[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]])
+    elif a.shape == (3, 3):
+        J = a
+    else:
+        raise ModelError(f"body '{body}': inertia must be 3 numbers, 6 numbers (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) "
+                         f"or a 3x3 matrix, got shape {a.shape}")
+    if not np.all(np.isfinite(J)) or not np.allclose(J, J.T, rtol=1e-9, atol=1e-12):
+        raise ModelError(f"body '{body}': inertia must be a finite symmetric tensor")
+    moments = np.linalg.eigvalsh(J)
+    tol = 1e-9 * max(1.0, moments[-1])
+    if moments[0] < -tol:
+        raise ModelError(f"body '{body}': inertia is not positive definite (principal moments {moments.tolist()}); "
+                         "check the signs of the products of inertia (SPEC §2 takes the tensor entries, not their negatives)")
+    if moments[0] + moments[1] < moments[2] - tol:
+        raise ModelError(f"body '{body}': principal moments {moments.tolist()} violate the triangle inequality "
+                         "I1 + I2 >= I3; no rigid body has this inertia")
+    return J
+
+
+class Body:
+    """A rigid body: ``mass``, ``com`` (body frame), ``inertia`` (3x3 about the COM, body axes), named ``frames``."""
+
+    def __init__(self, name, mass=0.0, com=(0, 0, 0), inertia=(0, 0, 0), frames=None, geometry=None):
+        self.name = name
+        try:
+            self.mass = float(mass)
+        except (TypeError, ValueError):
+            raise ModelError(f"body '{name}': mass must be a number, got {mass!r}") from None
+        if not np.isfinite(self.mass) or self.mass < 0:
+            raise ModelError(f"body '{name}': mass must be finite and non-negative, got {mass!r}")
+        self.com = as_vector3(com, f"body '{name}' com")
+        self.inertia = inertia_matrix(inertia, name)
+        self.frames = {}
+        for fname, pose in (frames or {}).items():
+            self.add_frame(fname, pose)
+        self.geometry = geometry
+
+    def add_frame(self, name, pose):
+        if name in self.frames:
+            raise ModelError(f"body '{self.name}': duplicate frame name '{name}'")
+        self.frames[name] = as_pose(pose, f"body '{self.name}' frame '{name}'")
+
+    @property
+    def is_massless(self):
+        return self.mass == 0.0 and not np.any(self.inertia)
+
+    def spatial_inertia(self):
+        """6x6 spatial inertia about the body-frame origin, [angular; linear] (RBDA eq. 2.63)."""
+        m, c = self.mass, self.com
+        C = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+        I = np.zeros((6, 6))
+        I[:3, :3] = self.inertia + m * C @ C.T
+        I[:3, 3:] = m * C
+        I[3:, :3] = m * C.T
+        I[3:, 3:] = m * np.eye(3)
+        return I
+
+    def resolve_frame(self, spec, what):
+        """(position, rotation) in body coordinates of a frame name, position or (position, rotation)."""
+        if isinstance(spec, str):
+            if spec not in self.frames:
+                raise ModelError(f"{what}: body '{self.name}' has no frame '{spec}' "
+                                 f"(its frames: {sorted(self.frames) or 'none'})")
+            return self.frames[spec]
+        return as_pose(spec, what)

@@ -1,0 +1,160 @@
+"""Force elements (SPEC §2, §3): joint spring-damper, point-to-point spring-damper, joint force
+actuators and body forces. Time-varying values are numbers, callables of t, expression
+strings of t, or (for joint forces) the name of a model input."""
+import numpy as np
+
+from ..errors import ModelError
+from ..spatial.rotations import as_vector3
+
+FORCE_KINDS = ("joint_spring_damper", "spring_damper", "joint_force", "body_force")
+LATER_KINDS = ("joint_friction", "joint_limit")
+
+
+class Source:
+    """A scalar signal of time: a constant, a callable f(t), an expression, or a model input."""
+
+    def __init__(self, value, what, inputs=()):
+        self.constant, self.function, self.input = None, None, None
+        if isinstance(value, str):
+            if value in inputs:
+                self.input = value
+            else:
+                from ..io.expressions import parse_expression
+                self.function = parse_expression(value, what)
+        elif callable(value):
+            self.function = value
+        else:
+            try:
+                self.constant = float(value)
+            except (TypeError, ValueError):
+                raise ModelError(f"{what}: expected a number, a function of t, an expression string "
+                                 f"or an input name, got {value!r}") from None
+            if not np.isfinite(self.constant):
+                raise ModelError(f"{what}: value must be finite, got {value!r}")
+        self.raw = value
+
+    @property
+    def is_constant(self):
+        return self.constant is not None
+
+
+def vector_sources(value, what, n=3):
+    """n Sources from a sequence of n values, or n Sources splitting one callable returning n values."""
+    if callable(value) and not isinstance(value, str):
+        cache = {}
+
+        def component(i):
+            def f(t):
+                if cache.get("t") != t:
+                    cache["t"], cache["v"] = t, np.asarray(value(t), dtype=float).reshape(n)
+                return cache["v"][i]
+            return f
+        return [Source(component(i), f"{what}[{i}]") for i in range(n)]
+    if isinstance(value, str) or len(value) != n:
+        raise ModelError(f"{what}: expected {n} values (numbers, functions or expressions), got {value!r}")
+    return [Source(v, f"{what}[{i}]") for i, v in enumerate(value)]
+
+
+class ForceElement:
+    kind = None
+    options = ()
+
+    def __init__(self, name, **opts):
+        self.name = name
+        unknown = set(opts) - set(self.options)
+        if unknown:
+            raise ModelError(f"force '{name}' ({self.kind}): unknown option(s) {sorted(unknown)}; it takes {list(self.options)}")
+        self.opts = opts
+
+
+class JointSpringDamper(ForceElement):
+    """tau = -k (q - rest) - c v per coordinate of a joint (SPEC §2)."""
+    kind = "joint_spring_damper"
+    options = ("joint", "stiffness", "damping", "rest")
+
+
+class SpringDamper(ForceElement):
+    """Point-to-point spring-damper along the line between two body points."""
+    kind = "spring_damper"
+    options = ("body_a", "point_a", "body_b", "point_b", "stiffness", "damping", "rest_length")
+
+
+class JointForce(ForceElement):
+    """Generalized actuator force on every coordinate of a joint (value per coordinate)."""
+    kind = "joint_force"
+    options = ("joint", "value")
+
+
+class BodyForce(ForceElement):
+    """Force and torque (world axes) at a body point (body coordinates)."""
+    kind = "body_force"
+    options = ("body", "point", "force", "torque")
+
+
+FORCE_CLASSES = {cls.kind: cls for cls in (JointSpringDamper, SpringDamper, JointForce, BodyForce)}
+
+
+def make_force(model, name, kind, opts):
+    """Validate a force element against the model and return it with parsed parameters."""
+    if kind in LATER_KINDS:
+        raise ModelError(f"force '{name}': kind {kind!r} is not available in this version of mechsim")
+    if kind not in FORCE_CLASSES:
+        raise ModelError(f"force '{name}': unknown kind {kind!r}; use one of {', '.join(FORCE_KINDS)}")
+    f = FORCE_CLASSES[kind](name, **opts)
+    what = f"force '{name}' ({kind})"
+
+    def need(key):
+        if key not in opts:
+            raise ModelError(f"{what}: missing {key}=")
+        return opts[key]
+
+    def number(key, default):
+        try:
+            x = float(opts.get(key, default))
+        except (TypeError, ValueError):
+            raise ModelError(f"{what}: {key} must be a number, got {opts.get(key)!r}") from None
+        if not np.isfinite(x):
+            raise ModelError(f"{what}: {key} must be finite")
+        return x
+
+    if kind in ("joint_spring_damper", "joint_force"):
+        joint = model.joint(need("joint"), what)
+        if joint.nv == 0:
+            raise ModelError(f"{what}: joint '{joint.name}' has no degrees of freedom")
+        f.joint = joint.name
+        if kind == "joint_spring_damper":
+            f.stiffness = _per_coordinate(opts.get("stiffness", 0.0), joint.nv, what, "stiffness")
+            f.damping = _per_coordinate(opts.get("damping", 0.0), joint.nv, what, "damping")
+            f.rest = _per_coordinate(opts.get("rest", 0.0), joint.nv, what, "rest")
+            if joint.nq != joint.nv:
+                raise ModelError(f"{what}: joint '{joint.name}' ({joint.kind}) has quaternion coordinates; "
+                                 "use a bushing or gimbal joint for a rotational spring")
+        else:
+            value = need("value")
+            values = value if (isinstance(value, (list, tuple, np.ndarray)) and joint.nv > 1) else [value] * joint.nv
+            if len(values) != joint.nv:
+                raise ModelError(f"{what}: value needs {joint.nv} entries for joint '{joint.name}'")
+            f.values = [Source(v, f"{what} value", model.inputs) for v in values]
+    elif kind == "spring_damper":
+        f.body_a, f.body_b = model.body(need("body_a"), what).name, model.body(need("body_b"), what).name
+        f.point_a = as_vector3(opts.get("point_a", (0, 0, 0)), f"{what} point_a")
+        f.point_b = as_vector3(opts.get("point_b", (0, 0, 0)), f"{what} point_b")
+        f.stiffness, f.damping = number("stiffness", 0.0), number("damping", 0.0)
+        f.rest_length = number("rest_length", 0.0)
+        if f.rest_length < 0:
+            raise ModelError(f"{what}: rest_length must be >= 0")
+    else:
+        f.body = model.body(need("body"), what).name
+        f.point = as_vector3(opts.get("point", (0, 0, 0)), f"{what} point")
+        f.force = vector_sources(opts.get("force", (0, 0, 0)), f"{what} force")
+        f.torque = vector_sources(opts.get("torque", (0, 0, 0)), f"{what} torque")
+    return f
+
+
+def _per_coordinate(value, n, what, key):
+    a = np.atleast_1d(np.asarray(value, dtype=float)).ravel()
+    if a.size == 1:
+        a = np.full(n, a[0])
+    if a.size != n or not np.all(np.isfinite(a)):
+        raise ModelError(f"{what}: {key} must be one number or {n} numbers")
+    return a

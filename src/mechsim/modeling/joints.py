@@ -1,0 +1,181 @@
+"""Joints as sequences of primitives (SPEC §2): revolute R, prismatic P, helical H (screw), spherical S.
+
+Primitive axes are given in the joint's base frame F; each later primitive moves with the
+ones before it (so ``universal`` axes=(a1, a2): a1 on the parent side, a2 carried by a1).
+"""
+import numpy as np
+
+from ..errors import ModelError
+from ..spatial.rotations import as_rotation, as_vector3, matrix_to_quat
+
+# primitive type codes shared with the compiled kernels
+PRIM_R, PRIM_P, PRIM_H, PRIM_S, PRIM_WELD = 0, 1, 2, 3, 4
+PRIM_NQ = {PRIM_R: 1, PRIM_P: 1, PRIM_H: 1, PRIM_S: 4, PRIM_WELD: 0}
+PRIM_NV = {PRIM_R: 1, PRIM_P: 1, PRIM_H: 1, PRIM_S: 3, PRIM_WELD: 0}
+
+EX, EY, EZ = np.eye(3)
+COMMON_OPTIONS = {"parent_frame", "child_frame", "q0", "v0", "cut"}
+KIND_OPTIONS = {
+    "weld": set(), "revolute": {"axis"}, "prismatic": {"axis"}, "cylindrical": {"axis"},
+    "universal": {"axes"}, "gimbal": {"seq"}, "planar": {"normal"}, "spherical": set(),
+    "bushing": set(), "free": set(), "screw": {"axis", "lead"}, "custom": {"primitives"},
+}
+JOINT_KINDS = tuple(KIND_OPTIONS)
+
+
+def unit_axis(value, what):
+    a = as_vector3(value, what)
+    n = np.linalg.norm(a)
+    if n < 1e-12:
+        raise ModelError(f"{what} is a zero vector; give a nonzero direction")
+    return a / n
+
+
+def plane_axes(normal):
+    """Two in-plane unit axes (e1, e2) with e1 x e2 = normal; F's x, y for the default normal z."""
+    n = normal
+    e1 = EX - n * n[0] if abs(n[0]) < 0.9 else EY - n * n[1]
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(n, e1)
+
+
+def _primitives(name, kind, opts):
+    """List of (type, axis, pitch) for a joint kind; axes unit vectors in F."""
+    what = f"joint '{name}'"
+    axis = lambda: unit_axis(opts.get("axis", (0, 0, 1)), f"{what} axis")
+    if kind == "weld":
+        return [(PRIM_WELD, EZ, 0.0)]
+    if kind == "revolute":
+        return [(PRIM_R, axis(), 0.0)]
+    if kind == "prismatic":
+        return [(PRIM_P, axis(), 0.0)]
+    if kind == "cylindrical":
+        a = axis()
+        return [(PRIM_P, a, 0.0), (PRIM_R, a, 0.0)]
+    if kind == "screw":
+        if "lead" not in opts:
+            raise ModelError(f"{what}: a screw joint needs lead= (m per revolution)")
+        lead = float(opts["lead"])
+        return [(PRIM_H, axis(), lead / (2 * np.pi))]
+    if kind == "universal":
+        axes = opts.get("axes", ((1, 0, 0), (0, 1, 0)))
+        if len(axes) != 2:
+            raise ModelError(f"{what}: universal takes axes=(a1, a2)")
+        a1, a2 = (unit_axis(a, f"{what} axes[{i}]") for i, a in enumerate(axes))
+        if abs(a1 @ a2) > 1 - 1e-9:
+            raise ModelError(f"{what}: universal axes must not be parallel")
+        return [(PRIM_R, a1, 0.0), (PRIM_R, a2, 0.0)]
+    if kind == "gimbal":
+        seq = str(opts.get("seq", "xyz"))
+        if len(seq) != 3 or set(seq) - set("xyz") or seq[0] == seq[1] or seq[1] == seq[2]:
+            raise ModelError(f"{what}: gimbal seq must be 3 letters of x, y, z with no two neighbours equal, got {seq!r}")
+        return [(PRIM_R, np.eye(3)["xyz".index(c)], 0.0) for c in seq]
+    if kind == "planar":
+        n = unit_axis(opts.get("normal", (0, 0, 1)), f"{what} normal")
+        e1, e2 = plane_axes(n)
+        return [(PRIM_P, e1, 0.0), (PRIM_P, e2, 0.0), (PRIM_R, n, 0.0)]
+    if kind == "spherical":
+        return [(PRIM_S, EZ, 0.0)]
+    if kind == "bushing":
+        return [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0),
+                (PRIM_R, EX, 0.0), (PRIM_R, EY, 0.0), (PRIM_R, EZ, 0.0)]
+    if kind == "free":
+        return [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0), (PRIM_S, EZ, 0.0)]
+    if kind == "custom":
+        return _custom_primitives(what, opts.get("primitives"))
+    raise AssertionError(kind)
+
+
+def _custom_primitives(what, spec):
+    if not spec:
+        raise ModelError(f"{what}: custom joint needs primitives=[('R', axis), ('P', axis), ('S',), ...]")
+    prims = []
+    for i, p in enumerate(spec):
+        p = [p] if isinstance(p, str) else list(p)
+        code = str(p[0]).upper()
+        if code == "S":
+            if len(p) != 1:
+                raise ModelError(f"{what}: primitive {i} ('S') takes no axis")
+            prims.append((PRIM_S, EZ, 0.0))
+        elif code in ("R", "P"):
+            if len(p) != 2:
+                raise ModelError(f"{what}: primitive {i} ('{code}') takes one axis, e.g. ('{code}', (0, 0, 1))")
+            prims.append((PRIM_R if code == "R" else PRIM_P, unit_axis(p[1], f"{what} primitive {i} axis"), 0.0))
+        else:
+            raise ModelError(f"{what}: primitive {i} has unknown type {p[0]!r}; use 'R', 'P' or 'S'")
+    return prims
+
+
+class Joint:
+    """A joint from frame F on ``parent`` to frame M on ``child``; F and M coincide at q = 0."""
+
+    def __init__(self, name, kind, parent, child, parent_pose, child_pose, options, q0=None, v0=None, cut=False):
+        if kind not in KIND_OPTIONS:
+            raise ModelError(f"joint '{name}': unknown kind {kind!r}; use one of {', '.join(JOINT_KINDS)}")
+        unknown = set(options) - KIND_OPTIONS[kind]
+        if unknown:
+            allowed = sorted(KIND_OPTIONS[kind] | COMMON_OPTIONS)
+            raise ModelError(f"joint '{name}' ({kind}): unknown option(s) {sorted(unknown)}; it takes {allowed}")
+        self.name, self.kind, self.parent, self.child = name, kind, parent, child
+        self.parent_pose, self.child_pose = parent_pose, child_pose
+        self.options = options
+        self.cut = bool(cut)
+        self.primitives = _primitives(name, kind, options)
+        self.nq = sum(PRIM_NQ[p[0]] for p in self.primitives)
+        self.nv = sum(PRIM_NV[p[0]] for p in self.primitives)
+        self.q0 = self._initial_q(q0)
+        self.v0 = self._vector(v0, self.nv, "v0")
+
+    def _vector(self, value, n, what):
+        if value is None:
+            return np.zeros(n)
+        a = np.atleast_1d(np.asarray(value, dtype=float)).ravel()
+        if a.size != n or not np.all(np.isfinite(a)):
+            raise ModelError(f"joint '{self.name}' ({self.kind}): {what} must be {n} finite number(s), got {value!r}")
+        return a
+
+    def _initial_q(self, q0):
+        """q0 in coordinate order; quaternions may be given as any rotation (SPEC §2) and are normalized."""
+        parts, i = [], 0
+        items = self._split_q0(q0)
+        for (ptype, _, _), item in zip(self.primitives, items):
+            if ptype == PRIM_S:
+                if item is None:
+                    parts.append(np.array([1.0, 0, 0, 0]))
+                else:
+                    parts.append(matrix_to_quat(as_rotation(item, f"joint '{self.name}' q0")))
+            elif ptype != PRIM_WELD:
+                parts.append(np.array([0.0 if item is None else float(item)]))
+            i += 1
+        q = np.concatenate(parts) if parts else np.zeros(0)
+        if not np.all(np.isfinite(q)):
+            raise ModelError(f"joint '{self.name}': q0 must be finite, got {q0!r}")
+        return q
+
+    def _split_q0(self, q0):
+        """One item per primitive from the user's flat q0 (a quaternion takes 4 numbers)."""
+        n = len(self.primitives)
+        if q0 is None:
+            return [None] * n
+        if self.kind == "spherical" and not (np.ndim(q0) == 1 and len(q0) == 4):
+            return [q0]                     # a rotation matrix or euler dict
+        if self.kind == "free" and isinstance(q0, dict):
+            unknown = set(q0) - {"position", "rotation"}
+            if unknown:
+                raise ModelError(f"joint '{self.name}': free q0 dict takes 'position' and 'rotation', got {sorted(unknown)}")
+            return list(as_vector3(q0.get("position", (0, 0, 0)), f"joint '{self.name}' q0 position")) + [q0.get("rotation")]
+        flat = np.atleast_1d(np.asarray(q0, dtype=float)).ravel()
+        if flat.size != self.nq:
+            raise ModelError(f"joint '{self.name}' ({self.kind}): q0 must have {self.nq} number(s), got {flat.size}")
+        items, i = [], 0
+        for ptype, _, _ in self.primitives:
+            k = PRIM_NQ[ptype]
+            items.append(flat[i:i + 4] if ptype == PRIM_S else (flat[i] if k else None))
+            i += k
+        return items
+
+    def coordinate_names(self):
+        """(q names, v names): "j.q" for one coordinate, "j.q[i]" for several."""
+        def names(letter, n):
+            return [f"{self.name}.{letter}"] if n == 1 else [f"{self.name}.{letter}[{i}]" for i in range(n)]
+        return names("q", self.nq), names("v", self.nv)

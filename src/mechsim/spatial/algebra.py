@@ -1,0 +1,138 @@
+"""Compiled spatial-algebra helpers (Featherstone, RBDA ch. 2) in [angular; linear] order.
+
+Every spatial quantity in the kernels is expressed in world axes and referred to the world
+origin (the inertial-coordinate form of Wood & Kennedy, papers/000 §2.1), so moving a
+quantity from a body to its parent needs no transform at all.
+"""
+import numpy as np
+from numba import njit
+
+JIT = dict(cache=True, fastmath=False, nogil=True)
+
+
+@njit(**JIT)
+def cross3(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@njit(**JIT)
+def crm(v, m, out):
+    """out = v x m (spatial motion cross product, RBDA eq. 2.31)."""
+    w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    a0, a1, a2, b0, b1, b2 = m[0], m[1], m[2], m[3], m[4], m[5]
+    out[0] = w1 * a2 - w2 * a1
+    out[1] = w2 * a0 - w0 * a2
+    out[2] = w0 * a1 - w1 * a0
+    out[3] = w1 * b2 - w2 * b1 + u1 * a2 - u2 * a1
+    out[4] = w2 * b0 - w0 * b2 + u2 * a0 - u0 * a2
+    out[5] = w0 * b1 - w1 * b0 + u0 * a1 - u1 * a0
+
+
+@njit(**JIT)
+def crf_add(v, f, out):
+    """out += v x* f (spatial force cross product, RBDA eq. 2.32)."""
+    w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    n0, n1, n2, f0, f1, f2 = f[0], f[1], f[2], f[3], f[4], f[5]
+    out[0] += w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1
+    out[1] += w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2
+    out[2] += w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0
+    out[3] += w1 * f2 - w2 * f1
+    out[4] += w2 * f0 - w0 * f2
+    out[5] += w0 * f1 - w1 * f0
+
+
+@njit(**JIT)
+def body_inertia_world(m, c, Ic, R, out):
+    """6x6 spatial inertia about the world origin of a body with mass m, COM c (world) and
+    rotational inertia Ic (row-major 9) about the COM in body axes rotated to world by R (RBDA eq. 2.63)."""
+    # J = R Ic R^T + m (c~ c~^T)
+    for i in range(3):
+        for j in range(i, 3):
+            s = 0.0
+            for k in range(3):
+                t = Ic[3 * k] * R[j, 0] + Ic[3 * k + 1] * R[j, 1] + Ic[3 * k + 2] * R[j, 2]
+                s += R[i, k] * t
+            out[i, j] = s
+            out[j, i] = s
+    cx, cy, cz = c[0], c[1], c[2]
+    out[0, 0] += m * (cy * cy + cz * cz)
+    out[1, 1] += m * (cx * cx + cz * cz)
+    out[2, 2] += m * (cx * cx + cy * cy)
+    out[0, 1] -= m * cx * cy
+    out[1, 0] -= m * cx * cy
+    out[0, 2] -= m * cx * cz
+    out[2, 0] -= m * cx * cz
+    out[1, 2] -= m * cy * cz
+    out[2, 1] -= m * cy * cz
+    # off-diagonal blocks m c~ and m c~^T, mass block m 1
+    for i in range(3):
+        for j in range(3):
+            out[i, 3 + j] = 0.0
+            out[3 + i, j] = 0.0
+            out[3 + i, 3 + j] = m if i == j else 0.0
+    out[0, 4] = -m * cz
+    out[0, 5] = m * cy
+    out[1, 3] = m * cz
+    out[1, 5] = -m * cx
+    out[2, 3] = -m * cy
+    out[2, 4] = m * cx
+    for i in range(3):
+        for j in range(3):
+            out[3 + j, i] = out[i, 3 + j]
+
+
+@njit(**JIT)
+def axis_angle_matrix(a, theta, out):
+    """Rotation matrix of angle theta about unit axis a (Rodrigues)."""
+    s, c = np.sin(theta), np.cos(theta)
+    t = 1.0 - c
+    x, y, z = a[0], a[1], a[2]
+    out[0, 0] = c + x * x * t
+    out[0, 1] = x * y * t - z * s
+    out[0, 2] = x * z * t + y * s
+    out[1, 0] = y * x * t + z * s
+    out[1, 1] = c + y * y * t
+    out[1, 2] = y * z * t - x * s
+    out[2, 0] = z * x * t - y * s
+    out[2, 1] = z * y * t + x * s
+    out[2, 2] = c + z * z * t
+
+
+@njit(**JIT)
+def quat_matrix(q, out):
+    """Rotation matrix of the scalar-first quaternion q, normalized on the fly."""
+    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    w, x, y, z = q[0] / n, q[1] / n, q[2] / n, q[3] / n
+    out[0, 0] = 1 - 2 * (y * y + z * z)
+    out[0, 1] = 2 * (x * y - w * z)
+    out[0, 2] = 2 * (x * z + w * y)
+    out[1, 0] = 2 * (x * y + w * z)
+    out[1, 1] = 1 - 2 * (x * x + z * z)
+    out[1, 2] = 2 * (y * z - w * x)
+    out[2, 0] = 2 * (x * z - w * y)
+    out[2, 1] = 2 * (y * z + w * x)
+    out[2, 2] = 1 - 2 * (x * x + y * y)
+
+
+@njit(**JIT)
+def quat_rate(q, w, out):
+    """out = dq/dt = 1/2 q (x) (0, w) for the body-fixed angular velocity w."""
+    out[0] = 0.5 * (-q[1] * w[0] - q[2] * w[1] - q[3] * w[2])
+    out[1] = 0.5 * (q[0] * w[0] + q[2] * w[2] - q[3] * w[1])
+    out[2] = 0.5 * (q[0] * w[1] + q[3] * w[0] - q[1] * w[2])
+    out[3] = 0.5 * (q[0] * w[2] + q[1] * w[1] - q[2] * w[0])
+
+
+@njit(**JIT)
+def matmul3(A, B, out):
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@njit(**JIT)
+def matvec3(A, x, out):
+    for i in range(3):
+        out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]

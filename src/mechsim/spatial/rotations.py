@@ -1,0 +1,74 @@
+"""Parsing of user rotations and poses (SPEC §2): 3x3 matrix, scalar-first quaternion, or
+``{"euler": [a, b, c], "seq": "xyz"}`` (intrinsic, radians)."""
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ..errors import ModelError
+
+
+def quat_to_matrix(quat):
+    """Rotation matrix of a scalar-first quaternion (w, x, y, z); normalizes it."""
+    w, x, y, z = np.asarray(quat, dtype=float)
+    return Rotation.from_quat([x, y, z, w]).as_matrix()
+
+
+def matrix_to_quat(R):
+    """Scalar-first unit quaternion (w >= 0) of a rotation matrix."""
+    x, y, z, w = Rotation.from_matrix(R).as_quat()
+    q = np.array([w, x, y, z])
+    return q if w >= 0 else -q
+
+
+def as_vector3(value, what):
+    try:
+        v = np.asarray(value, dtype=float).reshape(3)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be 3 numbers, got {value!r}") from None
+    if not np.all(np.isfinite(v)):
+        raise ModelError(f"{what} must be finite, got {value!r}")
+    return v
+
+
+def as_rotation(value, what="rotation"):
+    """3x3 rotation matrix from a matrix, a scalar-first quaternion or an euler dict."""
+    if value is None:
+        return np.eye(3)
+    if isinstance(value, dict):
+        unknown = set(value) - {"euler", "seq"}
+        if unknown or "euler" not in value:
+            raise ModelError(f"{what}: a rotation dict takes 'euler' and optional 'seq', got keys {sorted(value)}")
+        seq = str(value.get("seq", "xyz"))
+        if len(seq) != 3 or set(seq) - set("xyz"):
+            raise ModelError(f"{what}: euler seq must be three letters of x, y, z, got {seq!r}")
+        angles = as_vector3(value["euler"], f"{what} euler angles")
+        return Rotation.from_euler(seq.upper(), angles).as_matrix()   # upper case = intrinsic
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what}: cannot read rotation {value!r}") from None
+    if a.shape == (4,):
+        n = np.linalg.norm(a)
+        if not np.isfinite(n) or n < 1e-12:
+            raise ModelError(f"{what}: quaternion {value!r} has zero or non-finite norm")
+        return quat_to_matrix(a / n)
+    if a.shape == (3, 3):
+        if not np.allclose(a @ a.T, np.eye(3), atol=1e-6) or np.linalg.det(a) < 0:
+            raise ModelError(f"{what}: matrix is not a proper rotation (orthonormal, det +1)")
+        u, _, vt = np.linalg.svd(a)   # re-orthonormalize small round-off
+        return u @ vt
+    raise ModelError(f"{what}: give a 3x3 matrix, a quaternion (w, x, y, z) or "
+                     f"{{'euler': [a, b, c], 'seq': 'xyz'}}, got {value!r}")
+
+
+def as_pose(value, what="frame"):
+    """(position, rotation) from a position, a (position, rotation) pair or a dict."""
+    if value is None:
+        return np.zeros(3), np.eye(3)
+    if isinstance(value, dict):
+        unknown = set(value) - {"position", "rotation"}
+        if unknown:
+            raise ModelError(f"{what}: unknown key(s) {sorted(unknown)}; a pose takes 'position' and 'rotation'")
+        return as_vector3(value.get("position", (0, 0, 0)), f"{what} position"), as_rotation(value.get("rotation"), what)
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return as_vector3(value[0], f"{what} position"), as_rotation(value[1], what)
+    return as_vector3(value, f"{what} position"), np.eye(3)
