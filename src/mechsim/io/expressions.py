@@ -112,10 +112,10 @@ class _Compiler:
         self.text = text
 
     def compile(self, node):
-        method = getattr(self, "_" + type(node).__name__, None)
-        if method is None:
+        handler = _HANDLERS.get(type(node))
+        if handler is None:
             self._reject(node, _DESCRIPTIONS.get(type(node), f"{type(node).__name__} expressions"))
-        return method(node)
+        return handler(self, node)
 
     def _reject(self, node, description, hint=_HINT):
         """Refuse ``node``: 'not allowed: <description> ('<source fragment>'); <hint>'."""
@@ -132,7 +132,10 @@ class _Compiler:
             self._reject(node, "string literals")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self._reject(node, f"the constant {value!r}")
-        constant = np.float64(value)
+        try:
+            constant = np.float64(value)
+        except OverflowError:
+            self._reject(node, "a number this large")
         return lambda t: constant
 
     def _Name(self, node):
@@ -188,6 +191,11 @@ class _Compiler:
             arg = args[0]
             return lambda t: function(arg(t))
         return lambda t: function(*[a(t) for a in args])
+
+
+_HANDLERS = {ast.Constant: _Compiler._Constant, ast.Name: _Compiler._Name, ast.UnaryOp: _Compiler._UnaryOp,
+             ast.BinOp: _Compiler._BinOp, ast.Compare: _Compiler._Compare, ast.IfExp: _Compiler._IfExp,
+             ast.Call: _Compiler._Call}
 
 
 def _chained(ops, values):

@@ -53,6 +53,8 @@ def load(path):
     except (OSError, UnicodeDecodeError) as exc:
         raise ModelError(f"{path}: cannot read the model file ({exc})") from None
     data = _parse_json(text, path) if suffix == ".json" else _parse_yaml(text, path)
+    if data is None:
+        raise ModelError(f"{path}: the model file is empty")
     return load_dict(data, source=str(path))
 
 
@@ -112,30 +114,29 @@ def load_dict(data, source="<dict>"):
             raise ModelError(f"{source}: {section}: not supported in this version of mechsim "
                              "(closed loops come later); remove the entries")
     inputs = [{"name": e} if isinstance(e, str) else e for e in _section(data, "inputs", source)]
-    for where, entry in _entries(inputs, "inputs", source):
-        with _located(where):
-            _add_input(model, entry)
-    for where, entry in _entries(_section(data, "bodies", source), "bodies", source):
-        with _located(where):
-            _add_body(model, entry)
-    for where, entry in _entries(_section(data, "joints", source), "joints", source):
-        with _located(where):
-            _add_joint(model, entry)
-    for where, entry in _entries(_section(data, "forces", source), "forces", source):
-        with _located(where):
-            _add_force(model, entry)
+    for section, items, add in (("inputs", inputs, _add_input),
+                                ("bodies", _section(data, "bodies", source), _add_body),
+                                ("joints", _section(data, "joints", source), _add_joint),
+                                ("forces", _section(data, "forces", source), _add_force)):
+        for where, entry in _entries(items, section, source):
+            with _located(where, entry["name"]):
+                add(model, entry)
     with _located(f"{source}: simulation"):
         model.simulation = _simulation(model, data.get("simulation"))
     return model
 
 
 @contextmanager
-def _located(where):
-    """Prefix any error about the data inside the block with its location in the file."""
+def _located(where, name=None):
+    """Prefix any error about the data inside the block with its location in the file, and the
+    entry's name unless the message names it already."""
     try:
         yield
     except (TypeError, ValueError) as exc:    # ModelError, and what numpy says of malformed values
-        raise ModelError(f"{where}: {exc}") from None
+        message = str(exc)
+        if name is not None and f"'{name}'" not in message:
+            where = f"{where} '{name}'"
+        raise ModelError(f"{where}: {message}") from None
 
 
 def _section(data, section, source):
@@ -148,14 +149,14 @@ def _section(data, section, source):
 
 
 def _entries(items, section, source):
-    """(location, entry) for each entry of a section: a mapping with a string ``name``."""
+    """(location, entry) for each entry of a section, an entry being a mapping with a string ``name``."""
     for i, entry in enumerate(items):
         where = f"{source}: {section}[{i}]"
         if not isinstance(entry, dict):
             raise ModelError(f"{where}: expected a mapping with a name, got {entry!r}")
         if not isinstance(entry.get("name"), str):
             raise ModelError(f"{where}: missing name (a string)")
-        yield f"{where} '{entry['name']}'", entry
+        yield where, entry
 
 
 def _check_keys(entry, allowed, what, kind="key"):
@@ -195,7 +196,7 @@ def _add_input(model, entry):
 
 def _add_body(model, entry):
     if entry["name"] == "ground":           # the ground exists; an entry may only name frames on it
-        _check_keys(entry, ["name", "frames"], "the ground body (it may only get frames)")
+        _check_keys(entry, ["name", "frames"], "the ground entry (only frames can be added to the ground)")
         for name, pose in _mapping(entry.get("frames"), "frames").items():
             model.add_frame("ground", name, pose)
         return
@@ -277,6 +278,14 @@ def _check_simulation_inputs(model, values):
 
 
 # ------------------------------------------------------------------------------------ writing
+class _YamlDumper(yaml.SafeDumper):
+    """SafeDumper writing lists on one line (``[1, 0, 0]``) unless they hold mappings (entries)."""
+
+
+_YamlDumper.add_representer(list, lambda dumper, data: dumper.represent_sequence(
+    "tag:yaml.org,2002:seq", data, flow_style=not any(isinstance(item, dict) for item in data)))
+
+
 def save(model, path):
     """Write ``model`` as YAML, or as JSON when ``path`` ends in ``.json``."""
     path = Path(path)
@@ -286,14 +295,6 @@ def save(model, path):
     else:
         text = yaml.dump(data, Dumper=_YamlDumper, sort_keys=False, default_flow_style=None, width=100)
     path.write_text(text, encoding="utf-8")
-
-
-class _YamlDumper(yaml.SafeDumper):
-    """SafeDumper writing lists on one line (``[1, 0, 0]``) unless they hold mappings (entries)."""
-
-
-_YamlDumper.add_representer(list, lambda dumper, data: dumper.represent_sequence(
-    "tag:yaml.org,2002:seq", data, flow_style=not any(isinstance(item, dict) for item in data)))
 
 
 def model_to_dict(model):
@@ -356,7 +357,7 @@ def _plain(value, what):
     if isinstance(value, float):
         return float(value)
     if isinstance(value, np.ndarray):
-        return value.tolist()
+        return _plain(value.tolist(), what)
     if isinstance(value, dict):
         return {str(k): _plain(v, f"{what}[{k!r}]") for k, v in value.items()}
     if isinstance(value, (list, tuple)):

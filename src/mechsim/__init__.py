@@ -1,0 +1,10 @@
+"""mechsim: physical modeling and simulation of mechanisms (SPEC.md)."""
+from .analysis import EventRecord, Result, State
+from .dynamics.api import forward_dynamics, inverse_dynamics, mass_matrix
+from .errors import MechsimError, ModelError, SimulationError
+from .io import load, load_dict
+from .modeling import Model
+
+__version__ = "0.1.0"
+__all__ = ["Model", "State", "Result", "EventRecord", "forward_dynamics", "inverse_dynamics", "mass_matrix",
+           "load", "load_dict", "MechsimError", "ModelError", "SimulationError"]

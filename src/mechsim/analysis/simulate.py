@@ -1,0 +1,269 @@
+"""Forward-dynamics simulation (SPEC §3 ``m.simulate``): integrate y = [q; v] with the compiled
+right-hand side, record outputs, and keep what was computed when a run fails."""
+import numpy as np
+
+from ..dynamics.api import singular_node_error
+from ..dynamics.kernels import OK, normalize_quaternions, state_derivative
+from ..errors import MechsimError, ModelError, SimulationError
+from ..integrators import ADAPTIVE_METHODS, FIXED_METHODS, SOLVERS, integrate_adaptive, integrate_fixed
+from ..integrators.adaptive import StepFailure
+from .progress import Progress
+from .result import Result
+
+DRIFT = ("projection", "stabilization", "baumgarte", "none")
+CONSTRAINT_SOLVERS = ("cholesky", "qr")
+FORMULATIONS = ("lagrange", "nullspace", "penalty")
+DEFAULTS = dict(t_end=None, t_eval=None, solver="RK45", rtol=1e-6, atol=1e-8, max_step=None, h=None,
+                drift="projection", constraint_solver="cholesky", formulation="lagrange", inputs=None,
+                controller=None, outputs=None, sample_time=None, initial=None, progress=False)
+
+
+class _Failure(Exception):
+    """Raised inside the right-hand side; carries the message for the SimulationError."""
+
+
+def simulate(model, **options):
+    """Simulate ``model``; see SPEC §3 for the options. Returns a Result; raises SimulationError
+    (with ``.partial``, the Result up to the failure) if the integration fails."""
+    opts = _options(model, options)
+    run = _Run(model, opts)
+    return run.execute()
+
+
+def _options(model, options):
+    unknown = set(options) - set(DEFAULTS)
+    if unknown:
+        raise MechsimError(f"simulate(): unknown option(s) {sorted(unknown)}; options are {sorted(DEFAULTS)}")
+    opts = dict(DEFAULTS)
+    opts.update({k: v for k, v in model.simulation.items() if k in DEFAULTS})
+    opts.update({k: v for k, v in options.items() if v is not None or k not in model.simulation})
+    if opts["t_end"] is None:
+        raise MechsimError("simulate(): give t_end (or a simulation: t_end in the model file)")
+    for key, allowed in (("solver", SOLVERS), ("drift", DRIFT), ("constraint_solver", CONSTRAINT_SOLVERS),
+                         ("formulation", FORMULATIONS)):
+        if opts[key] not in allowed:
+            raise MechsimError(f"simulate(): {key}={opts[key]!r} is not one of {', '.join(allowed)}")
+    if opts["solver"] in FIXED_METHODS and not (opts["h"] and opts["h"] > 0):
+        raise MechsimError(f"simulate(): solver {opts['solver']!r} is fixed-step: give the step h > 0")
+    for key in ("rtol", "atol"):
+        if not float(opts[key]) > 0:
+            raise MechsimError(f"simulate(): {key} must be positive")
+    return opts
+
+
+class _Run:
+    """One simulation: inputs, controller, right-hand side, recording."""
+
+    def __init__(self, model, opts):
+        self.model, self.opts = model, opts
+        self.cm = cm = model.compile()
+        self.t0 = 0.0 if opts["initial"] is None else float(opts["initial"].t)
+        self.t_end = float(opts["t_end"])
+        if not self.t_end > self.t0:
+            raise MechsimError(f"simulate(): t_end = {self.t_end} must be after the start time {self.t0}")
+        self.t_eval = self._t_eval(opts["t_eval"])
+        self.input_sources = self._input_sources(opts["inputs"])
+        self.input_values = dict(model.inputs)
+        self.controller = self._controller(opts["controller"], opts["outputs"], opts["sample_time"])
+        self.u = np.empty(cm.n_slots)
+        self.dy = None
+        self.samples_t, self.samples_y, self.samples_u = [], [], []
+
+    # ------------------------------------------------------------ set-up
+    def _t_eval(self, t_eval):
+        if t_eval is None:
+            return None
+        if isinstance(t_eval, dict):
+            t_eval = np.linspace(float(t_eval["start"]), float(t_eval["stop"]), int(t_eval["num"]))
+        t_eval = np.asarray(t_eval, dtype=float).ravel()
+        if np.any(np.diff(t_eval) <= 0) or t_eval[0] < self.t0 - 1e-12 or t_eval[-1] > self.t_end + 1e-12:
+            raise MechsimError("simulate(): t_eval must be increasing and lie within [t0, t_end]")
+        return t_eval
+
+    def _input_sources(self, inputs):
+        from ..modeling.forces import Source
+        sources = {}
+        for name, value in (inputs or {}).items():
+            if name not in self.model.inputs:
+                raise MechsimError(f"simulate(): inputs names unknown input {name!r}; the model's inputs are "
+                                   f"{', '.join(self.model.inputs) or 'none (declare them with m.add_input)'}")
+            sources[name] = Source(value, f"input '{name}'")
+        return sources
+
+    def _controller(self, controller, outputs, sample_time):
+        if controller is None:
+            return None
+        if not callable(controller):
+            raise MechsimError("simulate(): controller must be a callable(t, outputs) -> {input: value}")
+        cm = self.cm
+        names = outputs or [f"{j}.{k}" for j in cm.joint_order if cm.joint_v[j].stop > cm.joint_v[j].start
+                            for k in ("q", "v")]
+        readers = {}
+        for name in names:
+            joint, _, kind = name.rpartition(".")
+            if kind not in ("q", "v") or joint not in cm.joint_q:
+                raise MechsimError(f"simulate(): controller output {name!r} must be a joint's .q or .v signal")
+            index = cm.joint_q[joint] if kind == "q" else slice(cm.nq + cm.joint_v[joint].start,
+                                                                cm.nq + cm.joint_v[joint].stop)
+            width = index.stop - index.start
+            readers[name] = (index, width == 1)
+        if sample_time is not None and not float(sample_time) > 0:
+            raise MechsimError("simulate(): sample_time must be positive")
+        return dict(function=controller, readers=readers,
+                    sample_time=None if sample_time is None else float(sample_time), next_sample=self.t0)
+
+    # ------------------------------------------------------------ evaluation
+    def inputs_at(self, t, y):
+        """Update self.input_values at time t (open-loop sources, then the controller)."""
+        for name, source in self.input_sources.items():
+            self.input_values[name] = source.constant if source.is_constant else float(source.function(t))
+        ctl = self.controller
+        if ctl is not None and (ctl["sample_time"] is None or t >= ctl["next_sample"] - 1e-12):
+            outputs = {n: (float(y[i][0]) if scalar else y[i].copy()) for n, (i, scalar) in ctl["readers"].items()}
+            commands = ctl["function"](t, outputs)
+            for name, value in (commands or {}).items():
+                if name not in self.model.inputs:
+                    raise _Failure(f"controller returned unknown input {name!r} at t = {t:.6g}")
+                ctl.setdefault("held", {})[name] = float(value)
+            if ctl["sample_time"] is not None:
+                ctl["next_sample"] += ctl["sample_time"] * (1 + np.floor((t - ctl["next_sample"]) / ctl["sample_time"] + 1e-9))
+        if ctl is not None:
+            self.input_values.update(ctl.get("held", {}))
+
+    def force_values(self, t):
+        u = self.cm.force_values(t, self.input_values, out=self.u)
+        if not np.all(np.isfinite(u)):
+            bad = self._non_finite_source(u)
+            raise _Failure(f"{bad} is not finite at t = {t:.6g}")
+        return u
+
+    def _non_finite_source(self, u):
+        for name, value in self.input_values.items():
+            if not np.isfinite(value):
+                return f"input '{name}'"
+        for force in self.model.forces.values():
+            for slot, source in self.cm.timed_sources:
+                if not np.isfinite(u[slot]) and any(source is s for s in getattr(force, "values", [])
+                                                    + getattr(force, "force", []) + getattr(force, "torque", [])):
+                    return f"the value of force '{force.name}'"
+        return "a force value"
+
+    @property
+    def sampled(self):
+        return self.controller is not None and self.controller["sample_time"] is not None
+
+    def rhs(self, t, y):
+        if not self.sampled:
+            self.inputs_at(t, y)
+        u = self.force_values(t)
+        dy = np.empty_like(y)
+        cm = self.cm
+        status = state_derivative(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, u, cm.zero_tau, y,
+                                  cm.nq, cm.workspace, dy)
+        if status != OK:
+            raise singular_node_error(cm, status)
+        return dy
+
+    def record(self, t, y):
+        y = np.array(y, dtype=float)
+        normalize_quaternions(self.cm.quat_q, y)
+        if not np.all(np.isfinite(y)):
+            raise _Failure(f"the state became non-finite at t = {t:.6g}; the last finite state is kept")
+        if not self.sampled:
+            self.inputs_at(t, y)
+        self.samples_t.append(float(t))
+        self.samples_y.append(y)
+        self.samples_u.append(self.force_values(t).copy())
+
+    # ------------------------------------------------------------ run
+    def execute(self):
+        cm, opts = self.cm, self.opts
+        y0 = self._initial_state()
+        progress = Progress(self.t0, self.t_end, bool(opts["progress"]))
+        try:
+            if opts["solver"] in FIXED_METHODS:
+                self._run_fixed(y0, progress)
+            elif self.sampled:
+                self._run_sampled(y0, progress)
+            else:
+                integrate_adaptive(self.rhs, self.t0, y0, self.t_end, opts["solver"], float(opts["rtol"]),
+                                   float(opts["atol"]), opts["max_step"], self.t_eval, self.record,
+                                   lambda y: normalize_quaternions(cm.quat_q, y), progress)
+        except (_Failure, StepFailure, SimulationError) as exc:
+            raise SimulationError(f"simulation of '{self.model.name}' failed: {exc}", partial=self.result(False, str(exc))) from exc
+        except Exception as exc:
+            if isinstance(exc, MechsimError):
+                raise
+            raise SimulationError(f"simulation of '{self.model.name}' failed at t = "
+                                  f"{self.samples_t[-1] if self.samples_t else self.t0:.6g}: "
+                                  f"{type(exc).__name__}: {exc}", partial=self.result(False, str(exc))) from exc
+        finally:
+            progress.close()
+        return self.result(True, "ok")
+
+    def _initial_state(self):
+        initial = self.opts["initial"]
+        if initial is None:
+            q, v = self.cm.q0, self.cm.v0
+        else:
+            q, v = np.asarray(initial.q, dtype=float), np.asarray(initial.v, dtype=float)
+            if q.shape != (self.cm.nq,) or v.shape != (self.cm.nv,):
+                raise ModelError(f"simulate(): initial state has {q.size} positions and {v.size} velocities; "
+                                 f"the model has {self.cm.nq} and {self.cm.nv}")
+        y0 = np.concatenate([q, v]).astype(float)
+        normalize_quaternions(self.cm.quat_q, y0)
+        return y0
+
+    def _run_sampled(self, y0, progress):
+        """Zero-order-hold controller: integrate one sample period at a time, inputs held."""
+        opts, dt = self.opts, self.controller["sample_time"]
+        t, y, k = self.t0, y0, 0
+        while t < self.t_end:
+            t_next = min(self.t0 + (k + 1) * dt, self.t_end)
+            self.inputs_at(t, y)
+            seg_eval = None if self.t_eval is None else self.t_eval[
+                ((self.t_eval >= t) if k == 0 else (self.t_eval > t)) & (self.t_eval <= t_next)]
+            start = t
+            record = self.record if k == 0 else (lambda ts, ys: ts > start and self.record(ts, ys))
+            y = integrate_adaptive(self.rhs, t, y, t_next, opts["solver"], float(opts["rtol"]), float(opts["atol"]),
+                                   opts["max_step"], seg_eval, record,
+                                   lambda z: normalize_quaternions(self.cm.quat_q, z), progress)
+            t, k = t_next, k + 1
+
+    def _run_fixed(self, y0, progress):
+        opts, cm = self.opts, self.cm
+        h = float(opts["h"])
+        n_steps = int(np.ceil((self.t_end - self.t0) / h - 1e-9))
+        closed_loop = self.controller is not None
+        if not closed_loop:
+            self.inputs_at(self.t0, y0)
+        stepper = (lambda t, y: self.inputs_at(t, y)) if closed_loop else None
+        times, Y, U, status = integrate_fixed(cm, opts["solver"], y0, self.t0, h, n_steps, self._fixed_force_values,
+                                              cm.zero_tau, stepper, progress)
+        finite = np.all(np.isfinite(Y), axis=1)
+        keep = int(np.argmin(finite)) if not finite.all() else len(times)
+        self._store_fixed(times[:keep], Y[:keep], U[:keep])
+        if status != OK:
+            raise singular_node_error(cm, status)
+        if keep < len(times) or len(times) < n_steps + 1:
+            raise _Failure(f"the state became non-finite at t = {times[min(keep, len(times) - 1)]:.6g}")
+
+    def _fixed_force_values(self, t):
+        if self.controller is None:
+            for name, source in self.input_sources.items():
+                self.input_values[name] = source.constant if source.is_constant else float(source.function(t))
+        return self.force_values(t).copy()
+
+    def _store_fixed(self, times, Y, U):
+        if self.t_eval is not None:
+            idx = np.clip(np.searchsorted(times, self.t_eval - 1e-9 * max(1.0, abs(self.t_end))), 0, len(times) - 1)
+            idx = idx[np.abs(times[idx] - self.t_eval) <= 1e-9 * max(1.0, abs(self.t_end))]
+            times, Y, U = times[idx], Y[idx], U[idx]
+        self.samples_t, self.samples_y, self.samples_u = list(times), list(Y), list(U)
+
+    def result(self, success, message):
+        cm = self.cm
+        Y = np.array(self.samples_y).reshape(len(self.samples_t), cm.nq + cm.nv)
+        return Result(cm, np.array(self.samples_t), Y[:, :cm.nq], Y[:, cm.nq:],
+                      np.array(self.samples_u).reshape(len(self.samples_t), cm.n_slots),
+                      message=message, success=success)
