@@ -130,9 +130,9 @@ class _Run:
         if ctl is not None:
             self.input_values.update(ctl.get("held", {}))
 
-    def force_values(self, t):
+    def force_values(self, t, check=True):
         u = self.cm.force_values(t, self.input_values, out=self.u)
-        if not np.all(np.isfinite(u)):
+        if check and not np.all(np.isfinite(u)):
             bad = self._non_finite_source(u)
             raise _Failure(f"{bad} is not finite at t = {t:.6g}")
         return u
@@ -161,6 +161,8 @@ class _Run:
         status = state_derivative(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, u, cm.zero_tau, y,
                                   cm.nq, cm.workspace, dy)
         if status != OK:
+            if not np.all(np.isfinite(y)):
+                raise _Failure(f"the state became non-finite at t = {t:.6g}")
             raise singular_node_error(cm, status)
         return dy
 
@@ -240,19 +242,23 @@ class _Run:
         stepper = (lambda t, y: self.inputs_at(t, y)) if closed_loop else None
         times, Y, U, status = integrate_fixed(cm, opts["solver"], y0, self.t0, h, n_steps, self._fixed_force_values,
                                               cm.zero_tau, stepper, progress)
-        finite = np.all(np.isfinite(Y), axis=1)
+        finite = np.all(np.isfinite(Y), axis=1) & np.all(np.isfinite(U), axis=1)
         keep = int(np.argmin(finite)) if not finite.all() else len(times)
         self._store_fixed(times[:keep], Y[:keep], U[:keep])
+        if keep < len(times):
+            t_bad = times[keep]
+            self.force_values(t_bad)            # names a non-finite input or force, if that is the cause
+            raise _Failure(f"the state became non-finite at t = {t_bad:.6g}")
         if status != OK:
+            for t in times[-1] + np.array([0.0, 0.5 * h, h]):
+                self.force_values(t)            # a non-finite force inside the failed step is the cause
             raise singular_node_error(cm, status)
-        if keep < len(times) or len(times) < n_steps + 1:
-            raise _Failure(f"the state became non-finite at t = {times[min(keep, len(times) - 1)]:.6g}")
 
     def _fixed_force_values(self, t):
         if self.controller is None:
             for name, source in self.input_sources.items():
                 self.input_values[name] = source.constant if source.is_constant else float(source.function(t))
-        return self.force_values(t).copy()
+        return self.force_values(t, check=False).copy()
 
     def _store_fixed(self, times, Y, U):
         if self.t_eval is not None:

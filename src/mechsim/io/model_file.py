@@ -23,7 +23,8 @@ from ..modeling.model import Model
 from .expressions import Expression, parse_expression
 
 SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "simulation")
-SIMULATION_KEYS = ("t_end", "t_eval", "solver", "rtol", "atol", "max_step", "h", "inputs", "progress")
+SIMULATION_KEYS = ("t_end", "t_eval", "solver", "rtol", "atol", "max_step", "h", "inputs", "progress", "drift",
+                   "constraint_solver", "formulation", "sample_time")
 T_EVAL_KEYS = ("start", "stop", "num")
 
 

@@ -45,6 +45,8 @@ class Body:
         self.com = as_vector3(com, f"body '{name}' com")
         self.inertia = inertia_matrix(inertia, name)
         self.frames = {}
+        if frames is not None and not isinstance(frames, dict):
+            raise ModelError(f"body '{name}': frames must map frame names to poses, got {frames!r}")
         for fname, pose in (frames or {}).items():
             self.add_frame(fname, pose)
         self.geometry = geometry

@@ -136,7 +136,7 @@ class Joint:
 
     def _initial_q(self, q0):
         """q0 in coordinate order; quaternions may be given as any rotation (SPEC §2) and are normalized."""
-        parts, i = [], 0
+        parts = []
         items = self._split_q0(q0)
         for (ptype, _, _), item in zip(self.primitives, items):
             if ptype == PRIM_S:
@@ -146,7 +146,6 @@ class Joint:
                     parts.append(matrix_to_quat(as_rotation(item, f"joint '{self.name}' q0")))
             elif ptype != PRIM_WELD:
                 parts.append(np.array([0.0 if item is None else float(item)]))
-            i += 1
         q = np.concatenate(parts) if parts else np.zeros(0)
         if not np.all(np.isfinite(q)):
             raise ModelError(f"joint '{self.name}': q0 must be finite, got {q0!r}")

@@ -1,4 +1,6 @@
 """The Model: a machine described as bodies, joints, force elements and inputs (SPEC §3)."""
+from contextlib import contextmanager
+
 import numpy as np
 
 from ..errors import ModelError
@@ -6,6 +8,17 @@ from ..spatial.rotations import as_vector3
 from .body import Body
 from .forces import make_force
 from .joints import Joint
+
+
+@contextmanager
+def _item(what):
+    """Turn a malformed argument's TypeError/ValueError into a ModelError naming the item."""
+    try:
+        yield
+    except ModelError:
+        raise
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ModelError(f"{what}: invalid argument ({exc})") from None
 
 
 class Model:
@@ -36,14 +49,16 @@ class Model:
     def add_body(self, name, mass=0.0, com=(0, 0, 0), inertia=(0, 0, 0), frames=None, geometry=None):
         """Add a rigid body; ``inertia`` is about the COM in body axes: 3, 6 numbers or 3x3 (SPEC §2)."""
         self._new_name(name, "body")
-        body = Body(name, mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry)
+        with _item(f"body '{name}'"):
+            body = Body(name, mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry)
         self.bodies[name] = body
         self.specs["bodies"][name] = dict(mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry)
         return body
 
     def add_frame(self, body, name, pose):
         """Name a frame (position or (position, rotation)) on a body, the ground included."""
-        self.body(body, f"frame '{name}'").add_frame(name, pose)
+        with _item(f"frame '{name}'"):
+            self.body(body, f"frame '{name}'").add_frame(name, pose)
         self.specs.setdefault("frames", []).append(dict(body=body, name=name, pose=pose))
         self._compiled = None
 
@@ -52,11 +67,12 @@ class Model:
         """Add a joint from frame F on ``parent`` to frame M on ``child`` (SPEC §2 for kinds and coordinates)."""
         self._new_name(name, "joint")
         what = f"joint '{name}'"
-        pb, cb = self.body(parent, what + " parent"), self.body(child, what + " child")
-        if pb is cb:
-            raise ModelError(f"{what}: parent and child are the same body '{parent}'")
-        joint = Joint(name, kind, parent, child, pb.resolve_frame(parent_frame, what + " parent_frame"),
-                      cb.resolve_frame(child_frame, what + " child_frame"), options, q0=q0, v0=v0, cut=cut)
+        with _item(what):
+            pb, cb = self.body(parent, what + " parent"), self.body(child, what + " child")
+            if pb is cb:
+                raise ModelError(f"{what}: parent and child are the same body '{parent}'")
+            joint = Joint(name, kind, parent, child, pb.resolve_frame(parent_frame, what + " parent_frame"),
+                          cb.resolve_frame(child_frame, what + " child_frame"), options, q0=q0, v0=v0, cut=cut)
         self.joints[name] = joint
         self.specs["joints"][name] = dict(kind=kind, parent=parent, child=child, parent_frame=parent_frame,
                                           child_frame=child_frame, q0=q0, v0=v0, cut=cut, **options)
@@ -65,7 +81,8 @@ class Model:
     def add_force(self, name, kind, **options):
         """Add a force element: joint_spring_damper, spring_damper, joint_force, body_force."""
         self._new_name(name, "force")
-        force = make_force(self, name, kind, options)
+        with _item(f"force '{name}'"):
+            force = make_force(self, name, kind, options)
         self.forces[name] = force
         self.specs["forces"][name] = dict(kind=kind, **options)
         return force
@@ -73,17 +90,18 @@ class Model:
     def add_input(self, name, default=0.0):
         """Declare a named input; a joint_force may use it as ``value=name``."""
         self._new_name(name, "input")
-        self.inputs[name] = float(default)
+        with _item(f"input '{name}'"):
+            self.inputs[name] = float(default)
         return name
 
     # ---------------------------------------------------------------- lookup
     def body(self, name, what="reference"):
-        if name not in self.bodies:
+        if not isinstance(name, str) or name not in self.bodies:
             raise ModelError(f"{what}: unknown body {name!r} (bodies: {', '.join(self.bodies)})")
         return self.bodies[name]
 
     def joint(self, name, what="reference"):
-        if name not in self.joints:
+        if not isinstance(name, str) or name not in self.joints:
             raise ModelError(f"{what}: unknown joint {name!r} (joints: {', '.join(self.joints) or 'none'})")
         return self.joints[name]
 
