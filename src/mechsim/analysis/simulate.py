@@ -223,10 +223,16 @@ class _Run:
         while t < self.t_end:
             t_next = min(self.t0 + (k + 1) * dt, self.t_end)
             self.inputs_at(t, y)
-            seg_eval = None if self.t_eval is None else self.t_eval[
-                ((self.t_eval >= t) if k == 0 else (self.t_eval > t)) & (self.t_eval <= t_next)]
-            start = t
-            record = self.record if k == 0 else (lambda ts, ys: ts > start and self.record(ts, ys))
+            last = t_next >= self.t_end
+            # u(t) = u(t_k) on [t_k, t_k+1): a segment records its start, not its end (but the last one)
+            inside = (self.t_eval >= t) & ((self.t_eval <= t_next) if last else (self.t_eval < t_next)) \
+                if self.t_eval is not None else None
+            seg_eval = None if inside is None else self.t_eval[inside]
+            end = t_next
+
+            def record(ts, ys):
+                if ts < end or last:
+                    self.record(ts, ys)
             y = integrate_adaptive(self.rhs, t, y, t_next, opts["solver"], float(opts["rtol"]), float(opts["atol"]),
                                    opts["max_step"], seg_eval, record,
                                    lambda z: normalize_quaternions(self.cm.quat_q, z), progress)

@@ -1,0 +1,7 @@
+"""``python -m mechsim``: the command line."""
+import sys
+
+from .cli.main import main
+
+if __name__ == "__main__":
+    sys.exit(main())

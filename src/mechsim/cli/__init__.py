@@ -1,0 +1,4 @@
+"""The ``mechsim`` command line (SPEC C11)."""
+from .main import main
+
+__all__ = ["main"]

@@ -1,0 +1,211 @@
+"""The ``mechsim`` command line (SPEC §3, C11): simulate, check and list the signals of model files.
+
+Exit codes: 0 on success; 1 on a user error, reported as one line ``error: ...`` on stderr
+(``MECHSIM_DEBUG=1`` re-raises it with its traceback instead); 2 on bad command-line usage.
+matplotlib is imported only when a plot is asked for, and the compiled kernels are compiled
+only by the subcommands that integrate.
+"""
+import argparse
+import difflib
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..errors import MechsimError, SimulationError
+from ..io import load
+from ..viz.plot import load_matplotlib, plot
+
+OUTPUT_SUFFIXES = (".csv", ".npz")
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+SIMULATE_OPTIONS = ("t_end", "solver", "rtol", "atol", "h", "max_step")
+
+
+def main(argv=None):
+    """Run the command line on ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:          # --help, --version (0) and usage errors (2)
+        return exc.code
+    try:
+        args.run(args)
+    except (MechsimError, ImportError) as exc:
+        if os.environ.get("MECHSIM_DEBUG", "") not in ("", "0"):
+            raise
+        print(f"error: {' '.join(str(exc).splitlines())}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+# ------------------------------------------------------------------------------ parser
+def _parser():
+    parser = argparse.ArgumentParser(prog="mechsim", description="Simulate and analyse mechanisms "
+                                     "described in model files (.yaml, .yml or .json).")
+    parser.add_argument("--version", action="version", version=f"mechsim {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    simulate = commands.add_parser("simulate", help="simulate a model; write, plot or summarize the results",
+                                   description="Simulate a model. Options not given come from the file's "
+                                   "simulation: section.")
+    simulate.add_argument("model", help="model file")
+    simulate.add_argument("-o", "--output", help="write the signals to this .csv or .npz file")
+    simulate.add_argument("--t-end", type=float, metavar="T", help="end time [s]")
+    simulate.add_argument("--solver", metavar="S", help="RK23, RK45, DOP853, Radau, BDF, LSODA, Euler or RK4")
+    simulate.add_argument("--rtol", type=float, metavar="R", help="relative tolerance")
+    simulate.add_argument("--atol", type=float, metavar="A", help="absolute tolerance")
+    simulate.add_argument("--h", type=float, metavar="H", help="step of the fixed-step solvers Euler and RK4")
+    simulate.add_argument("--max-step", type=float, metavar="M", help="largest step of the variable-step solvers")
+    simulate.add_argument("--plot", metavar="PATH", help="plot the signals to this .png (.pdf, .svg) file")
+    simulate.add_argument("--signals", type=_names, metavar="NAMES",
+                          help="comma-separated signals to write, plot and summarize (default: all signals "
+                               "in the output file, every joint's .q in the plot and the summary)")
+    simulate.add_argument("--progress", action=argparse.BooleanOptionalAction,
+                          help="show a progress bar (default: when stderr is a terminal)")
+    simulate.set_defaults(run=_simulate)
+
+    check = commands.add_parser("check", help="print the degrees of freedom, topology, bodies and joints")
+    check.add_argument("model", help="model file")
+    check.set_defaults(run=_check)
+
+    signals = commands.add_parser("signals", help="list the signal names of a model, one per line")
+    signals.add_argument("model", help="model file")
+    signals.set_defaults(run=_signals)
+    return parser
+
+
+def _names(text):
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+# ------------------------------------------------------------------------------ simulate
+def _simulate(args):
+    model = load(args.model)
+    signals = _known_signals(model, args.signals, args.model)
+    _check_target(args.output, OUTPUT_SUFFIXES, "--output")
+    _check_target(args.plot, PLOT_SUFFIXES, "--plot")
+    if args.plot:
+        load_matplotlib()                  # fail now, not after a long run
+    result = _run(model, _simulate_options(model, args), args.output, signals)
+    shown = signals or [name for name in model.signals() if name.endswith(".q")]
+    if args.output:
+        with _writing(args.output):
+            result.save(args.output, signals)
+        print(f"wrote {args.output}: {len(result)} samples, t = {result.t[0]:.6g} to {result.t[-1]:.6g}")
+    else:
+        print(_summary(result, shown))
+    if args.plot:
+        with _writing(args.plot):
+            plot(result, shown, args.plot)
+        print(f"wrote {args.plot}")
+
+
+def _known_signals(model, requested, path):
+    """The signals asked for with --signals (None when not given); refuses unknown names."""
+    if not requested:
+        return None
+    available = model.signals()
+    for name in requested:
+        if name not in available:
+            close = difflib.get_close_matches(name, available, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise MechsimError(f"unknown signal {name!r}{hint}; 'mechsim signals {path}' lists them")
+    return requested
+
+
+def _check_target(path, suffixes, option):
+    """Refuse, before simulating, an output file the run could not write."""
+    if path is None:
+        return
+    path = Path(path)
+    if path.suffix not in suffixes:
+        raise MechsimError(f"{option} {path}: use a file name ending in {', '.join(suffixes)}")
+    if not path.parent.is_dir():
+        raise MechsimError(f"{option} {path}: the directory {path.parent} does not exist")
+
+
+@contextmanager
+def _writing(path):
+    try:
+        yield
+    except OSError as exc:
+        raise MechsimError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _simulate_options(model, args):
+    """Options for ``model.simulate``: those given on the command line, the file's for the rest."""
+    options = {key: getattr(args, key) for key in SIMULATE_OPTIONS if getattr(args, key) is not None}
+    if args.t_end is not None and model.simulation.get("t_eval") is not None:
+        options["t_eval"] = _t_eval_until(model.simulation["t_eval"], args.t_end)
+    if args.progress is not None:
+        options["progress"] = args.progress
+    elif model.simulation.get("progress") is None:
+        options["progress"] = sys.stderr.isatty()
+    return options
+
+
+def _t_eval_until(t_eval, t_end):
+    """The file's output times up to a --t-end that ends inside them (simulate refuses later times)."""
+    if isinstance(t_eval, dict):
+        t_eval = np.linspace(t_eval["start"], t_eval["stop"], t_eval["num"])
+    kept = [t for t in t_eval if t <= t_end]
+    if not kept:
+        raise MechsimError(f"--t-end {t_end:g} is before the first output time {t_eval[0]:g} "
+                           "of the file's simulation: t_eval")
+    return kept
+
+
+def _run(model, options, output, signals):
+    """Simulate; if the run fails, write what it computed to ``output`` (when given) and say so."""
+    try:
+        with np.errstate(all="ignore"):    # a non-finite value ends the run with a SimulationError
+            return model.simulate(**options)
+    except SimulationError as exc:
+        partial = exc.partial
+        if not output or partial is None or not len(partial):
+            raise
+        with _writing(output):
+            partial.save(output, signals)
+        raise MechsimError(f"{exc} (partial results up to t = {partial.t[-1]:.6g} written to {output})") from exc
+
+
+def _summary(result, signals):
+    lines = [f"{result.model.name}: {len(result)} samples, t = {result.t[0]:.6g} to {result.t[-1]:.6g}"]
+    if signals:
+        width = max(map(len, signals))
+        lines.append("final values:")
+        lines += [f"  {name:<{width}} = {_format(result[name][-1])}" for name in signals]
+    return "\n".join(lines)
+
+
+def _format(value):
+    value = np.ravel(value)
+    return f"{value[0]:.6g}" if value.size == 1 else "[" + ", ".join(f"{x:.6g}" for x in value) + "]"
+
+
+# ------------------------------------------------------------------------------ check, signals
+def _check(args):
+    model = load(args.model)
+    print(model.check())
+    bodies = [[name, f"{body.mass:g}"] for name, body in model.bodies.items() if name != "ground"]
+    joints = [[name, joint.kind, f"{joint.parent} -> {joint.child}", ", ".join(joint.coordinate_names()[0]) or "-"]
+              for name, joint in model.joints.items()]
+    print("\nbodies:")
+    print(_table(["name", "mass"], bodies))
+    print("\njoints:")
+    print(_table(["name", "kind", "parent -> child", "coordinates"], joints))
+
+
+def _table(header, rows):
+    rows = [header, *rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+
+
+def _signals(args):
+    print("\n".join(load(args.model).signals()))
