@@ -36,7 +36,9 @@ def _options(model, options):
         raise MechsimError(f"simulate(): unknown option(s) {sorted(unknown)}; options are {sorted(DEFAULTS)}")
     opts = dict(DEFAULTS)
     opts.update({k: v for k, v in model.simulation.items() if k in DEFAULTS})
-    opts.update({k: v for k, v in options.items() if v is not None or k not in model.simulation})
+    opts.update({k: v for k, v in options.items() if v is not None})       # None: the default
+    if "t_eval" not in options and opts["t_eval"] is not None and "t_end" in options:
+        opts["t_eval_until_t_end"] = True        # the file's output grid, cut at the t_end asked for
     if opts["t_end"] is None:
         raise MechsimError("simulate(): give t_end (or a simulation: t_end in the model file)")
     for key, allowed in (("solver", SOLVERS), ("drift", DRIFT), ("constraint_solver", CONSTRAINT_SOLVERS),
@@ -61,7 +63,7 @@ class _Run:
         self.t_end = float(opts["t_end"])
         if not self.t_end > self.t0:
             raise MechsimError(f"simulate(): t_end = {self.t_end} must be after the start time {self.t0}")
-        self.t_eval = self._t_eval(opts["t_eval"])
+        self.t_eval = self._t_eval(opts["t_eval"], opts.get("t_eval_until_t_end", False))
         self.input_sources = self._input_sources(opts["inputs"])
         self.input_values = dict(model.inputs)
         self.controller = self._controller(opts["controller"], opts["outputs"], opts["sample_time"])
@@ -70,12 +72,16 @@ class _Run:
         self.samples_t, self.samples_y, self.samples_u = [], [], []
 
     # ------------------------------------------------------------ set-up
-    def _t_eval(self, t_eval):
+    def _t_eval(self, t_eval, cut):
         if t_eval is None:
             return None
         if isinstance(t_eval, dict):
             t_eval = np.linspace(float(t_eval["start"]), float(t_eval["stop"]), int(t_eval["num"]))
         t_eval = np.asarray(t_eval, dtype=float).ravel()
+        if cut:
+            t_eval = t_eval[t_eval <= self.t_end]
+        if t_eval.size == 0:
+            raise MechsimError("simulate(): t_eval is empty; give at least one output time in [t0, t_end]")
         if np.any(np.diff(t_eval) <= 0) or t_eval[0] < self.t0 - 1e-12 or t_eval[-1] > self.t_end + 1e-12:
             raise MechsimError("simulate(): t_eval must be increasing and lie within [t0, t_end]")
         return t_eval

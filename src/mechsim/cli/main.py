@@ -32,7 +32,7 @@ def main(argv=None):
         return exc.code
     try:
         args.run(args)
-    except (MechsimError, ImportError) as exc:
+    except MechsimError as exc:
         if os.environ.get("MECHSIM_DEBUG", "") not in ("", "0"):
             raise
         print(f"error: {' '.join(str(exc).splitlines())}", file=sys.stderr)
@@ -90,7 +90,7 @@ def _simulate(args):
     _check_target(args.output, OUTPUT_SUFFIXES, "--output")
     _check_target(args.plot, PLOT_SUFFIXES, "--plot")
     if args.plot:
-        load_matplotlib()                  # fail now, not after a long run
+        _require_matplotlib()
     result = _run(model, _simulate_options(model, args), args.output, signals)
     shown = signals or [name for name in model.signals() if name.endswith(".q")]
     if args.output:
@@ -124,9 +124,17 @@ def _check_target(path, suffixes, option):
         return
     path = Path(path)
     if path.suffix not in suffixes:
-        raise MechsimError(f"{option} {path}: use a file name ending in {', '.join(suffixes)}")
+        raise MechsimError(f"{option} {path}: use a file name ending in {', '.join(suffixes[:-1])} or {suffixes[-1]}")
     if not path.parent.is_dir():
         raise MechsimError(f"{option} {path}: the directory {path.parent} does not exist")
+
+
+def _require_matplotlib():
+    """Fail now, not after a long run, when --plot cannot be drawn."""
+    try:
+        load_matplotlib()
+    except ImportError as exc:
+        raise MechsimError(str(exc)) from None
 
 
 @contextmanager
@@ -140,24 +148,11 @@ def _writing(path):
 def _simulate_options(model, args):
     """Options for ``model.simulate``: those given on the command line, the file's for the rest."""
     options = {key: getattr(args, key) for key in SIMULATE_OPTIONS if getattr(args, key) is not None}
-    if args.t_end is not None and model.simulation.get("t_eval") is not None:
-        options["t_eval"] = _t_eval_until(model.simulation["t_eval"], args.t_end)
     if args.progress is not None:
         options["progress"] = args.progress
     elif model.simulation.get("progress") is None:
         options["progress"] = sys.stderr.isatty()
     return options
-
-
-def _t_eval_until(t_eval, t_end):
-    """The file's output times up to a --t-end that ends inside them (simulate refuses later times)."""
-    if isinstance(t_eval, dict):
-        t_eval = np.linspace(t_eval["start"], t_eval["stop"], t_eval["num"])
-    kept = [t for t in t_eval if t <= t_end]
-    if not kept:
-        raise MechsimError(f"--t-end {t_end:g} is before the first output time {t_eval[0]:g} "
-                           "of the file's simulation: t_eval")
-    return kept
 
 
 def _run(model, options, output, signals):

@@ -2,12 +2,14 @@
 import numpy as np
 
 from ..errors import MechsimError, SimulationError
-from .kernels import OK, aba, crba, rnea
+from .kernels import OK, WRONG_SIZE, aba_packed, crba, rnea
 
 
-def _state_vector(x, n, what, model):
-    x = np.asarray(x, dtype=float)
-    if x.shape[-1:] != (n,):
+def _state_vector(x, n, what, model, batch=False):
+    """x as a C-contiguous, writable float array of shape (n,), or (N, n) if batch; a MechsimError
+    naming the coordinates otherwise."""
+    x = np.require(x, dtype=float, requirements="CW")
+    if x.shape[-1:] != (n,) or x.ndim > (2 if batch else 1):
         q_names, v_names = model.coordinates()
         names = q_names if what == "q" else v_names
         raise MechsimError(f"{what} must have {n} entries ({', '.join(names)}), got shape {x.shape}")
@@ -25,12 +27,16 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     """Generalized accelerations (nv,) of model m at (q, v) with extra generalized forces tau,
     force elements evaluated at time t (inputs: name -> value, default the inputs' defaults)."""
     cm = m._compiled or m.compile()
-    q = _state_vector(q, cm.nq, "q", m)
-    v = _state_vector(v, cm.nv, "v", m)
-    tau = cm.zero_tau if tau is None else _state_vector(tau, cm.nv, "tau", m)
-    u = cm.u_const if not cm.timed_sources else cm.force_values(t, inputs)
+    u = cm.force_values(t, inputs) if cm.timed_sources else cm.u_const
+    tau = cm.zero_tau if tau is None else tau
     qdd = np.empty(cm.nv)
-    status = aba(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, u, q, v, tau, cm.workspace, qdd)
+    try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
+        status = aba_packed(cm.model_i, cm.model_f, u, cm.workspace, q, v, tau, qdd)
+    except TypeError:        # lists, other dtypes, non-contiguous or read-only arrays
+        status = WRONG_SIZE
+    if status == WRONG_SIZE:
+        q, v, tau = (_state_vector(x, n, w, m) for x, n, w in ((q, cm.nq, "q"), (v, cm.nv, "v"), (tau, cm.nv, "tau")))
+        status = aba_packed(cm.model_i, cm.model_f, u, cm.workspace, q, v, tau, qdd)
     if status != OK:
         raise singular_node_error(cm, status)
     return qdd
@@ -40,7 +46,7 @@ def inverse_dynamics(m, q, v, a, t=0.0, inputs=None):
     """Generalized forces (nv,) that give accelerations a at (q, v), with the force elements acting
     (so that forward_dynamics(m, q, v, tau) == a). q, v, a may be (N, nq)/(N, nv) arrays with t (N,)."""
     cm = m._compiled or m.compile()
-    q, v, a = (_state_vector(x, n, w, m) for x, n, w in ((q, cm.nq, "q"), (v, cm.nv, "v"), (a, cm.nv, "a")))
+    q, v, a = (_state_vector(x, n, w, m, batch=True) for x, n, w in ((q, cm.nq, "q"), (v, cm.nv, "v"), (a, cm.nv, "a")))
     if q.ndim == 1:
         tau = np.empty(cm.nv)
         rnea(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, cm.force_values(t, inputs), q, v, a,

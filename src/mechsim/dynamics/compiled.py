@@ -4,7 +4,7 @@ import numpy as np
 from ..errors import ModelError
 from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_S
 from . import layout as L
-from .kernels import workspace_size
+from .kernels import new_workspace
 from .topology import spanning_tree
 
 
@@ -13,11 +13,11 @@ class CompiledModel:
 
     def __init__(self, model):
         self.model = model
-        self.gravity = np.array(model.gravity, dtype=float)
         self.joint_order = spanning_tree(model)
         self._build_nodes(model)
         self._build_forces(model)
-        self.workspace = np.zeros(workspace_size(self.n_nodes, self.nv))
+        self._stack_tables()
+        self.workspace = new_workspace(self.n_nodes)
         self.zero_tau = np.zeros(self.nv)
 
     # ---------------------------------------------------------------- tree
@@ -129,6 +129,20 @@ class CompiledModel:
             if source.is_constant:
                 self.u_const[slot] = source.constant
         self.timed_sources = [(s, src) for s, src in self.sources if not src.is_constant]
+
+    def _stack_tables(self):
+        """model_i = [node_i; force_i], model_f = [node_f; force_f; gravity] (layout.py) for the public
+        forward_dynamics; the separate tables the other kernels take are views of them."""
+        assert L.NODE_I_COLS == L.FORCE_I_COLS and L.FORCE_F_COLS <= L.NODE_F_COLS
+        n, n_forces = self.n_nodes, len(self.force_i)
+        self.model_i = np.concatenate([self.node_i, self.force_i])
+        self.model_f = np.zeros((n + n_forces + 1, L.NODE_F_COLS))
+        self.model_f[:n] = self.node_f
+        self.model_f[n:n + n_forces, :L.FORCE_F_COLS] = self.force_f
+        self.model_f[-1, L.GRAVITY:L.GRAVITY + 3] = self.model.gravity
+        self.node_i, self.force_i = self.model_i[:n], self.model_i[n:]
+        self.node_f, self.force_f = self.model_f[:n], self.model_f[n:n + n_forces]
+        self.gravity = self.model_f[-1, L.GRAVITY:L.GRAVITY + 3]
 
     def force_values(self, t, inputs=None, out=None):
         """The vector u of time-varying force values at time t (inputs: name -> value)."""

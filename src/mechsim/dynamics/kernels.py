@@ -5,43 +5,46 @@ v/a spatial velocity/acceleration, c velocity-product acceleration, IA/pA articu
 and bias force, U = IA S, D = S^T U, u = tau - S^T pA.  All spatial quantities are in world
 axes at the world origin (papers/000 §2.1, inertial coordinates), so that the recursions
 (papers/000 eqs. 4-6) carry no coordinate transforms: Sdot = v x S for every joint here.
+
+The kernels allocate nothing: every intermediate lives in the workspace, one block of
+NODE_ROWS x 6 floats per tree node, named by ``carve``.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S
 from ..spatial.algebra import (JIT, axis_angle_matrix, body_inertia_world, crf_add, crm, cross3, matmul3,
-                               matvec3, quat_matrix, quat_rate)
-from .layout import (AXIS, COM, F_BODY_FORCE, F_JOINT_FORCE, F_JOINT_SPRING, F_SPRING_DAMPER, ICOM, MASS,
-                     PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
+                               quat_matrix, quat_rate, transform_point)
+from .layout import (AXIS, COM, F_BODY_FORCE, F_JOINT_FORCE, F_JOINT_SPRING, F_SPRING_DAMPER, GRAVITY, ICOM,
+                     MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
 
-# workspace per node: R 9, p 3, S 18, vel 6, c 6, IA 36, pA 6, U 18, Dinv 9, u 3, acc 6, fext 6
-NODE_WORKSPACE = 126
-OK = -1   # kernel status: OK, or the index of the node whose joint-space inertia D is singular
+OK = -1          # kernel status: OK, or the index of the node whose joint-space inertia D is singular
+WRONG_SIZE = -2  # aba_packed: q, v, tau or qdd does not have the model's length
+
+NODE_ROWS = 30   # workspace rows (of 6 floats) per node, laid out in carve
+Workspace = namedtuple("Workspace", "IA S U UD RF RJ R Dinv p u pF axis vel c pA acc fext vJ h")
 
 
-def workspace_size(n_nodes, nv):
-    return NODE_WORKSPACE * n_nodes + nv
+def new_workspace(n_nodes):
+    """The kernels' workspace argument: one NODE_ROWS x 6 block per node."""
+    return np.zeros((n_nodes, NODE_ROWS, 6))
 
 
 @njit(**JIT)
-def carve(ws, n, nv):
-    """Named views into the flat workspace (no allocation in the kernels)."""
-    o = 0
-    R = ws[o:o + 9 * n].reshape((n, 3, 3)); o += 9 * n
-    p = ws[o:o + 3 * n].reshape((n, 3)); o += 3 * n
-    S = ws[o:o + 18 * n].reshape((n, 6, 3)); o += 18 * n
-    vel = ws[o:o + 6 * n].reshape((n, 6)); o += 6 * n
-    c = ws[o:o + 6 * n].reshape((n, 6)); o += 6 * n
-    IA = ws[o:o + 36 * n].reshape((n, 6, 6)); o += 36 * n
-    pA = ws[o:o + 6 * n].reshape((n, 6)); o += 6 * n
-    U = ws[o:o + 18 * n].reshape((n, 6, 3)); o += 18 * n
-    Dinv = ws[o:o + 9 * n].reshape((n, 3, 3)); o += 9 * n
-    u = ws[o:o + 3 * n].reshape((n, 3)); o += 3 * n
-    acc = ws[o:o + 6 * n].reshape((n, 6)); o += 6 * n
-    fext = ws[o:o + 6 * n].reshape((n, 6)); o += 6 * n
-    tau = ws[o:o + nv]
-    return R, p, S, vel, c, IA, pA, U, Dinv, u, acc, fext, tau
+def carve(ws):
+    """Named (n, ...) views of the node blocks ws[i]: basic slices, so no copy and no reshape per call."""
+    return Workspace(
+        IA=ws[:, 0:6, :],                         # 6x6 articulated inertia (CRBA: composite inertia)
+        S=ws[:, 6:12, 0:3], U=ws[:, 6:12, 3:6],   # 6x3 motion subspace, U = IA S (CRBA: F = Ic S)
+        UD=ws[:, 12:18, 0:3],                     # 6x3 U D^-1
+        RF=ws[:, 12:15, 3:6], RJ=ws[:, 15:18, 3:6],  # 3x3 rotation of the joint frame F, joint rotation
+        R=ws[:, 18:21, 0:3], Dinv=ws[:, 18:21, 3:6],  # 3x3 node rotation, D^-1
+        p=ws[:, 21, 0:3], u=ws[:, 21, 3:6],       # node origin, u = tau - S^T pA
+        pF=ws[:, 22, 0:3], axis=ws[:, 22, 3:6],   # origin of F, joint axis (world)
+        vel=ws[:, 23], c=ws[:, 24], pA=ws[:, 25], acc=ws[:, 26], fext=ws[:, 27],
+        vJ=ws[:, 28], h=ws[:, 29])                # joint velocity S qdot, momentum I v
 
 
 @njit(**JIT)
@@ -53,91 +56,126 @@ def dof(ptype):
 
 
 @njit(**JIT)
-def node_kinematics(node_i, node_f, q, v, R, p, S, vel, c):
-    """Base-to-tip pass: world pose (R, p) of every node frame, its motion subspace S at the world
-    origin, spatial velocity vel (papers/000 eq. 4) and c = vel x (S qdot) (eq. 5's a(k))."""
-    RF = np.empty((3, 3))
-    Rj = np.empty((3, 3))
-    pF = np.empty(3)
-    axis = np.empty(3)
-    vJ = np.empty(6)
-    for i in range(node_i.shape[0]):
-        parent, ptype, qi, vi = node_i[i, PARENT], node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
-        f = node_f[i]
-        # pose of the joint frame F: parent pose composed with the tree transform
-        for r in range(3):
-            for k in range(3):
-                if parent < 0:
-                    RF[r, k] = f[ROT_TREE + 3 * r + k]
-                else:
-                    RF[r, k] = (R[parent, r, 0] * f[ROT_TREE + k] + R[parent, r, 1] * f[ROT_TREE + 3 + k]
-                                + R[parent, r, 2] * f[ROT_TREE + 6 + k])
+def coordinate_counts(node_i):
+    """(nq, nv): q and v indices are assigned in node order (compiled.py), so the last node ends both."""
+    n = node_i.shape[0]
+    if n == 0:
+        return 0, 0
+    ptype, nd = node_i[n - 1, PTYPE], dof(node_i[n - 1, PTYPE])
+    return node_i[n - 1, QI] + (4 if ptype == PRIM_S else nd), node_i[n - 1, VI] + nd
+
+
+@njit(**JIT)
+def joint_frame(node_i, node_f, R, p, RF, pF, axis, i):
+    """World pose (RF, pF) of node i's joint frame F, its parent's pose composed with the tree
+    transform, and the joint axis in world."""
+    parent, f = node_i[i, PARENT], node_f[i]
+    for r in range(3):
+        for k in range(3):
             if parent < 0:
-                pF[r] = f[POS_TREE + r]
+                RF[r, k] = f[ROT_TREE + 3 * r + k]
             else:
-                pF[r] = p[parent, r] + (R[parent, r, 0] * f[POS_TREE] + R[parent, r, 1] * f[POS_TREE + 1]
-                                        + R[parent, r, 2] * f[POS_TREE + 2])
-        for r in range(3):                                 # joint axis in world
-            axis[r] = RF[r, 0] * f[AXIS] + RF[r, 1] * f[AXIS + 1] + RF[r, 2] * f[AXIS + 2]
-        # joint motion
-        if ptype == PRIM_R or ptype == PRIM_H:
-            axis_angle_matrix(f[AXIS:AXIS + 3], q[qi], Rj)
-            matmul3(RF, Rj, R[i])
-        elif ptype == PRIM_S:
-            quat_matrix(q[qi:qi + 4], Rj)
-            matmul3(RF, Rj, R[i])
+                RF[r, k] = (R[parent, r, 0] * f[ROT_TREE + k] + R[parent, r, 1] * f[ROT_TREE + 3 + k]
+                            + R[parent, r, 2] * f[ROT_TREE + 6 + k])
+        if parent < 0:
+            pF[r] = f[POS_TREE + r]
         else:
-            R[i] = RF
+            pF[r] = p[parent, r] + (R[parent, r, 0] * f[POS_TREE] + R[parent, r, 1] * f[POS_TREE + 1]
+                                    + R[parent, r, 2] * f[POS_TREE + 2])
+    for r in range(3):
+        axis[r] = RF[r, 0] * f[AXIS] + RF[r, 1] * f[AXIS + 1] + RF[r, 2] * f[AXIS + 2]
+
+
+@njit(**JIT)
+def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
+    """S of one node at the world origin: a screw about the axis through pi (R, H), a translation
+    along it (P), or rotations about the node axes (S)."""
+    Si[:, :] = 0.0
+    if ptype == PRIM_R or ptype == PRIM_H:
+        Si[0:3, 0] = axis
+        cross3(pi, axis, Si[3:6, 0])
+        for r in range(3):
+            Si[3 + r, 0] += pitch * axis[r]
+    elif ptype == PRIM_P:
+        Si[3:6, 0] = axis
+    elif ptype == PRIM_S:
+        for k in range(3):
+            Si[0:3, k] = Ri[:, k]
+            cross3(pi, Ri[:, k], Si[3:6, k])
+
+
+@njit(**JIT)
+def node_poses(node_i, node_f, q, ws):
+    """Base-to-tip pass: world pose (R, p) of every node frame and its motion subspace S."""
+    w = carve(ws)
+    R, p, RF, RJ, pF, axis = w.R, w.p, w.RF, w.RJ, w.pF, w.axis
+    for i in range(node_i.shape[0]):
+        ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
+        joint_frame(node_i, node_f, R, p, RF[i], pF[i], axis[i], i)
+        if ptype == PRIM_R or ptype == PRIM_H:
+            axis_angle_matrix(f[AXIS:AXIS + 3], q[qi], RJ[i])
+            matmul3(RF[i], RJ[i], R[i])
+        elif ptype == PRIM_S:
+            quat_matrix(q[qi:qi + 4], RJ[i])
+            matmul3(RF[i], RJ[i], R[i])
+        else:
+            R[i] = RF[i]
         shift = q[qi] if ptype == PRIM_P else (f[PITCH] * q[qi] if ptype == PRIM_H else 0.0)
         for r in range(3):
-            p[i, r] = pF[r] + axis[r] * shift
-        # motion subspace at the world origin: a screw about the axis through p[i]
-        Si = S[i]
-        Si[:, :] = 0.0
-        if ptype == PRIM_R or ptype == PRIM_H:
-            Si[0:3, 0] = axis
-            cross3(p[i], axis, Si[3:6, 0])
-            if ptype == PRIM_H:
-                for r in range(3):
-                    Si[3 + r, 0] += f[PITCH] * axis[r]
-        elif ptype == PRIM_P:
-            Si[3:6, 0] = axis
-        elif ptype == PRIM_S:
-            for k in range(3):
-                Si[0:3, k] = R[i, :, k]
-                cross3(p[i], R[i, :, k], Si[3:6, k])
-        nd = dof(ptype)
+            p[i, r] = pF[i, r] + axis[i, r] * shift
+        motion_subspace(ptype, f[PITCH], axis[i], R[i], p[i], w.S[i])
+
+
+@njit(**JIT)
+def node_velocities(node_i, v, ws):
+    """Base-to-tip pass: spatial velocity vel_i = vel_parent + S_i qdot_i (papers/000 eq. 4) and
+    c_i = vel_i x S_i qdot_i (eq. 5's a(k))."""
+    w = carve(ws)
+    S, vel, vJ = w.S, w.vel, w.vJ
+    for i in range(node_i.shape[0]):
+        parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
         for r in range(6):
             s = 0.0
             for k in range(nd):
-                s += Si[r, k] * v[vi + k]
-            vJ[r] = s
+                s += S[i, r, k] * v[vi + k]
+            vJ[i, r] = s
             vel[i, r] = s if parent < 0 else vel[parent, r] + s
-        crm(vel[i], vJ, c[i])
+        crm(vel[i], vJ[i], w.c[i])
 
 
 @njit(**JIT)
-def body_inertias(node_f, R, p, IA):
-    """Spatial inertia of every node's body at the world origin."""
-    cw = np.empty(3)
+def body_inertias(node_f, ws):
+    """Spatial inertia of every node's body at the world origin, into IA."""
+    w = carve(ws)
     for i in range(node_f.shape[0]):
         f = node_f[i]
-        for r in range(3):
-            cw[r] = p[i, r] + R[i, r, 0] * f[COM] + R[i, r, 1] * f[COM + 1] + R[i, r, 2] * f[COM + 2]
-        body_inertia_world(f[MASS], cw, f[ICOM:ICOM + 9], R[i], IA[i])
+        com = transform_point(w.R[i], w.p[i], f[COM:COM + 3])
+        body_inertia_world(f[MASS], com, f[ICOM:ICOM + 9], w.R[i], w.IA[i])
 
 
 @njit(**JIT)
-def point_state(R, p, vel, node, point_local, x, xdot):
-    """World position x and velocity xdot of a point fixed in a node (ground for node < 0)."""
+def bias_forces(ws):
+    """pA = v x* I v - fext, with the momentum h = I v (RBDA Table 7.1, first pass)."""
+    w = carve(ws)
+    IA, vel, h, pA = w.IA, w.vel, w.h, w.pA
+    for i in range(IA.shape[0]):
+        for r in range(6):
+            s = 0.0
+            for l in range(6):
+                s += IA[i, r, l] * vel[i, l]
+            h[i, r] = s
+            pA[i, r] = -w.fext[i, r]
+        crf_add(vel[i], h[i], pA[i])
+
+
+@njit(**JIT)
+def point_state(R, p, vel, node, point_local):
+    """World position x and velocity xdot (3-tuples) of a point fixed in a node (ground for node < 0)."""
     if node < 0:
-        x[:] = point_local
-        xdot[:] = 0.0
-        return
-    matvec3(R[node], point_local, x)
-    x += p[node]
-    cross3(vel[node, 0:3], x, xdot)
-    xdot += vel[node, 3:6]
+        return (point_local[0], point_local[1], point_local[2]), (0.0, 0.0, 0.0)
+    x = transform_point(R[node], p[node], point_local)
+    w0, w1, w2, v0, v1, v2 = vel[node, 0], vel[node, 1], vel[node, 2], vel[node, 3], vel[node, 4], vel[node, 5]
+    return x, (w1 * x[2] - w2 * x[1] + v0, w2 * x[0] - w0 * x[2] + v1, w0 * x[1] - w1 * x[0] + v2)
 
 
 @njit(**JIT)
@@ -153,15 +191,11 @@ def add_point_force(fext, node, x, force, sign):
 
 
 @njit(**JIT)
-def applied_forces(force_i, force_f, u, q, v, R, p, vel, fext, tau):
-    """Force elements: world wrenches fext on nodes and generalized forces tau (added to both)."""
-    if force_i.shape[0] == 0:
-        return
-    xa = np.empty(3)
-    xb = np.empty(3)
-    va = np.empty(3)
-    vb = np.empty(3)
-    f = np.empty(3)
+def applied_forces(force_i, force_f, u, q, v, ws, tau):
+    """Force elements: world wrenches fext on nodes (set) and generalized forces (added to tau)."""
+    w = carve(ws)
+    R, p, vel, fext = w.R, w.p, w.vel, w.fext
+    fext[:, :] = 0.0
     for e in range(force_i.shape[0]):
         kind, a, b, slot = force_i[e, 0], force_i[e, 1], force_i[e, 2], force_i[e, 3]
         prm = force_f[e]
@@ -170,33 +204,30 @@ def applied_forces(force_i, force_f, u, q, v, R, p, vel, fext, tau):
         elif kind == F_JOINT_FORCE:
             tau[a] += u[slot]
         elif kind == F_BODY_FORCE:
-            point_state(R, p, vel, a, prm[3:6], xa, va)
+            xa, va = point_state(R, p, vel, a, prm[3:6])
             add_point_force(fext, a, xa, u[slot + 3:slot + 6], 1.0)
             for k in range(3):
                 fext[a, k] += u[slot + k]
         elif kind == F_SPRING_DAMPER:
-            point_state(R, p, vel, a, prm[3:6], xa, va)
-            point_state(R, p, vel, b, prm[6:9], xb, vb)
-            length = np.sqrt((xb[0] - xa[0]) ** 2 + (xb[1] - xa[1]) ** 2 + (xb[2] - xa[2]) ** 2)
+            xa, va = point_state(R, p, vel, a, prm[3:6])
+            xb, vb = point_state(R, p, vel, b, prm[6:9])
+            d0, d1, d2 = xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]
+            length = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
             if length > 1e-12:
-                rate = 0.0
-                for k in range(3):
-                    f[k] = (xb[k] - xa[k]) / length        # unit vector a -> b
-                    rate += f[k] * (vb[k] - va[k])
+                rate = (d0 * (vb[0] - va[0]) + d1 * (vb[1] - va[1]) + d2 * (vb[2] - va[2])) / length
                 tension = prm[0] * (length - prm[2]) + prm[1] * rate
-                for k in range(3):                         # pulls a towards b, b towards a
-                    f[k] *= tension
-                add_point_force(fext, a, xa, f, 1.0)
+                f = (tension * d0 / length, tension * d1 / length, tension * d2 / length)
+                add_point_force(fext, a, xa, f, 1.0)      # pulls a towards b, b towards a
                 add_point_force(fext, b, xb, f, -1.0)
 
 
 @njit(**JIT)
-def invert_joint_inertia(D, n, Dinv):
-    """Dinv = D^-1 for n = 1 or 3; False if D is not positive definite (singular mass matrix)."""
+def invert_joint_inertia(D, n):
+    """D <- D^-1 in place for n = 1 or 3; False if D is not positive definite (singular mass matrix)."""
     if n == 1:
         if not D[0, 0] > 0.0:
             return False
-        Dinv[0, 0] = 1.0 / D[0, 0]
+        D[0, 0] = 1.0 / D[0, 0]
         return True
     a, b, c_ = D[0, 0], D[0, 1], D[0, 2]
     d, e, f = D[1, 0], D[1, 1], D[1, 2]
@@ -204,15 +235,15 @@ def invert_joint_inertia(D, n, Dinv):
     det = a * (e * k - f * h) - b * (d * k - f * g) + c_ * (d * h - e * g)
     if not (a > 0.0 and a * e - b * d > 0.0 and det > 1e-14 * (a + e + k) ** 3):
         return False
-    Dinv[0, 0] = (e * k - f * h) / det
-    Dinv[0, 1] = (c_ * h - b * k) / det
-    Dinv[0, 2] = (b * f - c_ * e) / det
-    Dinv[1, 0] = (f * g - d * k) / det
-    Dinv[1, 1] = (a * k - c_ * g) / det
-    Dinv[1, 2] = (c_ * d - a * f) / det
-    Dinv[2, 0] = (d * h - e * g) / det
-    Dinv[2, 1] = (b * g - a * h) / det
-    Dinv[2, 2] = (a * e - b * d) / det
+    D[0, 0] = (e * k - f * h) / det
+    D[0, 1] = (c_ * h - b * k) / det
+    D[0, 2] = (b * f - c_ * e) / det
+    D[1, 0] = (f * g - d * k) / det
+    D[1, 1] = (a * k - c_ * g) / det
+    D[1, 2] = (c_ * d - a * f) / det
+    D[2, 0] = (d * h - e * g) / det
+    D[2, 1] = (b * g - a * h) / det
+    D[2, 2] = (a * e - b * d) / det
     return True
 
 
@@ -234,15 +265,40 @@ def add_joint_acceleration(S, qdd, acc, i, vi, nd):
 
 
 @njit(**JIT)
-def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
+def articulate(IA, pA, U, UD, Dinv, u, c, i, parent, nd):
+    """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass):
+    Ia = IA - U D^-1 U^T and pa = pA + Ia c + U D^-1 u, formed in place of IA[i], pA[i]."""
+    for r in range(6):
+        for k in range(nd):
+            s = 0.0
+            for j in range(nd):
+                s += U[i, r, j] * Dinv[i, j, k]
+            UD[i, r, k] = s
+    for r in range(6):
+        for l in range(6):
+            for k in range(nd):
+                IA[i, r, l] -= UD[i, r, k] * U[i, l, k]
+    for r in range(6):
+        s = 0.0
+        for l in range(6):
+            s += IA[i, r, l] * c[i, l]
+        for k in range(nd):
+            s += UD[i, r, k] * u[i, k]
+        pA[i, r] += s
+    for r in range(6):
+        for l in range(6):
+            IA[parent, r, l] += IA[i, r, l]
+        pA[parent, r] += pA[i, r]
+
+
+@njit(**JIT)
+def aba_passes(node_i, gravity, ws, tau, qdd):
     """Articulated-body algorithm, RBDA Table 7.1 (papers/000 §2.2: the O(n) elimination of eq. 8),
-    given the kinematics and pA = v x* I v - fext. Returns OK or the first singular node."""
-    n = node_i.shape[0]
-    D = np.empty((3, 3))
-    Ia = np.empty((6, 6))
-    pa = np.empty(6)
-    UD = np.empty((6, 3))
-    for i in range(n - 1, -1, -1):
+    given the kinematics, IA = I and pA = v x* I v - fext; tau may share qdd's memory.
+    Returns OK or the first singular node."""
+    w = carve(ws)
+    S, c, IA, pA, U, Dinv, u, acc = w.S, w.c, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
+    for i in range(node_i.shape[0] - 1, -1, -1):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
         for k in range(nd):                               # U = IA S, u = tau - S^T pA
             for r in range(6):
@@ -254,38 +310,17 @@ def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
             for l in range(6):
                 s -= S[i, l, k] * pA[i, l]
             u[i, k] = s
-        for k in range(nd):                               # D = S^T U
+        for k in range(nd):                               # D = S^T U, inverted in place
             for j in range(nd):
                 s = 0.0
                 for l in range(6):
                     s += S[i, l, k] * U[i, l, j]
-                D[k, j] = s
-        if nd > 0 and not invert_joint_inertia(D, nd, Dinv[i]):
+                Dinv[i, k, j] = s
+        if nd > 0 and not invert_joint_inertia(Dinv[i], nd):
             return i
-        if parent < 0:
-            continue
-        for r in range(6):                                # UD = U D^-1
-            for k in range(nd):
-                s = 0.0
-                for j in range(nd):
-                    s += U[i, r, j] * Dinv[i, j, k]
-                UD[r, k] = s
-        for r in range(6):                                # Ia = IA - U D^-1 U^T
-            for l in range(6):
-                s = IA[i, r, l]
-                for k in range(nd):
-                    s -= UD[r, k] * U[i, l, k]
-                Ia[r, l] = s
-        for r in range(6):                                # pa = pA + Ia c + U D^-1 u
-            s = pA[i, r]
-            for l in range(6):
-                s += Ia[r, l] * c[i, l]
-            for k in range(nd):
-                s += UD[r, k] * u[i, k]
-            pa[r] = s
-        IA[parent] += Ia
-        pA[parent] += pa
-    for i in range(n):
+        if parent >= 0:
+            articulate(IA, pA, U, w.UD, Dinv, u, c, i, parent, nd)
+    for i in range(node_i.shape[0]):
         vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
         bias_acceleration(node_i, gravity, c, acc, i)
         for k in range(nd):                               # qdd = D^-1 (u - U^T a)
@@ -303,81 +338,80 @@ def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
 @njit(**JIT)
 def aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau_in, ws, qdd):
     """Forward dynamics qdd = FD(q, v, tau_in + force elements); returns OK or a singular node."""
-    n, nv = node_i.shape[0], v.shape[0]
-    R, p, S, vel, c, IA, pA, U, Dinv, u, acc, fext, tau = carve(ws, n, nv)
-    node_kinematics(node_i, node_f, q, v, R, p, S, vel, c)
-    fext[:, :] = 0.0
+    tau = qdd                  # the generalized forces are gathered in qdd until the last pass replaces them
     tau[:] = tau_in
-    applied_forces(force_i, force_f, u_force, q, v, R, p, vel, fext, tau)
-    body_inertias(node_f, R, p, IA)
-    gyroscopic = np.empty(6)
-    for i in range(n):                                    # pA = v x* I v - fext
-        for r in range(6):
-            s = 0.0
-            for l in range(6):
-                s += IA[i, r, l] * vel[i, l]
-            gyroscopic[r] = s
-        for r in range(6):
-            pA[i, r] = -fext[i, r]
-        crf_add(vel[i], gyroscopic, pA[i])
-    return aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd)
+    node_poses(node_i, node_f, q, ws)
+    node_velocities(node_i, v, ws)
+    applied_forces(force_i, force_f, u_force, q, v, ws, tau)
+    body_inertias(node_f, ws)
+    bias_forces(ws)
+    return aba_passes(node_i, gravity, ws, tau, qdd)
+
+
+@njit("int64(int64[:, ::1], float64[:, ::1], float64[::1], float64[:, :, ::1], "
+      "float64[::1], float64[::1], float64[::1], float64[::1])", **JIT)
+def aba_packed(model_i, model_f, u_force, ws, q, v, tau_in, qdd):
+    """aba on the stacked model tables (layout.py), the entry of the public forward_dynamics: fewer
+    arrays to pass from Python. Returns OK, a singular node or WRONG_SIZE."""
+    n = ws.shape[0]
+    node_i, force_i = model_i[:n], model_i[n:]
+    node_f, force_f, gravity = model_f[:n], model_f[n:-1], model_f[-1, GRAVITY:GRAVITY + 3]
+    nq, nv = coordinate_counts(node_i)
+    if q.shape[0] != nq or v.shape[0] != nv or tau_in.shape[0] != nv or qdd.shape[0] != nv:
+        return WRONG_SIZE
+    return aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau_in, ws, qdd)
 
 
 @njit(**JIT)
 def rnea(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, ws, tau_out):
     """Inverse dynamics by recursive Newton-Euler (papers/000 eqs. 4-6, RBDA Table 5.1): the joint
     forces tau_out that, with the force elements, produce qdd."""
-    n, nv = node_i.shape[0], v.shape[0]
-    R, p, S, vel, c, IA, pA, U, Dinv, u, acc, fext, tau = carve(ws, n, nv)
-    node_kinematics(node_i, node_f, q, v, R, p, S, vel, c)
-    fext[:, :] = 0.0
-    tau[:] = 0.0
-    applied_forces(force_i, force_f, u_force, q, v, R, p, vel, fext, tau)
-    body_inertias(node_f, R, p, IA)
-    f = pA                                               # body forces f_i, accumulated tip to base
-    h = np.empty(6)
-    for i in range(n):
+    tau_out[:] = 0.0           # first the force elements' generalized forces
+    node_poses(node_i, node_f, q, ws)
+    node_velocities(node_i, v, ws)
+    applied_forces(force_i, force_f, u_force, q, v, ws, tau_out)
+    body_inertias(node_f, ws)
+    bias_forces(ws)
+    w = carve(ws)
+    S, IA, acc = w.S, w.IA, w.acc
+    f = w.pA                   # body forces f_i = I a + v x* I v - fext, accumulated tip to base
+    for i in range(node_i.shape[0]):
         vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
-        bias_acceleration(node_i, gravity, c, acc, i)
+        bias_acceleration(node_i, gravity, w.c, acc, i)
         add_joint_acceleration(S, qdd, acc, i, vi, nd)
-        for r in range(6):                               # f = I a + v x* I v - fext
+        for r in range(6):
             s = 0.0
-            t = 0.0
             for l in range(6):
                 s += IA[i, r, l] * acc[i, l]
-                t += IA[i, r, l] * vel[i, l]
-            f[i, r] = s - fext[i, r]
-            h[r] = t
-        crf_add(vel[i], h, f[i])
-    for i in range(n - 1, -1, -1):
+            f[i, r] += s
+    for i in range(node_i.shape[0] - 1, -1, -1):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
         for k in range(nd):
             s = 0.0
             for l in range(6):
                 s += S[i, l, k] * f[i, l]
-            tau_out[vi + k] = s - tau[vi + k]
+            tau_out[vi + k] = s - tau_out[vi + k]
         if parent >= 0:
-            f[parent] += f[i]
+            for r in range(6):
+                f[parent, r] += f[i, r]
 
 
 @njit(**JIT)
 def crba(node_i, node_f, q, ws, M):
     """Joint-space mass matrix by the composite-rigid-body algorithm (RBDA Table 6.2)."""
-    n = node_i.shape[0]
-    R, p, S, vel, c, IA, pA, U, Dinv, u, acc, fext, tau = carve(ws, n, M.shape[0])
-    zero_v = np.zeros(M.shape[0])
-    node_kinematics(node_i, node_f, q, zero_v, R, p, S, vel, c)
-    body_inertias(node_f, R, p, IA)
+    node_poses(node_i, node_f, q, ws)
+    body_inertias(node_f, ws)
+    w = carve(ws)
+    S, Ic, F = w.S, w.IA, w.U
     M[:, :] = 0.0
-    F = np.empty((6, 3))
-    for i in range(n - 1, -1, -1):
+    for i in range(node_i.shape[0] - 1, -1, -1):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
         for k in range(nd):                              # F = Ic S
             for r in range(6):
                 s = 0.0
                 for l in range(6):
-                    s += IA[i, r, l] * S[i, l, k]
-                F[r, k] = s
+                    s += Ic[i, r, l] * S[i, l, k]
+                F[i, r, k] = s
         j = i
         while j >= 0 and nd > 0:                         # M_ij = F^T S_j along the path to the root
             vj, ndj = node_i[j, VI], dof(node_i[j, PTYPE])
@@ -385,12 +419,14 @@ def crba(node_i, node_f, q, ws, M):
                 for m in range(ndj):
                     s = 0.0
                     for l in range(6):
-                        s += F[l, k] * S[j, l, m]
+                        s += F[i, l, k] * S[j, l, m]
                     M[vi + k, vj + m] = s
                     M[vj + m, vi + k] = s
             j = node_i[j, PARENT]
         if parent >= 0:
-            IA[parent] += IA[i]
+            for r in range(6):
+                for l in range(6):
+                    Ic[parent, r, l] += Ic[i, r, l]
 
 
 @njit(**JIT)
@@ -423,14 +459,13 @@ def normalize_quaternions(quat_q, y):
 def trajectory(node_i, node_f, force_i, force_f, gravity, U_force, TAU, Q, V, ws, QDD, R_out, p_out, vel_out, acc_out):
     """Forward dynamics over samples k: joint accelerations QDD[k] and every node's world pose,
     spatial velocity and spatial acceleration (at the world origin). Returns OK or a singular node."""
-    n, nv = node_i.shape[0], V.shape[1]
+    w = carve(ws)
     for k in range(Q.shape[0]):
         status = aba(node_i, node_f, force_i, force_f, gravity, U_force[k], Q[k], V[k], TAU[k], ws, QDD[k])
         if status != OK:
             return status
-        R, p, S, vel, c, IA, pA, Ucol, Dinv, u, acc, fext, tau = carve(ws, n, nv)
-        R_out[k] = R
-        p_out[k] = p
-        vel_out[k] = vel
-        acc_out[k] = acc
+        R_out[k] = w.R
+        p_out[k] = w.p
+        vel_out[k] = w.vel
+        acc_out[k] = w.acc
     return OK

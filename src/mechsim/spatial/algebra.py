@@ -133,6 +133,8 @@ def matmul3(A, B, out):
 
 
 @njit(**JIT)
-def matvec3(A, x, out):
-    for i in range(3):
-        out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
+def transform_point(R, p, x):
+    """R x + p as a 3-tuple (a point x in a frame at (R, p), in world)."""
+    return (R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2] + p[0],
+            R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2] + p[1],
+            R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2] + p[2])

@@ -1,0 +1,40 @@
+"""`mechsim bench`: the speed suite of SPEC §6 (forward dynamics vs Pinocchio and MuJoCo, a whole
+fixed-step run vs a Python loop around pin.aba, CLI start-up), written to benchmarks/RESULTS.md.
+
+    import mechsim.bench
+    numbers = mechsim.bench.run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco"))
+
+Peers are optional: install them with ``pip install "mechsim[bench]"``.
+"""
+import argparse
+
+from .chains import mechsim_chain, mujoco_chain, mujoco_xml, pinocchio_chain
+from .suite import run
+
+__all__ = ["run", "main", "mechsim_chain", "pinocchio_chain", "mujoco_chain", "mujoco_xml"]
+
+
+def build_parser(parser=None):
+    """Options of ``mechsim bench`` (added to ``parser`` when given, e.g. a CLI sub-parser)."""
+    parser = parser or argparse.ArgumentParser(
+        prog="mechsim bench", description="Run the mechsim speed suite (SPEC §6) and write a Markdown report.")
+    parser.add_argument("--quick", action="store_true", help="fewer chain sizes and repeats (a smoke run)")
+    parser.add_argument("--output", "-o", default="benchmarks/RESULTS.md", metavar="PATH",
+                        help="where to write the Markdown report (default: benchmarks/RESULTS.md)")
+    parser.add_argument("--engines", default="pin,mujoco",
+                        help="comparison engines, comma-separated (default: pin,mujoco; empty for none)")
+    parser.add_argument("--no-startup", action="store_true", help="skip the CLI start-up measurement")
+    return parser
+
+
+def main(argv=None):
+    """Entry point for ``mechsim bench``; returns the exit code (0; 1 if the engines disagree)."""
+    args = build_parser().parse_args(argv)
+    engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
+    try:
+        run(quick=args.quick, output=args.output, engines=engines, startup_check=not args.no_startup)
+    except (AssertionError, ValueError) as exc:
+        import sys
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,273 @@
+"""Machine information, target verdicts and the Markdown / console reports of the speed suite."""
+import datetime
+import os
+import platform
+import subprocess
+import sys
+
+from . import suite
+
+
+def _version(module):
+    try:
+        mod = __import__(module)
+        return getattr(mod, "__version__", "?")
+    except ImportError:
+        return "not installed"
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _git_revision():
+    try:
+        here = os.path.dirname(os.path.abspath(__file__))
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True,
+                             timeout=10)
+        if rev.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return rev.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def machine_info():
+    import mechsim
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except AttributeError:
+        affinity = None
+    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "cpu": _cpu_model(), "cores": os.cpu_count(), "usable_cores": affinity,
+            "platform": platform.platform(), "python": platform.python_version(),
+            "mechsim": mechsim.__version__, "git": _git_revision(),
+            "numpy": _version("numpy"), "numba": _version("numba"), "pinocchio": _version("pinocchio"),
+            "mujoco": _version("mujoco"), "executable": sys.executable}
+
+
+# ------------------------------------------------------------------------------------------ verdicts
+def targets(results):
+    """One line per SPEC §6 target: what, measured value, target, met (True/False/None = not measured)."""
+    lines = []
+    fd = results["forward_dynamics"]
+    for row in fd["rows"]:
+        if "ratio_pin" in row:
+            lines.append({"what": f"forward_dynamics N = {row['n']}: mechsim / pin.aba",
+                          "value": f"{row['ratio_pin']:.2f}x", "target": f"<= {row['target']:g}x", "met": row["met"]})
+    fit = fd["fit"]["mechsim"]
+    if fit["slope_ratio"] is not None:
+        lines.append({"what": "forward_dynamics grows linearly in N (per-link slope, upper / lower range)",
+                      "value": f"{fit['slope_ratio']:.2f}", "target": f"<= {suite.LINEAR_SLOPE_RATIO:g}",
+                      "met": fit["linear"]})
+    whole = results["whole_run"]
+    if "ratio_simulate_to_pin_loop" in whole:
+        lines.append({"what": f"{whole['n']}-link chain {whole['t_end']:g} s RK4: m.simulate / Python loop around pin.aba",
+                      "value": f"{whole['ratio_simulate_to_pin_loop']:.3f}x", "target": "< 1x", "met": whole["met"]})
+    pin20 = next((r.get("pin_us") for r in fd["rows"] if r["n"] == whole["n"]), None)
+    if pin20:
+        ratio = whole["mechsim_per_eval_us"] / pin20
+        whole["ratio_per_eval_to_pin_aba"] = ratio
+        lines.append({"what": f"inside the compiled loop: µs per dynamics evaluation (RK4 stage incl.) / pin.aba "
+                              f"from Python, N = {whole['n']}",
+                      "value": f"{ratio:.2f}x", "target": "parity (<= 1x)", "met": bool(ratio <= 1.0)})
+    for cmd in results.get("startup", {}).get("commands", []):
+        if "second_s" in cmd:
+            lines.append({"what": f"second start-up: `{cmd['command']}`" + ("" if cmd["cli"] else " (CLI fallback)"),
+                          "value": f"{cmd['second_s']:.2f} s", "target": f"< {suite.STARTUP_TARGET_S:g} s",
+                          "met": cmd["met"]})
+    return lines
+
+
+def _mark(met):
+    return "—" if met is None else ("met" if met else "**not met**")
+
+
+def _us(x):
+    return "—" if x is None else (f"{x:.2f}" if x < 100 else f"{x:.1f}")
+
+
+def _x(x):
+    return "—" if x is None else f"{x:.2f}x"
+
+
+def _table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------------------ Markdown
+def markdown(results):
+    mi, fd, ag, whole = results["machine"], results["forward_dynamics"], results["agreement"], results["whole_run"]
+    has_pin, has_mj = "pin" in results["engines"], "mujoco" in results["engines"]
+    lines = ["# mechsim speed suite — results", "",
+             "Generated by `mechsim bench`" + (" --quick" if results["quick"] else "") +
+             " (`python benchmarks/run.py`); every ratio below is measured in this one run on this machine. "
+             "See `benchmarks/README.md` for what is measured and how.", "",
+             "## Machine", "",
+             _table(["item", "value"], [
+                 ("date", mi["date"]), ("CPU", mi["cpu"]),
+                 ("cores", f"{mi['cores']}" + (f" ({mi['usable_cores']} usable)" if mi["usable_cores"] else "")),
+                 ("platform", mi["platform"]), ("python", mi["python"]), ("numpy", mi["numpy"]),
+                 ("numba", mi["numba"]), ("pinocchio", mi["pinocchio"]), ("mujoco", mi["mujoco"]),
+                 ("mechsim", mi["mechsim"] + (f", git {mi['git']}" if mi["git"] else ""))]), ""]
+    if results["notes"]:
+        lines += ["Notes:", ""] + [f"- {n}" for n in results["notes"]] + [""]
+    lines += ["## Targets (SPEC §6)", "",
+              _table(["target", "measured", "required", "verdict"],
+                     [(t["what"], t["value"], t["target"], _mark(t["met"])) for t in results["targets"]]), ""]
+
+    lines += ["## Benchmark model", "", results["chain"], "",
+              "Built by `mechsim.bench.chains`: `mechsim_chain(N)` (ms.Model), `pinocchio_chain(N)` "
+              "(JointModelRY/RZ, pin.Inertia, SE3 placements), `mujoco_xml(N)` (MJCF hinges with `<inertial>`, no geoms).", "",
+              "## 1. Cross-engine agreement", "",
+              f"Accelerations at a random state per N (q uniform in [-π, π], v and tau standard normal; seed "
+              f"{ag['seed']}). Error = max|a_engine − a_mechsim| / max(1, max|a_mechsim|); required ≤ "
+              f"{ag['tolerance']:g} before anything is timed.", ""]
+    if ag["checked"]:
+        cols = [k for k in ("pin", "mujoco", "mujoco_pure") if k in ag["rows"][0]]
+        names = {"pin": "pin.aba", "mujoco": "mj_forward", "mujoco_pure": "mj_forward (pure dynamics)"}
+        lines += [_table(["N", "max abs acc"] + [names[c] for c in cols],
+                         [[r["n"], f"{r['max_abs_acc']:.3g}"] + [f"{r[c]:.1e}" for c in cols] for r in ag["rows"]]),
+                  "", f"Agreement: **{'ok' if ag['ok'] else 'FAILED'}** (worst "
+                  + ", ".join(f"{names[k]} {v:.1e}" for k, v in ag["worst"].items()) + ").", ""]
+    else:
+        lines += ["No peer engine available: agreement not checked.", ""]
+
+    lines += ["## 2. Forward dynamics per call from Python", "",
+              f"µs per call, best of {fd['repeats']} interleaved repeats of a `timeit` loop of ≥ {fd['min_time_s']:g} s each. "
+              "mechsim: `ms.forward_dynamics(m, q, v, tau)`; Pinocchio: `pin.aba(model, data, q, v, tau)` "
+              "(C++ called from Python, LOCAL convention); MuJoCo: `mujoco.mj_forward(model, data)` with "
+              "qpos/qvel/qfrc_applied set once beforehand (the copy-in is not timed, which favours MuJoCo). "
+              "`mj_forward` does more than ABA — collision detection, constraint set-up, sensors, energy — "
+              "and factorises the dense chain mass matrix (CRB + LDLᵀ), so it is not linear in N. "
+              "\"mj pure\" is `mj_forward` with contact, constraints, sensors, passive forces and actuation disabled "
+              "(the closest full pure-dynamics evaluation MuJoCo offers); \"mj acc stage\" is "
+              "`mj_fwdAcceleration` alone — only the last stage (qacc = M⁻¹ qfrc_smooth with M already factorised), "
+              "listed for information, not a comparable evaluation.", ""]
+    header = ["N", "mechsim µs"]
+    if has_pin:
+        header += ["pin.aba µs", "mechsim / pin", "target", "verdict"]
+    if has_mj:
+        header += ["mj_forward µs", "mj pure µs", "mj acc stage µs", "mechsim / mj_forward", "mechsim / mj pure"]
+    rows = []
+    for r in fd["rows"]:
+        row = [r["n"], _us(r["mechsim_us"])]
+        if has_pin:
+            row += [_us(r["pin_us"]), _x(r["ratio_pin"]), f"≤ {r['target']:g}x", _mark(r["met"])]
+        if has_mj:
+            row += [_us(r["mujoco_us"]), _us(r["mujoco_pure_us"]), _us(r["mujoco_acc_stage_us"]),
+                    _x(r["ratio_mujoco"]), _x(r["ratio_mujoco_pure"])]
+        rows.append(row)
+    lines += [_table(header, rows), ""]
+    names = {"mechsim": "mechsim forward_dynamics", "pin": "pin.aba", "mujoco": "mj_forward", "mujoco_pure": "mj_forward (pure)"}
+    lines += ["Linear growth: least-squares fit time = intercept + slope·N over all N, and the per-link slope over "
+              f"the upper range (two largest N) divided by that over the lower range (N ≥ 5 up to the middle size); "
+              f"linear means that ratio ≤ {suite.LINEAR_SLOPE_RATIO:g} (a quadratic cost gives ≈ 4–5).", "",
+              _table(["engine", "slope µs/link", "intercept µs", "R²", "lower slope", "upper slope", "upper / lower", "linear"],
+                     [(names[k], f"{f['slope_us']:.3f}", f"{f['intercept_us']:.2f}", f"{f['r2']:.4f}",
+                       _us(f.get("lower_slope_us")), _us(f.get("upper_slope_us")),
+                       "—" if f["slope_ratio"] is None else f"{f['slope_ratio']:.2f}",
+                       "—" if f["linear"] is None else ("yes" if f["linear"] else "no"))
+                      for k, f in fd["fit"].items()]), ""]
+    if "slope_ratio_to_pin" in fd["fit"]["mechsim"]:
+        lines += [f"Per-link cost mechsim / pin.aba (ratio of fitted slopes): "
+                  f"{fd['fit']['mechsim']['slope_ratio_to_pin']:.2f}x.", ""]
+
+    lines += [f"## 3. Whole run: {whole['n']}-link chain, {whole['t_end']:g} s, fixed-step RK4 h = {whole['h'] * 1e3:g} ms", "",
+              f"{whole['steps']} steps, {whole['evaluations']} dynamics evaluations, from q = 0.5·sin(i+1) at rest. "
+              f"Best of {whole['repeats']} runs (Python loops: best of {min(whole['repeats'], 3)}). `m.simulate(t_end=1.0, "
+              "solver=\"RK4\", h=1e-3)` runs the compiled fixed-step loop (set-up and Result included); the Python loops "
+              "are the same classical RK4 on [q; v] written in Python around one dynamics call per stage.", ""]
+    rows = [("`m.simulate(..., solver=\"RK4\", h=1e-3)` (compiled loop)", f"{whole['mechsim_simulate_s'] * 1e3:.2f}",
+             f"{whole['mechsim_per_eval_us']:.2f}", "1.00x" if "pin_python_loop_s" not in whole
+             else _x(whole["ratio_simulate_to_pin_loop"]), "—")]
+    if "pin_python_loop_s" in whole:
+        rows.append(("Python RK4 loop around `pin.aba`", f"{whole['pin_python_loop_s'] * 1e3:.2f}",
+                     f"{whole['pin_python_loop_s'] / whole['evaluations'] * 1e6:.2f}", "1.00x",
+                     f"{whole['diff_simulate_vs_pin_loop']:.1e}"))
+    rows.append(("Python RK4 loop around `ms.forward_dynamics` (information)", f"{whole['mechsim_python_loop_s'] * 1e3:.2f}",
+                 f"{whole['mechsim_python_loop_s'] / whole['evaluations'] * 1e6:.2f}",
+                 _x(whole["ratio_mechsim_loop_to_pin_loop"]) if whole["ratio_mechsim_loop_to_pin_loop"] else "—",
+                 f"{whole['diff_simulate_vs_mechsim_loop']:.1e}"))
+    lines += [_table(["run", "ms", "µs per evaluation", "time / pin loop", "max |final state − m.simulate|"], rows), "",
+              f"Final joint angles are of order {whole['final_q_max_abs']:.2g} rad; the differences are round-off "
+              "amplified by the chaotic chain over 1000 steps.", ""]
+    if "ratio_per_eval_to_pin_aba" in whole:
+        lines += [f"Inside the compiled loop one dynamics evaluation (with its share of the RK4 arithmetic) costs "
+                  f"{whole['mechsim_per_eval_us']:.2f} µs, {whole['ratio_per_eval_to_pin_aba']:.2f}x one `pin.aba` call "
+                  "from Python at the same N (which includes Python's call overhead; Pinocchio offers no compiled loop "
+                  "to compare with from Python).", ""]
+
+    st = results.get("startup")
+    if st:
+        lines += ["## 4. Start-up (numba on-disk cache)", "",
+                  f"Wall time of fresh `python` processes on a 2-link pendulum YAML (run {st['runs']} times; the first "
+                  "run fills numba's on-disk cache if it is cold, the second is the one the target is about).", ""]
+        rows = []
+        for c in st["commands"]:
+            if c.get("failed") and "second_s" not in c:
+                rows.append((c["label"], "failed", "—", "—", "—", "—"))
+                continue
+            rows.append((f"`{c['command']}`" + ("" if c["cli"] else " (fallback: CLI missing)"), f"{c['first_s']:.2f}",
+                         f"{c['second_s']:.2f}", f"{c['best_s']:.2f}", f"< {suite.STARTUP_TARGET_S:g}", _mark(c["met"])))
+        lines += [_table(["command", "first s", "second s", "best later s", "target s", "verdict"], rows), ""]
+        if st["baselines"]:
+            lines += ["For reference: " + "; ".join(f"`{b['label']}` {b['seconds']:.2f} s" for b in st["baselines"]) + ".", ""]
+    lines += [f"Suite wall time: {results['elapsed_s']:.1f} s.", ""]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------ console
+def console(results):
+    fd, whole = results["forward_dynamics"], results["whole_run"]
+    has_pin, has_mj = "pin" in results["engines"], "mujoco" in results["engines"]
+    out = [f"\nmechsim speed suite — {results['machine']['cpu']}, {results['machine']['cores']} cores, "
+           f"{results['machine']['date']}"]
+    ag = results["agreement"]
+    if ag["checked"]:
+        out.append("agreement (rel. max error vs mechsim): " + ", ".join(f"{k} {v:.1e}" for k, v in ag["worst"].items())
+                   + f"  [tol {ag['tolerance']:g}: {'ok' if ag['ok'] else 'FAILED'}]")
+    head = f"{'N':>4} {'mechsim':>9}"
+    if has_pin:
+        head += f" {'pin.aba':>9} {'ms/pin':>7} {'target':>7}"
+    if has_mj:
+        head += f" {'mj_fwd':>9} {'mj pure':>9} {'ms/mj':>6} {'ms/pure':>7}"
+    out += ["forward dynamics, µs per call from Python:", head]
+    for r in fd["rows"]:
+        line = f"{r['n']:>4} {r['mechsim_us']:>9.2f}"
+        if has_pin:
+            line += f" {r['pin_us']:>9.2f} {r['ratio_pin']:>6.2f}x {'<=' + format(r['target'], 'g') + 'x':>7}" \
+                    f" {'ok' if r['met'] else 'MISSED'}"
+        if has_mj:
+            line += f" {r['mujoco_us']:>9.2f} {r['mujoco_pure_us']:>9.2f} {r['ratio_mujoco']:>5.2f}x {r['ratio_mujoco_pure']:>6.2f}x"
+        out.append(line)
+    out.append("linear fit (slope µs/link, intercept µs, upper/lower slope): " + "; ".join(
+        f"{k} {f['slope_us']:.3f}, {f['intercept_us']:.2f}"
+        + ("" if f["slope_ratio"] is None else f", {f['slope_ratio']:.2f}") for k, f in fd["fit"].items()))
+    line = (f"{whole['n']}-link chain {whole['t_end']:g} s RK4 h={whole['h']:g}: m.simulate {whole['mechsim_simulate_s'] * 1e3:.1f} ms")
+    if "pin_python_loop_s" in whole:
+        line += (f", Python loop around pin.aba {whole['pin_python_loop_s'] * 1e3:.1f} ms "
+                 f"(ratio {whole['ratio_simulate_to_pin_loop']:.3f}, final-state diff {whole['diff_simulate_vs_pin_loop']:.1e})")
+    line += f", Python loop around ms.forward_dynamics {whole['mechsim_python_loop_s'] * 1e3:.1f} ms"
+    out.append(line)
+    for c in results.get("startup", {}).get("commands", []):
+        if "second_s" in c:
+            out.append(f"start-up `{c['command']}`: first {c['first_s']:.2f} s, second {c['second_s']:.2f} s "
+                       f"(target < {suite.STARTUP_TARGET_S:g} s: {'ok' if c['met'] else 'MISSED'})")
+    missed = [t["what"] for t in results["targets"] if t["met"] is False]
+    out.append(f"targets: {sum(t['met'] is True for t in results['targets'])} met, {len(missed)} not met"
+               + (": " + "; ".join(missed) if missed else ""))
+    for note in results["notes"]:
+        out.append(f"note: {note}")
+    return "\n".join(out)

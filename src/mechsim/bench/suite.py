@@ -1,0 +1,359 @@
+"""The speed suite of SPEC §6, measured as ratios in one run on one machine.
+
+Sections (each returns plain numbers in a dict; ``run`` collects them, prints a table, writes
+``benchmarks/RESULTS.md``):
+
+1. agreement      — mechsim, Pinocchio ``aba`` and MuJoCo give the same accelerations on the
+                    benchmark chain at a random state (checked to 1e-8 before anything is timed);
+2. forward_dynamics — µs per call from Python for N = 1 … 100, best of several repeats of a tight
+                    ``timeit`` loop; ratios mechsim/pin and mechsim/mujoco; a linear fit of time vs N;
+3. whole_run      — 20-link chain, 1 s, fixed-step RK4 h = 1 ms: ``m.simulate`` (the compiled loop)
+                    vs the same RK4 written as a Python loop around ``pin.aba`` (and around
+                    ``ms.forward_dynamics``, for information); final states compared;
+4. startup        — wall time of a second ``python -m mechsim …`` run (numba cache warm).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+
+import numpy as np
+
+from . import chains
+
+N_FULL = (1, 2, 5, 10, 20, 50, 100)
+N_QUICK = (1, 5, 20, 50)
+AGREEMENT_TOL = 1e-8
+FD_TARGET_SMALL, FD_TARGET_LARGE = 2.0, 1.5        # mechsim/pin for N < 5, N >= 5 (SPEC §6)
+STARTUP_TARGET_S = 1.5
+LINEAR_SLOPE_RATIO = 1.5                             # upper-range / lower-range per-link slope
+INSTALL_HINT = 'pip install "mechsim[bench]"'
+
+
+class Peers:
+    """The comparison engines that could be imported (and were asked for)."""
+
+    def __init__(self, engines=("pin", "mujoco")):
+        self.pin = self.mujoco = None
+        self.notes = []
+        engines = tuple(engines or ())
+        for name in engines:
+            if name not in ("pin", "mujoco"):
+                raise ValueError(f"unknown engine {name!r}: choose from 'pin', 'mujoco'")
+        if "pin" in engines:
+            try:
+                import pinocchio
+                self.pin = pinocchio
+            except ImportError as exc:
+                self.notes.append(f"Pinocchio not available ({exc}); its columns are skipped — {INSTALL_HINT}")
+        if "mujoco" in engines:
+            try:
+                import mujoco
+                self.mujoco = mujoco
+            except ImportError as exc:
+                self.notes.append(f"MuJoCo not available ({exc}); its columns are skipped — {INSTALL_HINT}")
+
+
+# ------------------------------------------------------------------------------------------ timing
+def best_us(statements, repeats, min_time):
+    """µs per call of each timeit statement: ``statements`` maps a label to (stmt, globals). The
+    loop count of each is calibrated so that one repeat takes at least ``min_time`` s; the repeats
+    are interleaved across statements (so a load spike hurts all alike) and the best is kept."""
+    timers, numbers, best = {}, {}, {}
+    for label, (stmt, env) in statements.items():
+        timer = timeit.Timer(stmt, globals=env)
+        timer.timeit(3)                                                   # warm (JIT, caches)
+        number = 1
+        while True:
+            elapsed = timer.timeit(number)
+            if elapsed >= min_time:
+                break
+            number = max(number * 2, int(number * min_time / max(elapsed, 1e-9) * 1.1))
+        timers[label], numbers[label], best[label] = timer, number, elapsed / number
+    for _ in range(max(repeats - 1, 0)):
+        for label, timer in timers.items():
+            best[label] = min(best[label], timer.timeit(numbers[label]) / numbers[label])
+    return {label: value * 1e6 for label, value in best.items()}
+
+
+def best_seconds(function, repeats):
+    """Best wall time (s) of ``repeats`` calls of function(); returns (seconds, last return value)."""
+    best, value = np.inf, None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        value = function()
+        best = min(best, time.perf_counter() - start)
+    return best, value
+
+
+# ------------------------------------------------------------------------------------------ 1. agreement
+def random_state(rng, n):
+    return rng.uniform(-np.pi, np.pi, n), rng.normal(size=n), rng.normal(size=n)
+
+
+def agreement(sizes, peers, seed=0):
+    """Accelerations of every engine at a random (q, v, tau) per N, compared with mechsim. The error is
+    max|a_peer - a_mechsim| / max(1, max|a_mechsim|). Raises AssertionError above AGREEMENT_TOL."""
+    from ..dynamics.api import forward_dynamics
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in sizes:
+        q, v, tau = random_state(rng, n)
+        a = forward_dynamics(chains.mechsim_chain(n), q, v, tau)
+        scale = max(1.0, float(np.max(np.abs(a))))
+        row = {"n": n, "max_abs_acc": float(np.max(np.abs(a)))}
+        if peers.pin is not None:
+            model, data = chains.pinocchio_chain(n)
+            row["pin"] = float(np.max(np.abs(peers.pin.aba(model, data, q, v, tau) - a))) / scale
+        if peers.mujoco is not None:
+            for key, pure in (("mujoco", False), ("mujoco_pure", True)):
+                model, data = chains.mujoco_chain(n, pure=pure)
+                chains.mujoco_set_state(data, q, v, tau)
+                peers.mujoco.mj_forward(model, data)
+                row[key] = float(np.max(np.abs(data.qacc - a))) / scale
+        rows.append(row)
+    worst = {k: max(r[k] for r in rows) for k in ("pin", "mujoco", "mujoco_pure") if rows and k in rows[0]}
+    result = {"tolerance": AGREEMENT_TOL, "seed": seed, "rows": rows, "worst": worst,
+              "ok": all(w <= AGREEMENT_TOL for w in worst.values()), "checked": bool(worst)}
+    if not result["ok"]:
+        bad = ", ".join(f"{k}: {w:.2e}" for k, w in worst.items() if w > AGREEMENT_TOL)
+        raise AssertionError(f"the engines disagree on the benchmark chain's accelerations ({bad} > "
+                             f"{AGREEMENT_TOL:g}); a timing comparison would compare different physics")
+    return result
+
+
+# ------------------------------------------------------------------------------------------ 2. forward dynamics
+def _linear_fit(ns, us):
+    """Least-squares t = intercept + slope N, R², and the ratio of the per-link slope over the upper
+    range (the two largest N) to that over the lower range (N >= 5 up to the middle size)."""
+    ns, us = np.asarray(ns, dtype=float), np.asarray(us, dtype=float)
+    slope, intercept = np.polyfit(ns, us, 1)
+    residual = us - (intercept + slope * ns)
+    r2 = 1.0 - float(residual @ residual) / max(float(((us - us.mean()) ** 2).sum()), 1e-300)
+    big = ns >= 5
+    fit = {"slope_us": float(slope), "intercept_us": float(intercept), "r2": r2,
+           "slope_ratio": None, "linear": None}
+    if big.sum() >= 3:
+        nb, ub = ns[big], us[big]
+        mid = len(nb) // 2
+        lower = (ub[mid] - ub[0]) / (nb[mid] - nb[0])
+        upper = (ub[-1] - ub[-2]) / (nb[-1] - nb[-2])
+        fit["slope_ratio"] = float(upper / lower) if lower > 0 else float("inf")
+        fit["lower_slope_us"], fit["upper_slope_us"] = float(lower), float(upper)
+        fit["linear"] = bool(fit["slope_ratio"] <= LINEAR_SLOPE_RATIO)
+    return fit
+
+
+def forward_dynamics_times(sizes, peers, repeats, min_time, seed=1):
+    """µs per call of ms.forward_dynamics, pin.aba, mujoco.mj_forward (default options, and with
+    contact/constraint/sensor/passive disabled) and mujoco.mj_fwdAcceleration (the last stage only)."""
+    from ..dynamics.api import forward_dynamics
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in sizes:
+        q, v, tau = random_state(rng, n)
+        m = chains.mechsim_chain(n)
+        forward_dynamics(m, q, v, tau)                                   # compile the model, JIT the kernel
+        statements = {"mechsim": ("fd(m, q, v, tau)", dict(fd=forward_dynamics, m=m, q=q, v=v, tau=tau))}
+        if peers.pin is not None:
+            model, data = chains.pinocchio_chain(n)
+            statements["pin"] = ("aba(model, data, q, v, tau)",
+                                 dict(aba=peers.pin.aba, model=model, data=data, q=q, v=v, tau=tau))
+        if peers.mujoco is not None:
+            mj = peers.mujoco
+            for key, pure in (("mujoco", False), ("mujoco_pure", True)):
+                model, data = chains.mujoco_chain(n, pure=pure)
+                chains.mujoco_set_state(data, q, v, tau)
+                mj.mj_forward(model, data)
+                statements[key] = ("f(model, data)", dict(f=mj.mj_forward, model=model, data=data))
+            statements["mujoco_acc_stage"] = ("f(model, data)", dict(f=mj.mj_fwdAcceleration, model=model, data=data))
+        times = best_us(statements, repeats, min_time)
+        row = {"n": n, **{f"{k}_us": t for k, t in times.items()}}
+        target = FD_TARGET_SMALL if n < 5 else FD_TARGET_LARGE
+        row["target"] = target
+        if "pin" in times:
+            row["ratio_pin"] = times["mechsim"] / times["pin"]
+            row["met"] = bool(row["ratio_pin"] <= target)
+        for key in ("mujoco", "mujoco_pure"):
+            if key in times:
+                row[f"ratio_{key}"] = times["mechsim"] / times[key]
+        rows.append(row)
+    engines = [k for k in ("mechsim", "pin", "mujoco", "mujoco_pure") if f"{k}_us" in rows[0]]
+    fits = {k: _linear_fit([r["n"] for r in rows], [r[f"{k}_us"] for r in rows]) for k in engines}
+    if "pin" in fits and fits["pin"]["slope_us"] > 0:
+        fits["mechsim"]["slope_ratio_to_pin"] = fits["mechsim"]["slope_us"] / fits["pin"]["slope_us"]
+    met = [r["met"] for r in rows if "met" in r]
+    return {"sizes": list(sizes), "repeats": repeats, "min_time_s": min_time, "rows": rows, "fit": fits,
+            "met": (all(met) and fits["mechsim"]["linear"] is not False) if met else None}
+
+
+# ------------------------------------------------------------------------------------------ 3. whole run
+def python_rk4(acceleration, q, v, h, n_steps):
+    """Classical RK4 on y = [q; v], y' = [v; a(q, v)], as a plain Python loop."""
+    for _ in range(n_steps):
+        a1 = acceleration(q, v)
+        q2, v2 = q + (0.5 * h) * v, v + (0.5 * h) * a1
+        a2 = acceleration(q2, v2)
+        q3, v3 = q + (0.5 * h) * v2, v + (0.5 * h) * a2
+        a3 = acceleration(q3, v3)
+        q4, v4 = q + h * v3, v + h * a3
+        a4 = acceleration(q4, v4)
+        q = q + (h / 6.0) * (v + 2.0 * v2 + 2.0 * v3 + v4)
+        v = v + (h / 6.0) * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+    return q, v
+
+
+def whole_run(peers, repeats, n=20, t_end=1.0, h=1e-3):
+    """``m.simulate(t_end, solver="RK4", h)`` vs the RK4 Python loop around pin.aba (and around
+    ms.forward_dynamics) on the n-link chain from chains.initial_angles(n) at rest."""
+    from ..dynamics.api import forward_dynamics
+    n_steps = int(round(t_end / h))
+    q0, v0 = chains.initial_angles(n), np.zeros(n)
+    m = chains.mechsim_chain(n, q0=q0)
+    m.simulate(t_end=10 * h, solver="RK4", h=h)                           # JIT / cache load, not timed
+
+    def compiled():
+        res = m.simulate(t_end=t_end, solver="RK4", h=h)
+        return res.q[-1].copy(), res.v[-1].copy()
+
+    out = {"n": n, "t_end": t_end, "h": h, "steps": n_steps, "evaluations": 4 * n_steps, "repeats": repeats}
+    out["mechsim_simulate_s"], final_sim = best_seconds(compiled, repeats)
+    out["mechsim_per_eval_us"] = out["mechsim_simulate_s"] / (4 * n_steps) * 1e6
+    zero = np.zeros(n)
+    loop_repeats = max(1, min(repeats, 3))
+    ms_acc = lambda q, v: forward_dynamics(m, q, v, zero)                   # noqa: E731
+    out["mechsim_python_loop_s"], final_msloop = best_seconds(lambda: python_rk4(ms_acc, q0, v0, h, n_steps),
+                                                              loop_repeats)
+    out["diff_simulate_vs_mechsim_loop"] = _state_diff(final_sim, final_msloop)
+    out["final_q_max_abs"] = float(np.max(np.abs(final_sim[0])))
+    if peers.pin is not None:
+        model, data = chains.pinocchio_chain(n)
+        aba = peers.pin.aba
+        pin_acc = lambda q, v: aba(model, data, q, v, zero)                 # noqa: E731
+        out["pin_python_loop_s"], final_pin = best_seconds(lambda: python_rk4(pin_acc, q0, v0, h, n_steps),
+                                                           loop_repeats)
+        out["diff_simulate_vs_pin_loop"] = _state_diff(final_sim, final_pin)
+        out["diff_mechsim_loop_vs_pin_loop"] = _state_diff(final_msloop, final_pin)
+        out["ratio_simulate_to_pin_loop"] = out["mechsim_simulate_s"] / out["pin_python_loop_s"]
+        out["met"] = bool(out["ratio_simulate_to_pin_loop"] < 1.0)
+    out["ratio_mechsim_loop_to_pin_loop"] = (out["mechsim_python_loop_s"] / out["pin_python_loop_s"]
+                                             if "pin_python_loop_s" in out else None)
+    return out
+
+
+def _state_diff(a, b):
+    return float(max(np.max(np.abs(a[0] - b[0])), np.max(np.abs(a[1] - b[1]))))
+
+
+# ------------------------------------------------------------------------------------------ 4. start-up
+STARTUP_MODEL = """\
+name: double-pendulum
+gravity: [0, 0, -9.81]
+bodies:
+  - {name: upper, mass: 1.0, com: [0.5, 0, 0], inertia: [0.00125, 0.0839583, 0.0839583]}
+  - {name: lower, mass: 1.0, com: [0.5, 0, 0], inertia: [0.00125, 0.0839583, 0.0839583]}
+joints:
+  - {name: j1, kind: revolute, parent: ground, child: upper, axis: [0, 1, 0], q0: 0.5}
+  - {name: j2, kind: revolute, parent: upper, child: lower, parent_frame: [1, 0, 0], axis: [0, 1, 0], q0: 0.3}
+simulation: {t_end: 1.0}
+"""
+
+
+def _package_root():
+    import mechsim
+    return os.path.dirname(os.path.dirname(os.path.abspath(mechsim.__file__)))
+
+
+def _run_timed(cmd, cwd, env):
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    elapsed = time.perf_counter() - start
+    tail = (proc.stderr.strip().splitlines() or [""])[-1]
+    return elapsed, proc.returncode, tail
+
+
+def startup(quick=False, runs=3):
+    """Wall time of repeated fresh ``python -m mechsim`` processes: the first run fills numba's
+    on-disk cache (if it was not filled already), the later ones load from it. Falls back to
+    ``python -c "import mechsim as ms; ms.load(...).simulate()"`` when the CLI is missing or fails."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([_package_root()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    py = sys.executable
+    out = {"runs": runs if not quick else 2, "commands": [], "notes": []}
+    with tempfile.TemporaryDirectory(prefix="mechsim-bench-") as tmp:
+        path = os.path.join(tmp, "pendulum.yaml")
+        with open(path, "w") as fh:
+            fh.write(STARTUP_MODEL)
+        csv = os.path.join(tmp, "out.csv")
+        fallback = {"signals": [py, "-c", f"import mechsim as ms; print(len(ms.load({path!r}).signals()))"],
+                    "simulate": [py, "-c", f"import mechsim as ms; ms.load({path!r}).simulate().save({csv!r})"]}
+        commands = [("signals", [py, "-m", "mechsim", "signals", path]),
+                    ("simulate", [py, "-m", "mechsim", "simulate", path, "-o", csv])]
+        if quick:
+            commands = commands[1:]
+        baselines = [] if quick else [("python -c pass", [py, "-c", "pass"]),
+                                      ("python -c 'import mechsim'", [py, "-c", "import mechsim"])]
+        for label, cmd in commands:
+            first, rc, tail = _run_timed(cmd, tmp, env)
+            used_cli = rc == 0
+            if not used_cli:
+                out["notes"].append(f"`python -m mechsim {label}` failed (exit {rc}: {tail[:160]}); timed "
+                                    f"`python -c \"import mechsim as ms; ms.load(...).{'signals()' if label == 'signals' else 'simulate().save(...)'}\"` instead")
+                cmd = fallback[label]
+                first, rc, tail = _run_timed(cmd, tmp, env)
+                if rc != 0:
+                    out["notes"].append(f"fallback for {label} failed too (exit {rc}: {tail[:160]})")
+                    out["commands"].append({"label": label, "cli": False, "failed": True})
+                    continue
+            later = [_run_timed(cmd, tmp, env) for _ in range(out["runs"] - 1)]
+            failed = [r for r in later if r[1] != 0]
+            times = [r[0] for r in later if r[1] == 0]
+            shown = " ".join(os.path.basename(c) if c in (path, csv) else ("python" if c == py else c) for c in cmd)
+            entry = {"label": label, "cli": used_cli, "command": shown, "first_s": first, "failed": bool(failed)}
+            if times:
+                entry.update(second_s=times[0], best_s=min(times), met=bool(times[0] < STARTUP_TARGET_S))
+            out["commands"].append(entry)
+        out["baselines"] = [{"label": label, "seconds": min(_run_timed(cmd, tmp, env)[0] for _ in range(2))}
+                            for label, cmd in baselines]
+    met = [c["met"] for c in out["commands"] if "met" in c]
+    out["met"] = all(met) if met else None
+    return out
+
+
+# ------------------------------------------------------------------------------------------ everything
+def run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco"), startup_check=True, verbose=True):
+    """Run the whole suite, print a table, write ``output`` (Markdown; None: do not write) and return
+    the numbers. quick=True: fewer sizes and repeats (a smoke run of a few seconds)."""
+    from . import report
+    peers = Peers(engines)
+    sizes = N_QUICK if quick else N_FULL
+    repeats, min_time = (3, 0.01) if quick else (7, 0.1)
+    started = time.perf_counter()
+    results = {"quick": bool(quick), "machine": report.machine_info(), "chain": chains.DESCRIPTION,
+               "notes": list(peers.notes),
+               "engines": ["mechsim"] + [k for k in ("pin", "mujoco") if getattr(peers, k) is not None]}
+    say = print if verbose else (lambda *a, **k: None)
+    say("mechsim bench: cross-engine agreement …", flush=True)
+    results["agreement"] = agreement(sizes, peers)
+    say("mechsim bench: forward dynamics per call …", flush=True)
+    results["forward_dynamics"] = forward_dynamics_times(sizes, peers, repeats, min_time)
+    say("mechsim bench: 20-link chain, 1 s, RK4 h = 1 ms …", flush=True)
+    results["whole_run"] = whole_run(peers, repeats=2 if quick else 5)
+    if startup_check:
+        say("mechsim bench: CLI start-up …", flush=True)
+        results["startup"] = startup(quick=quick)
+        results["notes"] += results["startup"]["notes"]
+    results["elapsed_s"] = time.perf_counter() - started
+    results["targets"] = report.targets(results)
+    text = report.markdown(results)
+    say(report.console(results))
+    if output is not None:
+        directory = os.path.dirname(os.path.abspath(output))
+        os.makedirs(directory, exist_ok=True)
+        with open(output, "w") as fh:
+            fh.write(text)
+        results["output"] = os.path.abspath(output)
+        say(f"written: {output}")
+    return results

@@ -1,0 +1,195 @@
+"""The mechsim command line: simulate/check/signals on model files, exit codes and one-line errors."""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mechsim as ms
+from mechsim.cli.main import main
+
+PENDULUM = """\
+name: pendulum
+gravity: [0, -9.81, 0]
+inputs: [u]
+bodies:
+  - {name: link, mass: 1.0, com: [0.5, 0, 0], inertia: [0.0, 0.0833, 0.0833]}
+joints:
+  - {name: j1, kind: revolute, parent: ground, child: link, axis: [0, 0, 1], q0: 0.5}
+forces:
+  - {name: motor, kind: joint_force, joint: j1, value: u}
+simulation:
+  t_end: 1.0
+  rtol: 1.0e-9
+  atol: 1.0e-11
+  t_eval: {start: 0, stop: 1, num: 11}
+  inputs: {u: "0.1*sin(t)"}
+"""
+
+
+def write(tmp_path, text, name="pendulum.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+@pytest.fixture
+def pendulum(tmp_path):
+    return write(tmp_path, PENDULUM)
+
+
+def assert_user_error(capsys, code, *words):
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in out + err
+    for word in words:
+        assert word in err
+    return err
+
+
+# ------------------------------------------------------------------------------ simulate
+def test_simulate_csv_matches_the_api(pendulum, tmp_path, capsys):
+    out = tmp_path / "out.csv"
+    assert main(["simulate", pendulum, "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    header = out.read_text().splitlines()[0].split(",")
+    assert header[:2] == ["t", "j1.q"] and "link.position[2]" in header
+    data = np.loadtxt(out, delimiter=",", skiprows=1)
+    expected = ms.load(pendulum).simulate()
+    assert data.shape[0] == 11
+    assert abs(data[-1, header.index("j1.q")] - expected["j1.q"][-1]) < 1e-9
+
+
+def test_simulate_npz_with_selected_signals(pendulum, tmp_path):
+    out = tmp_path / "out.npz"
+    assert main(["simulate", pendulum, "-o", str(out), "--signals", "j1.q, link.position"]) == 0
+    with np.load(out) as data:
+        assert sorted(data.files) == ["j1.q", "link.position[0]", "link.position[1]", "link.position[2]", "t"]
+        assert np.allclose(data["t"], np.linspace(0, 1, 11))
+
+
+def test_command_line_options_override_the_file(pendulum, tmp_path):
+    out = tmp_path / "out.csv"
+    assert main(["simulate", pendulum, "-o", str(out), "--t-end", "0.5", "--solver", "RK4", "--h", "0.01",
+                 "--signals", "j1.q"]) == 0
+    data = np.loadtxt(out, delimiter=",", skiprows=1)
+    expected = ms.load(pendulum).simulate(t_end=0.5, t_eval=np.linspace(0, 0.5, 6), solver="RK4", h=0.01)
+    assert np.allclose(data[:, 0], expected.t) and np.allclose(data[:, 1], expected["j1.q"], atol=1e-10)
+
+
+def test_simulate_without_output_prints_a_summary(pendulum, capsys):
+    assert main(["simulate", pendulum, "--signals", "j1.q,link.position"]) == 0
+    out = capsys.readouterr().out
+    final = ms.load(pendulum).simulate()["j1.q"][-1]
+    assert out.startswith("pendulum: 11 samples")
+    assert f"j1.q          = {final:.6g}" in out and "link.position = [" in out
+
+
+def test_plot_writes_a_png(pendulum, tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "plot.png"
+    assert main(["simulate", pendulum, "--plot", str(png), "--signals", "j1.q,link.rotation"]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
+
+
+def test_progress_bar_on_request(pendulum, capsys):
+    assert main(["simulate", pendulum, "--progress"]) == 0
+    assert "100" in capsys.readouterr().err
+    assert main(["simulate", pendulum]) == 0          # stderr is not a terminal: no bar
+    assert capsys.readouterr().err == ""
+
+
+def test_failed_run_writes_partial_results(tmp_path, capsys):
+    model = write(tmp_path, PENDULUM.replace("0.1*sin(t)", "sqrt(0.5 - t)"))
+    out = tmp_path / "out.csv"
+    err = assert_user_error(capsys, main(["simulate", model, "-o", str(out)]), "not finite", "partial results")
+    data = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert 0 < data[-1, 0] < 0.5 and f"t = {data[-1, 0]:.6g}" in err
+
+
+# ------------------------------------------------------------------------------ check, signals
+def test_check_prints_dof_and_topology(pendulum, capsys):
+    assert main(["check", pendulum]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "dof: 1"
+    assert "link  1" in out
+    assert "j1    revolute  ground -> link   j1.q" in out
+
+
+def test_signals_lists_every_signal(pendulum, capsys):
+    assert main(["signals", pendulum]) == 0
+    names = capsys.readouterr().out.split()
+    assert names == ms.load(pendulum).signals() and "j1.q" in names
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"mechsim {ms.__version__}"
+
+
+# ------------------------------------------------------------------------------ errors
+@pytest.mark.parametrize("text, words", [
+    ("name: x\nbodies: [\n", ["invalid YAML", "line"]),
+    (PENDULUM.replace("axis:", "axsi:"), ["'axsi'", "did you mean 'axis'"]),
+])
+def test_bad_model_files(tmp_path, capsys, text, words):
+    model = write(tmp_path, text)
+    for command in ("simulate", "check", "signals"):
+        assert_user_error(capsys, main([command, model]), *words)
+
+
+def test_missing_file(tmp_path, capsys):
+    assert_user_error(capsys, main(["check", str(tmp_path / "none.yaml")]), "none.yaml")
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--signals", "j1.qq"], ["unknown signal 'j1.qq'", "did you mean 'j1.q'"]),
+    (["-o", "out.txt"], ["--output", ".csv or .npz"]),
+    (["-o", "missing/out.csv"], ["does not exist"]),
+    (["--plot", "plot.gif"], ["--plot"]),
+    (["--solver", "Magic"], ["Magic"]),
+    (["--rtol", "-1"], ["rtol"]),
+])
+def test_bad_simulate_options(pendulum, tmp_path, capsys, monkeypatch, extra, words):
+    monkeypatch.chdir(tmp_path)
+    assert_user_error(capsys, main(["simulate", pendulum, *extra]), *words)
+
+
+def test_unwritable_output(pendulum, tmp_path, capsys):
+    (tmp_path / "taken.csv").mkdir()
+    assert_user_error(capsys, main(["simulate", pendulum, "-o", str(tmp_path / "taken.csv")]), "cannot write")
+
+
+def test_missing_matplotlib_gives_the_install_hint(pendulum, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)      # import fails
+    assert_user_error(capsys, main(["simulate", pendulum, "--plot", str(tmp_path / "p.png")]),
+                      "pip install mechsim[plot]")
+
+
+def test_debug_reraises(tmp_path, monkeypatch):
+    monkeypatch.setenv("MECHSIM_DEBUG", "1")
+    with pytest.raises(ms.ModelError):
+        main(["check", str(tmp_path / "none.yaml")])
+
+
+@pytest.mark.parametrize("argv", [[], ["frobnicate"], ["simulate"], ["simulate", "m.yaml", "--rtol", "tight"]])
+def test_bad_usage_exits_2(argv, capsys):
+    assert main(argv) == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ console entry
+def test_python_dash_m(pendulum, tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(Path(ms.__file__).parents[1]))
+    env.pop("MECHSIM_DEBUG", None)
+    run = lambda *args: subprocess.run([sys.executable, "-m", "mechsim", *args], capture_output=True, text=True,
+                                       env=env, timeout=120)
+    ok = run("simulate", pendulum, "-o", str(tmp_path / "out.csv"))
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "out.csv").read_text().startswith("t,")
+    bad = run("check", str(tmp_path / "none.yaml"))
+    assert bad.returncode == 1 and bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
