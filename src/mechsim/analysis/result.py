@@ -106,7 +106,7 @@ class Result:
             if kind == "rotation":
                 return R
             if kind == "quat":
-                return np.array([matrix_to_quat(Rk) for Rk in R]).reshape(-1, 4)
+                return matrix_to_quat(R).reshape(-1, 4)
             xdot, xddot = self._point_motion(owner, p)
             node = cm._body_lookup[owner][0]
             if kind == "velocity":

@@ -1,22 +1,26 @@
 """Parsing of user rotations and poses (SPEC §2): 3x3 matrix, scalar-first quaternion, or
 ``{"euler": [a, b, c], "seq": "xyz"}`` (intrinsic, radians)."""
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from ..errors import ModelError
+
+
+def _Rotation():
+    from scipy.spatial.transform import Rotation     # imported on first use: keeps CLI start-up fast
+    return Rotation
 
 
 def quat_to_matrix(quat):
     """Rotation matrix of a scalar-first quaternion (w, x, y, z); normalizes it."""
     w, x, y, z = np.asarray(quat, dtype=float)
-    return Rotation.from_quat([x, y, z, w]).as_matrix()
+    return _Rotation().from_quat([x, y, z, w]).as_matrix()
 
 
 def matrix_to_quat(R):
-    """Scalar-first unit quaternion (w >= 0) of a rotation matrix."""
-    x, y, z, w = Rotation.from_matrix(R).as_quat()
-    q = np.array([w, x, y, z])
-    return q if w >= 0 else -q
+    """Scalar-first unit quaternion(s) (w >= 0) of a rotation matrix (3, 3) or matrices (N, 3, 3)."""
+    xyzw = _Rotation().from_matrix(R).as_quat()
+    q = np.roll(xyzw, 1, axis=-1)
+    return q * np.where(q[..., :1] < 0, -1.0, 1.0)
 
 
 def as_vector3(value, what):
@@ -41,7 +45,7 @@ def as_rotation(value, what="rotation"):
         if len(seq) != 3 or set(seq) - set("xyz"):
             raise ModelError(f"{what}: euler seq must be three letters of x, y, z, got {seq!r}")
         angles = as_vector3(value["euler"], f"{what} euler angles")
-        return Rotation.from_euler(seq.upper(), angles).as_matrix()   # upper case = intrinsic
+        return _Rotation().from_euler(seq.upper(), angles).as_matrix()   # upper case = intrinsic
     try:
         a = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
