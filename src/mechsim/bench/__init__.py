@@ -27,14 +27,17 @@ def build_parser(parser=None):
     return parser
 
 
-def main(argv=None):
-    """Entry point for ``mechsim bench``; returns the exit code (0; 1 if the engines disagree)."""
-    args = build_parser().parse_args(argv)
+def run_from_args(args):
+    """Run the suite with parsed ``build_parser`` options; MechsimError if the engines disagree."""
+    from ..errors import MechsimError
     engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
     try:
         run(quick=args.quick, output=args.output, engines=engines, startup_check=not args.no_startup)
     except (AssertionError, ValueError) as exc:
-        import sys
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
+        raise MechsimError(str(exc)) from None
+
+
+def main(argv=None):
+    """Entry point of ``python -m mechsim.bench``; returns the exit code (0; 1 if the engines disagree)."""
+    from ..cli.main import main as cli_main
+    return cli_main(["bench", *(argv or [])])

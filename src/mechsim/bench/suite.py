@@ -28,7 +28,7 @@ N_QUICK = (1, 5, 20, 50)
 AGREEMENT_TOL = 1e-8
 FD_TARGET_SMALL, FD_TARGET_LARGE = 2.0, 1.5        # mechsim/pin for N < 5, N >= 5 (SPEC §6)
 STARTUP_TARGET_S = 1.5
-LINEAR_SLOPE_RATIO = 1.5                             # upper-range / lower-range per-link slope
+LINEAR_EXPONENT = 1.25                               # growth exponent of t(N) - t(N_min), see _linear_fit
 INSTALL_HINT = 'pip install "mechsim[bench]"'
 
 
@@ -78,14 +78,16 @@ def best_us(statements, repeats, min_time):
     return {label: value * 1e6 for label, value in best.items()}
 
 
-def best_seconds(function, repeats):
-    """Best wall time (s) of ``repeats`` calls of function(); returns (seconds, last return value)."""
-    best, value = np.inf, None
+def best_seconds(functions, repeats):
+    """Best wall time (s) of each of ``functions`` (label -> callable) over ``repeats`` interleaved
+    rounds; returns ({label: seconds}, {label: last return value})."""
+    best, values = {k: np.inf for k in functions}, {}
     for _ in range(repeats):
-        start = time.perf_counter()
-        value = function()
-        best = min(best, time.perf_counter() - start)
-    return best, value
+        for label, function in functions.items():
+            start = time.perf_counter()
+            values[label] = function()
+            best[label] = min(best[label], time.perf_counter() - start)
+    return best, values
 
 
 # ------------------------------------------------------------------------------------------ 1. agreement
@@ -126,59 +128,67 @@ def agreement(sizes, peers, seed=0):
 
 # ------------------------------------------------------------------------------------------ 2. forward dynamics
 def _linear_fit(ns, us):
-    """Least-squares t = intercept + slope N, R², and the ratio of the per-link slope over the upper
-    range (the two largest N) to that over the lower range (N >= 5 up to the middle size)."""
+    """Least-squares t = intercept + slope N with R², and the growth exponent of the N-dependent
+    part: p = log[(t(N2) - t(N0)) / (t(N1) - t(N0))] / log[(N2 - N0) / (N1 - N0)] with N0 the
+    smallest size and N1 < N2 the two largest — 1 for a cost linear in N, 2 for quadratic. Using
+    the two largest sizes keeps p insensitive to noise on the few-µs small-N times."""
     ns, us = np.asarray(ns, dtype=float), np.asarray(us, dtype=float)
     slope, intercept = np.polyfit(ns, us, 1)
     residual = us - (intercept + slope * ns)
     r2 = 1.0 - float(residual @ residual) / max(float(((us - us.mean()) ** 2).sum()), 1e-300)
-    big = ns >= 5
-    fit = {"slope_us": float(slope), "intercept_us": float(intercept), "r2": r2,
-           "slope_ratio": None, "linear": None}
-    if big.sum() >= 3:
-        nb, ub = ns[big], us[big]
-        mid = len(nb) // 2
-        lower = (ub[mid] - ub[0]) / (nb[mid] - nb[0])
-        upper = (ub[-1] - ub[-2]) / (nb[-1] - nb[-2])
-        fit["slope_ratio"] = float(upper / lower) if lower > 0 else float("inf")
-        fit["lower_slope_us"], fit["upper_slope_us"] = float(lower), float(upper)
-        fit["linear"] = bool(fit["slope_ratio"] <= LINEAR_SLOPE_RATIO)
+    fit = {"slope_us": float(slope), "intercept_us": float(intercept), "r2": r2, "exponent": None, "linear": None}
+    if len(ns) >= 3:
+        order = np.argsort(ns)
+        n0, n1, n2 = ns[order[0]], ns[order[-2]], ns[order[-1]]
+        d1, d2 = us[order[-2]] - us[order[0]], us[order[-1]] - us[order[0]]
+        fit["upper_slope_us"] = float((d2 - d1) / (n2 - n1))
+        fit["exponent_sizes"] = (int(n0), int(n1), int(n2))
+        if d1 > 0 and d2 > 0:
+            fit["exponent"] = float(np.log(d2 / d1) / np.log((n2 - n0) / (n1 - n0)))
+            fit["linear"] = bool(fit["exponent"] <= LINEAR_EXPONENT)
+        else:
+            fit["linear"] = False
     return fit
 
 
 def forward_dynamics_times(sizes, peers, repeats, min_time, seed=1):
     """µs per call of ms.forward_dynamics, pin.aba, mujoco.mj_forward (default options, and with
-    contact/constraint/sensor/passive disabled) and mujoco.mj_fwdAcceleration (the last stage only)."""
+    contact/constraint/sensor/passive disabled) and mujoco.mj_fwdAcceleration (the last stage only).
+    All (size, engine) loops are calibrated first, then the repeats sweep over all of them, so a
+    load spike on the machine lands on one repeat of everything rather than on one size."""
     from ..dynamics.api import forward_dynamics
     rng = np.random.default_rng(seed)
-    rows = []
+    statements = {}
     for n in sizes:
         q, v, tau = random_state(rng, n)
         m = chains.mechsim_chain(n)
         forward_dynamics(m, q, v, tau)                                   # compile the model, JIT the kernel
-        statements = {"mechsim": ("fd(m, q, v, tau)", dict(fd=forward_dynamics, m=m, q=q, v=v, tau=tau))}
+        statements[n, "mechsim"] = ("fd(m, q, v, tau)", dict(fd=forward_dynamics, m=m, q=q, v=v, tau=tau))
         if peers.pin is not None:
             model, data = chains.pinocchio_chain(n)
-            statements["pin"] = ("aba(model, data, q, v, tau)",
-                                 dict(aba=peers.pin.aba, model=model, data=data, q=q, v=v, tau=tau))
+            statements[n, "pin"] = ("aba(model, data, q, v, tau)",
+                                    dict(aba=peers.pin.aba, model=model, data=data, q=q, v=v, tau=tau))
         if peers.mujoco is not None:
             mj = peers.mujoco
             for key, pure in (("mujoco", False), ("mujoco_pure", True)):
                 model, data = chains.mujoco_chain(n, pure=pure)
                 chains.mujoco_set_state(data, q, v, tau)
                 mj.mj_forward(model, data)
-                statements[key] = ("f(model, data)", dict(f=mj.mj_forward, model=model, data=data))
-            statements["mujoco_acc_stage"] = ("f(model, data)", dict(f=mj.mj_fwdAcceleration, model=model, data=data))
-        times = best_us(statements, repeats, min_time)
-        row = {"n": n, **{f"{k}_us": t for k, t in times.items()}}
+                statements[n, key] = ("f(model, data)", dict(f=mj.mj_forward, model=model, data=data))
+            statements[n, "mujoco_acc_stage"] = ("f(model, data)", dict(f=mj.mj_fwdAcceleration, model=model,
+                                                                         data=data))
+    times = best_us(statements, repeats, min_time)
+    rows = []
+    for n in sizes:
+        row = {"n": n, **{f"{k}_us": t for (size, k), t in times.items() if size == n}}
         target = FD_TARGET_SMALL if n < 5 else FD_TARGET_LARGE
         row["target"] = target
-        if "pin" in times:
-            row["ratio_pin"] = times["mechsim"] / times["pin"]
+        if "pin_us" in row:
+            row["ratio_pin"] = row["mechsim_us"] / row["pin_us"]
             row["met"] = bool(row["ratio_pin"] <= target)
         for key in ("mujoco", "mujoco_pure"):
-            if key in times:
-                row[f"ratio_{key}"] = times["mechsim"] / times[key]
+            if f"{key}_us" in row:
+                row[f"ratio_{key}"] = row["mechsim_us"] / row[f"{key}_us"]
         rows.append(row)
     engines = [k for k in ("mechsim", "pin", "mujoco", "mujoco_pure") if f"{k}_us" in rows[0]]
     fits = {k: _linear_fit([r["n"] for r in rows], [r[f"{k}_us"] for r in rows]) for k in engines}
@@ -207,10 +217,11 @@ def python_rk4(acceleration, q, v, h, n_steps):
 
 def whole_run(peers, repeats, n=20, t_end=1.0, h=1e-3):
     """``m.simulate(t_end, solver="RK4", h)`` vs the RK4 Python loop around pin.aba (and around
-    ms.forward_dynamics) on the n-link chain from chains.initial_angles(n) at rest."""
+    ms.forward_dynamics) on the n-link chain from chains.initial_angles(n) at rest; the runs are
+    interleaved over ``repeats`` rounds and the best time of each kept."""
     from ..dynamics.api import forward_dynamics
     n_steps = int(round(t_end / h))
-    q0, v0 = chains.initial_angles(n), np.zeros(n)
+    q0, v0, zero = chains.initial_angles(n), np.zeros(n), np.zeros(n)
     m = chains.mechsim_chain(n, q0=q0)
     m.simulate(t_end=10 * h, solver="RK4", h=h)                           # JIT / cache load, not timed
 
@@ -218,28 +229,30 @@ def whole_run(peers, repeats, n=20, t_end=1.0, h=1e-3):
         res = m.simulate(t_end=t_end, solver="RK4", h=h)
         return res.q[-1].copy(), res.v[-1].copy()
 
-    out = {"n": n, "t_end": t_end, "h": h, "steps": n_steps, "evaluations": 4 * n_steps, "repeats": repeats}
-    out["mechsim_simulate_s"], final_sim = best_seconds(compiled, repeats)
-    out["mechsim_per_eval_us"] = out["mechsim_simulate_s"] / (4 * n_steps) * 1e6
-    zero = np.zeros(n)
-    loop_repeats = max(1, min(repeats, 3))
     ms_acc = lambda q, v: forward_dynamics(m, q, v, zero)                   # noqa: E731
-    out["mechsim_python_loop_s"], final_msloop = best_seconds(lambda: python_rk4(ms_acc, q0, v0, h, n_steps),
-                                                              loop_repeats)
-    out["diff_simulate_vs_mechsim_loop"] = _state_diff(final_sim, final_msloop)
-    out["final_q_max_abs"] = float(np.max(np.abs(final_sim[0])))
+    runs = {"simulate": compiled,
+            "overhead": lambda: m.simulate(t_end=10 * h, solver="RK4", h=h),
+            "mechsim_loop": lambda: python_rk4(ms_acc, q0, v0, h, n_steps)}
     if peers.pin is not None:
         model, data = chains.pinocchio_chain(n)
         aba = peers.pin.aba
         pin_acc = lambda q, v: aba(model, data, q, v, zero)                 # noqa: E731
-        out["pin_python_loop_s"], final_pin = best_seconds(lambda: python_rk4(pin_acc, q0, v0, h, n_steps),
-                                                           loop_repeats)
-        out["diff_simulate_vs_pin_loop"] = _state_diff(final_sim, final_pin)
-        out["diff_mechsim_loop_vs_pin_loop"] = _state_diff(final_msloop, final_pin)
+        runs["pin_loop"] = lambda: python_rk4(pin_acc, q0, v0, h, n_steps)
+    times, finals = best_seconds(runs, repeats)
+    out = {"n": n, "t_end": t_end, "h": h, "steps": n_steps, "evaluations": 4 * n_steps, "repeats": repeats,
+           "mechsim_simulate_s": times["simulate"], "overhead_steps": 10,
+           "mechsim_simulate_overhead_s": times["overhead"], "mechsim_python_loop_s": times["mechsim_loop"]}
+    out["mechsim_per_eval_us"] = out["mechsim_simulate_s"] / (4 * n_steps) * 1e6
+    out["diff_simulate_vs_mechsim_loop"] = _state_diff(finals["simulate"], finals["mechsim_loop"])
+    out["final_q_max_abs"] = float(np.max(np.abs(finals["simulate"][0])))
+    out["ratio_mechsim_loop_to_pin_loop"] = None
+    if "pin_loop" in runs:
+        out["pin_python_loop_s"] = times["pin_loop"]
+        out["diff_simulate_vs_pin_loop"] = _state_diff(finals["simulate"], finals["pin_loop"])
+        out["diff_mechsim_loop_vs_pin_loop"] = _state_diff(finals["mechsim_loop"], finals["pin_loop"])
         out["ratio_simulate_to_pin_loop"] = out["mechsim_simulate_s"] / out["pin_python_loop_s"]
+        out["ratio_mechsim_loop_to_pin_loop"] = out["mechsim_python_loop_s"] / out["pin_python_loop_s"]
         out["met"] = bool(out["ratio_simulate_to_pin_loop"] < 1.0)
-    out["ratio_mechsim_loop_to_pin_loop"] = (out["mechsim_python_loop_s"] / out["pin_python_loop_s"]
-                                             if "pin_python_loop_s" in out else None)
     return out
 
 
@@ -274,7 +287,7 @@ def _run_timed(cmd, cwd, env):
     return elapsed, proc.returncode, tail
 
 
-def startup(quick=False, runs=3):
+def startup(quick=False, runs=4):
     """Wall time of repeated fresh ``python -m mechsim`` processes: the first run fills numba's
     on-disk cache (if it was not filled already), the later ones load from it. Falls back to
     ``python -c "import mechsim as ms; ms.load(...).simulate()"`` when the CLI is missing or fails."""
@@ -293,8 +306,9 @@ def startup(quick=False, runs=3):
                     ("simulate", [py, "-m", "mechsim", "simulate", path, "-o", csv])]
         if quick:
             commands = commands[1:]
-        baselines = [] if quick else [("python -c pass", [py, "-c", "pass"]),
-                                      ("python -c 'import mechsim'", [py, "-c", "import mechsim"])]
+        baselines = [] if quick else [(f"python -c '{stmt}'", [py, "-c", stmt]) for stmt in
+                                      ("pass", "import numpy", "import scipy.integrate", "import numba",
+                                       "import mechsim")]
         for label, cmd in commands:
             first, rc, tail = _run_timed(cmd, tmp, env)
             used_cli = rc == 0
@@ -313,7 +327,9 @@ def startup(quick=False, runs=3):
             shown = " ".join(os.path.basename(c) if c in (path, csv) else ("python" if c == py else c) for c in cmd)
             entry = {"label": label, "cli": used_cli, "command": shown, "first_s": first, "failed": bool(failed)}
             if times:
-                entry.update(second_s=times[0], best_s=min(times), met=bool(times[0] < STARTUP_TARGET_S))
+                median = float(np.median(times))
+                entry.update(second_s=times[0], best_s=min(times), median_s=median, warm_runs=len(times),
+                             met=bool(median < STARTUP_TARGET_S))
             out["commands"].append(entry)
         out["baselines"] = [{"label": label, "seconds": min(_run_timed(cmd, tmp, env)[0] for _ in range(2))}
                             for label, cmd in baselines]

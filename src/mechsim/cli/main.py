@@ -1,4 +1,5 @@
-"""The ``mechsim`` command line (SPEC §3, C11): simulate, check and list the signals of model files.
+"""The ``mechsim`` command line (SPEC §3, C11): simulate, check and list the signals of model files;
+run the speed suite.
 
 Exit codes: 0 on success; 1 on a user error, reported as one line ``error: ...`` on stderr
 (``MECHSIM_DEBUG=1`` re-raises it with its traceback instead); 2 on bad command-line usage.
@@ -76,7 +77,17 @@ def _parser():
     signals = commands.add_parser("signals", help="list the signal names of a model, one per line")
     signals.add_argument("model", help="model file")
     signals.set_defaults(run=_signals)
+
+    from ..bench import build_parser
+    bench = commands.add_parser("bench", help="run the speed suite against Pinocchio and MuJoCo (SPEC §6)")
+    build_parser(bench)
+    bench.set_defaults(run=_bench)
     return parser
+
+
+def _bench(args):
+    from ..bench import run_from_args
+    run_from_args(args)
 
 
 def _names(text):
