@@ -236,4 +236,47 @@ def helpers():
     return SimpleNamespace(link=link, build_mechsim=build_mechsim, random_state=random_state,
                            random_joint_q=random_joint_q, joint_sizes=joint_sizes, random_pose=random_pose,
                            random_rotation=random_rotation, random_inertia=random_inertia, random_unit=random_unit,
-                           PinPair=PinPair, pin_joint_model=pin_joint_model, GRAVITY=GRAVITY)
+                           PinPair=PinPair, pin_joint_model=pin_joint_model, pin_coordinates=pin_coordinates,
+                           GRAVITY=GRAVITY)
+
+
+# ----------------------------------------------------------------------------- mechsim equivalents
+def expand_joint(links, name, primitives):
+    """The same tree with link ``name``'s joint replaced by a chain of simpler joints
+    ``primitives`` = [(kind, opts), ...] through massless intermediate bodies: F on the first,
+    M on the last, identity frames in between (so every axis is given in F, as at q = 0)."""
+    out = []
+    for L in links:
+        if L["name"] != name:
+            out.append(L)
+            continue
+        parent = L["parent"]
+        ident = (np.zeros(3), np.eye(3))
+        for i, (kind, opts) in enumerate(primitives):
+            last = i == len(primitives) - 1
+            child = L["name"] if last else f"{name}_mid{i}"
+            out.append(dict(name=child, joint=f"{L['joint']}_{i}", kind=kind, parent=parent, opts=dict(opts),
+                            pf=L["pf"] if i == 0 else ident, cf=L["cf"] if last else ident,
+                            mass=L["mass"] if last else 0.0, com=L["com"] if last else np.zeros(3),
+                            inertia=L["inertia"] if last else np.zeros((3, 3))))
+            parent = child
+    return out
+
+
+def state_at(m, q, v=None):
+    """A Result holding the single sample (t = 0, q, v): body signals by mechsim's own kinematics."""
+    st = m.initial_state()
+    st.q[:] = q
+    st.v[:] = 0.0 if v is None else v
+    return m.simulate(t_end=1e-6, t_eval=[0.0], initial=st, solver="RK45")
+
+
+def pose(rotation, position):
+    X = np.eye(4)
+    X[:3, :3], X[:3, 3] = rotation, position
+    return X
+
+
+@pytest.fixture
+def equiv():
+    return SimpleNamespace(expand_joint=expand_joint, state_at=state_at, pose=pose)

@@ -80,7 +80,7 @@ def chain_mixed_revolute(n=5):
     for i in range(n):
         name = f"l{i}"
         m.add_body(name, mass=1.0 + 0.2 * i, com=(0.15, 0.02 * i, -0.01),
-                   inertia=(*box_inertia(1.0 + 0.2 * i, 0.3, 0.05, 0.04), 0.0005, 0.0, 0.0002))
+                   inertia=(*box_inertia(1.0 + 0.2 * i, 0.3, 0.08, 0.06), 0.0002, 0.0, 0.0001))
         m.add_joint(f"j{i}", "revolute", parent=parent, child=name,
                     parent_frame=((0.3, 0.0, 0.0) if i else (0, 0, 0), rot((1, 2, 3), 0.2 * i)),
                     child_frame=((-0.02, 0.01, 0.0), rot((0, 0, 1), 0.1)),
@@ -91,8 +91,8 @@ def chain_mixed_revolute(n=5):
 
 def chain_spherical_universal():
     m = ms.Model("su", gravity=(0, -9.81, 0))
-    m.add_body("a", mass=1.2, com=(0, -0.3, 0.02), inertia=(*box_inertia(1.2, 0.05, 0.6, 0.05), 0.0, 0.0, 0.001))
-    m.add_body("b", mass=0.8, com=(0.01, -0.25, 0), inertia=box_inertia(0.8, 0.04, 0.5, 0.06))
+    m.add_body("a", mass=1.2, com=(0, -0.3, 0.02), inertia=(*box_inertia(1.2, 0.15, 0.6, 0.12), 0.0, 0.0, 0.001))
+    m.add_body("b", mass=0.8, com=(0.01, -0.25, 0), inertia=box_inertia(0.8, 0.12, 0.5, 0.1))
     m.add_body("c", mass=0.5, com=(0, -0.2, 0), inertia=box_inertia(0.5, 0.2, 0.4, 0.1))
     m.add_joint("ball", "spherical", parent="ground", child="a",
                 q0={"euler": [0.6, -0.3, 0.4], "seq": "xyz"}, v0=(0.5, -1.0, 2.0))

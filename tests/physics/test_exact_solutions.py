@@ -174,10 +174,7 @@ def test_screw_dynamics_under_gravity_along_axis(phys):
 
 
 # ----------------------------------------------------------------------------- applied forces
-CONSTANT_FORCE_BUG = ("simulate() leaves the constant slots of the force-value vector uninitialized: _Run.u is "
-                      "np.empty and CompiledModel.force_values(t, out=...) only writes the time-varying sources, "
-                      "so constant joint_force/body_force values are garbage during adaptive integration")
-VALUE_KINDS = [pytest.param("constant", marks=pytest.mark.xfail(reason=CONSTANT_FORCE_BUG, strict=True)), "callable"]
+VALUE_KINDS = ["constant", "callable"]
 
 
 def _value(kind, x):

@@ -65,7 +65,7 @@ class Result:
             return np.zeros_like(x), np.zeros_like(x)
         _, _, _, vel, acc = self._node_dynamics()
         w, v0 = vel[:, node, :3], vel[:, node, 3:]
-        wdot, a0 = acc[:, node, :3], acc[:, node, 3:]
+        wdot, a0 = acc[:, node, :3], acc[:, node, 3:] + self._cm.gravity   # the kernels' a_0 = -g
         xdot = v0 + np.cross(w, x)
         return xdot, a0 + np.cross(wdot, x) + np.cross(w, xdot)   # spatial -> classical acceleration
 

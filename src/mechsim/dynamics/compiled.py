@@ -146,7 +146,8 @@ class CompiledModel:
 
     def force_values(self, t, inputs=None, out=None):
         """The vector u of time-varying force values at time t (inputs: name -> value)."""
-        u = self.u_const.copy() if out is None else out
+        u = np.empty(self.n_slots) if out is None else out
+        u[:] = self.u_const
         for slot, source in self.timed_sources:
             if source.input is not None:
                 u[slot] = inputs[source.input] if inputs is not None and source.input in inputs \
