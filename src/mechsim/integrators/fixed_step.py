@@ -11,21 +11,28 @@ FIXED_METHODS = {"Euler": EULER, "RK4": RK4}
 
 
 @njit(**JIT)
+def axpy(y, a, k, out):
+    """out = y + a k, without temporaries."""
+    for i in range(y.shape[0]):
+        out[i] = y[i] + a * k[i]
+
+
+@njit(**JIT)
 def fixed_step(method, node_i, node_f, force_i, force_f, gravity, u_stage, tau, y, nq, quat_q, ws, h, k, y_new):
     """One step of size h from y to y_new; u_stage rows are the force values at t, t + h/2, t + h.
     k is (4, ny) scratch. Returns OK or a singular node."""
+    status = state_derivative(node_i, node_f, force_i, force_f, gravity, u_stage[0], tau, y, nq, ws, k[0])
     if method == EULER:
-        status = state_derivative(node_i, node_f, force_i, force_f, gravity, u_stage[0], tau, y, nq, ws, k[0])
-        y_new[:] = y + h * k[0]
+        axpy(y, h, k[0], y_new)
     else:                                                # classical Runge-Kutta 4
-        status = state_derivative(node_i, node_f, force_i, force_f, gravity, u_stage[0], tau, y, nq, ws, k[0])
         for s, (c, row) in enumerate(((0.5, 1), (0.5, 1), (1.0, 2))):
             if status != OK:
                 return status
-            y_new[:] = y + (c * h) * k[s]
+            axpy(y, c * h, k[s], y_new)
             status = state_derivative(node_i, node_f, force_i, force_f, gravity, u_stage[row], tau, y_new, nq,
                                       ws, k[s + 1])
-        y_new[:] = y + (h / 6.0) * (k[0] + 2.0 * k[1] + 2.0 * k[2] + k[3])
+        for i in range(y.shape[0]):
+            y_new[i] = y[i] + (h / 6.0) * (k[0, i] + 2.0 * k[1, i] + 2.0 * k[2, i] + k[3, i])
     normalize_quaternions(quat_q, y_new)
     return status
 
