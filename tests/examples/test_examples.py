@@ -1,0 +1,278 @@
+"""The runnable examples in examples/: every model file loads and simulates to the same trajectory
+as the Python script that builds the same model; the physics each example is there to show; every
+script and the README's command lines run."""
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from scipy.integrate import solve_ivp
+
+import mechsim as ms
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+# model file -> (script, build_model kwargs, span simulated here [s], samples per second, dof)
+CASES = {
+    "cart_pendulum": ("cart_pendulum", {}, 10.0, 50, 2),
+    "double_pendulum": ("double_pendulum", {}, 10.0, 100, 2),
+    "spherical_pendulum_flywheel": ("spherical_pendulum_flywheel", {}, 10.0, 200, 4),
+    "spherical_pendulum_flywheel_zero_g": ("spherical_pendulum_flywheel", {"zero_g": True}, 10.0, 200, 4),
+    "chain20": ("chain20", {}, 2.0, 100, 20),
+    "tumbling_body": ("tumbling_body", {}, 20.0, 100, 6),
+}
+_modules, _runs = {}, {}
+
+
+def script(name):
+    """The example script examples/<name>.py, imported as a module (its main() is not run)."""
+    if name not in _modules:
+        spec = importlib.util.spec_from_file_location(f"mechsim_example_{name}", EXAMPLES / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _modules[name] = module
+    return _modules[name]
+
+
+def run(case):
+    """(yaml model, its result, script model, its result) over the case's span, simulated once
+    with the model file's solver and tolerances."""
+    if case not in _runs:
+        name, kwargs, span, rate, _ = CASES[case]
+        m_file = ms.load(EXAMPLES / f"{case}.yaml")
+        m_api = script(name).build_model(**kwargs)
+        options = {k: m_file.simulation[k] for k in ("solver", "rtol", "atol") if k in m_file.simulation}
+        options.update(t_end=span, t_eval=np.linspace(0.0, span, int(rate * span) + 1))
+        _runs[case] = (m_file, m_file.simulate(**options), m_api, m_api.simulate(**options))
+    return _runs[case]
+
+
+# ------------------------------------------------------------------------------ model files vs scripts
+def test_every_model_file_is_covered():
+    assert {p.stem for p in EXAMPLES.glob("*.yaml")} == set(CASES)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_model_file_matches_script(case):
+    m_file, r_file, m_api, r_api = run(case)
+    assert m_file.coordinates() == m_api.coordinates()
+    assert m_file.signals() == m_api.signals()
+    assert m_file.check().dof == CASES[case][4]
+    np.testing.assert_array_equal(r_file.t, r_api.t)
+    assert r_file.t[-1] == pytest.approx(CASES[case][2])
+    assert np.abs(r_file.q - r_api.q).max() <= 1e-9
+    assert np.abs(r_file.v - r_api.v).max() <= 1e-9
+    body = [b for b in m_file.bodies if b != "ground"][-1]
+    assert np.abs(r_file[f"{body}.position"] - r_api[f"{body}.position"]).max() <= 1e-9
+
+
+def test_chain20_yaml_is_generated_by_its_script(tmp_path):
+    generated = script("chain20").write_yaml(tmp_path / "chain20.yaml")
+    assert yaml.safe_load(generated.read_text()) == yaml.safe_load((EXAMPLES / "chain20.yaml").read_text()), \
+        "examples/chain20.yaml is stale: run python examples/chain20.py --write-yaml"
+
+
+# ------------------------------------------------------------------------------ physics
+def test_cart_pendulum_follows_the_papers_equations():
+    """papers/002 eqs. (1)-(2) (the m-file of its Fig. 2), integrated by scipy, against mechsim."""
+    cp = script("cart_pendulum")
+    t = np.linspace(0, 10, 501)
+    res = ms.load(EXAMPLES / "cart_pendulum.yaml").simulate(t_end=10.0, t_eval=t, rtol=1e-10, atol=1e-12)
+    mA, mB, b, k, c, g = cp.M_CART, cp.M_ROD, cp.ROD_LENGTH, cp.K_SD, cp.B_SD, cp.G
+    I33 = cp.box_inertia(mB, cp.ROD_SECTION, b, cp.ROD_SECTION)[2]
+
+    def rhs(_, y):
+        q1, q2, u1, u2 = y
+        M = [[mA + mB, mB * 0.5 * b * np.cos(q2)], [mB * 0.5 * b * np.cos(q2), mB * 0.25 * b * b + I33]]
+        f = [-c * u1 + mB * 0.5 * b * np.sin(q2) * u2 ** 2 - k * q1, -mB * g * 0.5 * b * np.sin(q2)]
+        return [u1, u2, *np.linalg.solve(M, f)]
+
+    ref = solve_ivp(rhs, (0, 10), [0.0, cp.Q2_0, 0.0, 0.0], t_eval=t, method="DOP853", rtol=1e-12, atol=1e-14)
+    assert np.abs(res["slide.q"] - ref.y[0]).max() < 1e-8
+    assert np.abs(res["hinge.q"] - ref.y[1]).max() < 1e-8
+    assert np.abs(res["hinge.v"] - ref.y[3]).max() < 1e-7
+
+
+def test_double_pendulum_conserves_energy_while_flipping():
+    m, res, _, _ = run("double_pendulum")
+    E = script("double_pendulum").energy(m, res)
+    assert np.abs(E - E[0]).max() < 1e-6 * 2 * 9.81          # relative to m g L
+    lower = res["j1.q"] + res["j2.q"]                          # absolute angle of the lower rod
+    assert np.abs(lower).max() > np.pi                         # it goes over the top
+
+
+def test_chain20_conserves_energy():
+    m, res, _, _ = run("chain20")
+    E = script("chain20").energy(m, res)
+    assert np.abs(E - E[0]).max() < 1e-5 * abs(E[0])
+    tip = res.point("link20", (0.1, 0, 0))
+    assert np.ptp(tip[:, 2]) > 0.2                             # it fell
+
+
+def test_flywheel_precesses_about_the_vertical():
+    """Gravity throughout (the paper): after the spin-up the axis precesses about the vertical at
+    the heavy-top rate while the tilt stays bounded, the spin and L_z stay constant."""
+    fw = script("spherical_pendulum_flywheel")
+    m, res, _, _ = run("spherical_pendulum_flywheel")
+    e3 = fw.rod_axis(res)
+    tilt, _ = fw.tilt_and_azimuth(e3)
+    h, L, E = fw.axial_momentum(res), fw.angular_momentum(m, res), fw.energy(m, res)
+    before, after = res.t < fw.T_ON, res.t >= fw.T_OFF
+    # the torque acts on the wheel alone, about its axis: the rod never spins about its own axis,
+    # and the axial momentum grows by torque x duration
+    assert np.abs(np.einsum("ni,ni->n", res["rod.omega"], e3)).max() < 1e-7
+    assert np.abs(h[before]).max() < 1e-9
+    assert h[after] == pytest.approx(fw.TORQUE * (fw.T_OFF - fw.T_ON), rel=1e-6)
+    spin = res["spin.v"][after]
+    assert np.ptp(spin) < 1e-7 * spin.mean()
+    # gravity has no moment about the vertical through the pivot; no friction
+    assert np.ptp(L[after, 2]) < 1e-6 * np.linalg.norm(L[after], axis=1).max()
+    assert np.ptp(E[after]) < 1e-6 * E[after].max()
+    # tilt bounded, below the initial 30 degrees
+    assert tilt[after].max() < fw.TILT0
+    # precession: the axis averaged over one nutation period turns steadily about +Z
+    tc, az, tiltc = fw.guiding_center_azimuth(res, 2 * np.pi * fw.transverse_inertia() / h[after][0])
+    sel = tc >= fw.T_OFF + 0.5
+    assert np.diff(az[sel]).min() > 0
+    turned = az[sel][-1] - az[sel][0]
+    assert turned > np.pi
+    rate = turned / (tc[sel][-1] - tc[sel][0])
+    assert rate == pytest.approx(fw.steady_precession_rate(h[after][0], tiltc[sel].mean()), rel=0.05)
+    assert np.radians(10) < tiltc[sel].min() and tiltc[sel].max() < np.radians(25)
+
+
+def test_flywheel_without_gravity_is_torque_free_after_the_spin_up():
+    """Gravity cancelled from 1.5 s: after the torque ends, L about the pivot is conserved and the
+    axis cones about L at the constant angle, at the rate |L| / I_perp."""
+    fw = script("spherical_pendulum_flywheel")
+    m, res, _, _ = run("spherical_pendulum_flywheel_zero_g")
+    e3 = fw.rod_axis(res)
+    h, L, K = fw.axial_momentum(res), fw.angular_momentum(m, res), fw.energy(m, res, gravity=False)
+    after = res.t >= fw.T_OFF
+    La = L[after]
+    Lnorm = np.linalg.norm(La[0])
+    assert np.abs(La - La[0]).max() < 1e-6 * Lnorm
+    assert np.ptp(K[after]) < 1e-6 * K[after].max()
+    assert h[after] == pytest.approx(fw.TORQUE * (fw.T_OFF - fw.T_ON), rel=1e-6)
+    spin = res["spin.v"][after]
+    assert np.ptp(spin) < 1e-7 * spin.mean()
+    # during the spin-up the only external moment is the torque along the wheel axis: dL/dt = tau e3
+    up = (res.t >= fw.T_ON) & (res.t <= fw.T_OFF)
+    impulse = fw.TORQUE * np.trapezoid(e3[up], res.t[up], axis=0)
+    i0, i1 = np.flatnonzero(up)[[0, -1]]
+    assert np.abs(L[i1] - L[i0] - impulse).max() < 1e-4 * np.linalg.norm(impulse)
+    # free precession of the axis about L
+    n = La[0] / Lnorm
+    u1 = np.cross(n, [1.0, 0, 0])
+    u1 /= np.linalg.norm(u1)
+    u2 = np.cross(n, u1)
+    ea = e3[after]
+    cone = np.arccos(ea @ n)
+    assert np.ptp(cone) < 1e-6
+    az = np.unwrap(np.arctan2(ea @ u2, ea @ u1))
+    assert np.diff(az).min() > 0
+    rate = np.polyfit(res.t[after], az, 1)[0]
+    assert rate == pytest.approx(Lnorm / fw.transverse_inertia(), rel=1e-6)
+
+
+def test_flywheel_spun_by_a_motor_alone_shows_no_gyroscopic_effect():
+    """The brief's literal model (motor torque on the wheel's revolute joint, nothing else): the
+    rod counter-spins about its own axis, the axial angular momentum stays zero and the pendulum
+    keeps swinging in its initial plane — why the examples hand the reaction to the ground."""
+    fw = script("spherical_pendulum_flywheel")
+    m = fw.build_model(torque=0.05, react_to_ground=False)
+    res = m.simulate(t_end=5.0, t_eval=np.linspace(0, 5, 501), rtol=1e-9, atol=1e-11)
+    e3 = fw.rod_axis(res)
+    assert res["spin.v"][-1] > 100                              # relative spin: the motor did work
+    assert np.abs(fw.axial_momentum(res)).max() < 1e-6
+    assert np.abs(e3[:, 0]).max() < 1e-6                        # no precession: the swing stays planar
+
+
+def test_tumbling_body_flips_with_constant_energy_and_momentum():
+    tb = script("tumbling_body")
+    m, res, _, _ = run("tumbling_body")
+    w = tb.body_omega(res)
+    assert tb.sign_changes(w[:, 1]) >= 3                        # flips, again and again
+    assert w[:, 1].min() < -0.99 * tb.OMEGA0[1] and w[:, 1].max() > 0.99 * tb.OMEGA0[1]
+    T, L = tb.kinetic_energy_and_momentum(m, res)
+    Lnorm = np.linalg.norm(L, axis=1)
+    assert np.ptp(T) < 1e-6 * T[0]
+    assert np.ptp(Lnorm) < 1e-6 * Lnorm[0]
+    assert np.abs(L - L[0]).max() < 1e-6 * Lnorm[0]
+    drift = np.outer(res.t, tb.VELOCITY0)
+    assert np.abs(res["block.position"] - drift).max() < 1e-9
+
+
+# ------------------------------------------------------------------------------ scripts and command lines
+SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
+    "cart_pendulum": ("cart_pendulum", [], "1"),
+    "double_pendulum": ("double_pendulum", [], "1"),
+    "flywheel": ("spherical_pendulum_flywheel", [], "6"),
+    "flywheel_zero_g": ("spherical_pendulum_flywheel", ["--zero-g"], "5"),
+    "flywheel_internal_torque": ("spherical_pendulum_flywheel", ["--internal-torque"], "2"),
+    "chain20": ("chain20", [], "0.5"),
+    "tumbling_body": ("tumbling_body", [], "1"),
+}
+
+
+@pytest.fixture(scope="module")
+def script_runs(tmp_path_factory):
+    """Every example script, run at once in subprocesses with a short end time: id -> (process, out dir)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
+    procs = {}
+    for key, (name, args, t_end) in SCRIPT_RUNS.items():
+        out = tmp_path_factory.mktemp(key)
+        procs[key] = (subprocess.Popen([sys.executable, str(EXAMPLES / f"{name}.py"), *args], cwd=ROOT,
+                                       env=dict(env, MECHSIM_EXAMPLE_T_END=t_end, MECHSIM_EXAMPLE_OUT=str(out)),
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), out)
+    yield procs
+    for proc, _ in procs.values():
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.parametrize("key", list(SCRIPT_RUNS))
+def test_example_script_runs(script_runs, key):
+    proc, out = script_runs[key]
+    try:
+        stdout, stderr = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"examples/{SCRIPT_RUNS[key][0]}.py did not finish in 120 s")
+    assert proc.returncode == 0, stderr
+    t_end = float(SCRIPT_RUNS[key][2])
+    assert f"to t = {t_end:g} s" in stdout
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert len(list(out.glob("*.png"))) == 1, stdout
+
+
+README_SIGNALS = {
+    "cart_pendulum": "slide.q,hinge.q",
+    "double_pendulum": "j1.q,j2.q",
+    "spherical_pendulum_flywheel": "ball.q,spin.v",
+    "spherical_pendulum_flywheel_zero_g": "ball.q,spin.v",
+    "chain20": "j01.q,j20.q",
+    "tumbling_body": "block.omega",
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_command_line_in_readme(case, tmp_path, capsys):
+    """``mechsim simulate examples/<case>.yaml -o out.csv --plot out.png --signals ...``, shortened."""
+    cli = pytest.importorskip("mechsim.cli.main")
+    text = (EXAMPLES / "README.md").read_text()
+    assert f"mechsim simulate examples/{case}.yaml" in text
+    assert f"--signals {README_SIGNALS[case]}" in (EXAMPLES / f"{case}.yaml").read_text()
+    argv = ["simulate", str(EXAMPLES / f"{case}.yaml"), "--t-end", "0.2", "-o", str(tmp_path / "out.csv"),
+            "--signals", README_SIGNALS[case]]
+    if importlib.util.find_spec("matplotlib") is not None:
+        argv += ["--plot", str(tmp_path / "out.png")]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    header = (tmp_path / "out.csv").read_text().splitlines()[0].split(",")
+    assert header[0] == "t" and len(header) > 2
