@@ -25,6 +25,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
+from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
 
 # parameters (ours; the paper does not give numbers)
 M_CART, CART_BOX = 1.0, (0.2, 0.1, 0.1)          # kg; a_A, b_A, c_A (m)
@@ -34,7 +35,6 @@ Q2_0 = 0.1                                       # rad, the paper's initial cond
 G = 9.81
 
 T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "10"))
-OUT = Path(os.environ.get("MECHSIM_EXAMPLE_OUT", Path(__file__).resolve().parent / "out"))
 
 
 def box_inertia(mass, a, b, c):
@@ -73,26 +73,17 @@ def main():
 
 
 def plot(res, q1, q2):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot")
+    fig = new_figure(figsize=(7, 3.5))
+    if fig is None:
         return
-    OUT.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax = fig.subplots()
     ax.plot(res.t, q1, label="q1 cart (m)")
     ax.plot(res.t, q2, label="q2 rod (rad)")
     ax.set_xlabel("t (s)")
     ax.set_title("Pendulum on a cart (cf. Schlotter 2003, Fig. 6)")
     ax.legend()
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    path = OUT / "cart_pendulum.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    print(f"plot: {path}")
+    save(fig, "cart_pendulum")
 
 
 if __name__ == "__main__":

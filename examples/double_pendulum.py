@@ -20,6 +20,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
+from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
 
 MASS, LENGTH = 1.0, 1.0
 INERTIA = (0.0834, 0.0001, 0.0834)       # about the COM: ~ m (L^2 + a^2) / 12 for a 0.02 m section
@@ -27,7 +28,6 @@ G = 9.81
 Q0 = (np.pi / 2, 0.0)
 
 T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "10"))
-OUT = Path(os.environ.get("MECHSIM_EXAMPLE_OUT", Path(__file__).resolve().parent / "out"))
 
 
 def build_model():
@@ -72,15 +72,10 @@ def main():
 
 
 def plot(res, tip):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot")
+    fig = new_figure(figsize=(10, 4))
+    if fig is None:
         return
-    OUT.mkdir(parents=True, exist_ok=True)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    a1, a2 = fig.subplots(1, 2)
     a1.plot(res.t, res["j1.q"], label="j1.q")
     a1.plot(res.t, res["j2.q"], label="j2.q")
     a1.set_xlabel("t (s)")
@@ -93,11 +88,7 @@ def plot(res, tip):
     a2.set_xlabel("x (m)")
     a2.set_ylabel("y (m)")
     fig.suptitle("Double pendulum released from the horizontal")
-    fig.tight_layout()
-    path = OUT / "double_pendulum.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    print(f"plot: {path}")
+    save(fig, "double_pendulum")
 
 
 if __name__ == "__main__":

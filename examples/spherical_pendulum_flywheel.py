@@ -52,6 +52,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
+from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
 
 G = 9.81
 M_ROD, I_ROD = 2.71944, (0.05708, 0.05708, 0.0008498)        # papers/001 table 2
@@ -62,7 +63,6 @@ TORQUE, T_ON, T_OFF = 5.0, 1.5, 4.5                          # N m (ours), s, s 
 DOWN = [[1, 0, 0], [0, -1, 0], [0, 0, -1]]                   # pivot frame: z pointing down (-Z)
 
 T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "10"))
-OUT = Path(os.environ.get("MECHSIM_EXAMPLE_OUT", Path(__file__).resolve().parent / "out"))
 
 
 def build_model(zero_g=False, torque=TORQUE, react_to_ground=True):
@@ -207,16 +207,11 @@ def main(argv=()):
 
 
 def plot(res, tilt, az, variant):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot")
-        return
-    OUT.mkdir(parents=True, exist_ok=True)
     wheel = res["wheel.position"]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig = new_figure(figsize=(11, 4.5))
+    if fig is None:
+        return
+    a1, a2 = fig.subplots(1, 2)
     for lo, hi, label in ((0, T_ON, "free swing"), (T_ON, T_OFF, "spin-up"), (T_OFF, np.inf, "after the torque")):
         k = (res.t >= lo) & (res.t <= hi)
         if k.any():
@@ -236,11 +231,7 @@ def plot(res, tilt, az, variant):
     fig.suptitle("Spherical pendulum with flywheel" + {"_zero_g": " (gravity off after 1.5 s)",
                                                        "_internal_torque": " (motor torque only: no gyroscopic effect)"
                                                        }.get(variant, ""))
-    fig.tight_layout()
-    path = OUT / f"spherical_pendulum_flywheel{variant}.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    print(f"plot: {path}")
+    save(fig, f"spherical_pendulum_flywheel{variant}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
+from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
 
 MASS, BOX = 1.2, (0.3, 0.2, 0.1)
 INERTIA = (0.005, 0.010, 0.013)            # = m (b^2 + c^2) / 12, ...: principal, body axes
@@ -29,7 +30,6 @@ OMEGA0 = (0.01, 6.0, 0.01)                 # rad/s, body axes: spin about the in
 VELOCITY0 = (0.2, 0.0, 0.0)                # m/s, drift of the centre of mass
 
 T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "20"))
-OUT = Path(os.environ.get("MECHSIM_EXAMPLE_OUT", Path(__file__).resolve().parent / "out"))
 
 
 def build_model():
@@ -86,15 +86,10 @@ def main():
 
 
 def plot(res, w):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no plot")
+    fig = new_figure(figsize=(8, 3.5))
+    if fig is None:
         return
-    OUT.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    ax = fig.subplots()
     for k, label in enumerate("xyz"):
         ax.plot(res.t, w[:, k], label=f"omega_{label} (body)")
     ax.set_xlabel("t (s)")
@@ -102,11 +97,7 @@ def plot(res, w):
     ax.set_title("Intermediate-axis flips of a free block (Dzhanibekov effect)")
     ax.legend()
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    path = OUT / "tumbling_body.png"
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    print(f"plot: {path}")
+    save(fig, "tumbling_body")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ _modules, _runs = {}, {}
 
 def script(name):
     """The example script examples/<name>.py, imported as a module (its main() is not run)."""
+    if str(EXAMPLES) not in sys.path:                 # as when run directly: its helpers beside it
+        sys.path.append(str(EXAMPLES))
     if name not in _modules:
         spec = importlib.util.spec_from_file_location(f"mechsim_example_{name}", EXAMPLES / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
