@@ -1,4 +1,8 @@
 """mechsim: physical modeling and simulation of mechanisms (SPEC.md)."""
+from ._jit_cache import configure as _configure_jit_cache
+
+_configure_jit_cache()
+# the imports below compile nothing; numba reads the cache directory set above
 from .analysis import EventRecord, Result, State
 from .dynamics.api import forward_dynamics, inverse_dynamics, mass_matrix
 from .errors import MechsimError, ModelError, SimulationError

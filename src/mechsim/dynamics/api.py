@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..errors import MechsimError, SimulationError
-from .kernels import OK, WRONG_SIZE, aba_packed, crba, rnea
+from .kernels import ABA_PACKED_SIGNATURE, OK, WRONG_SIZE, aba_packed, crba, rnea
 
 
 def _state_vector(x, n, what, model, batch=False):
@@ -23,23 +23,37 @@ def singular_node_error(cm, node):
                            "has no inertia along the joint's motion; give it mass or inertia about that axis")
 
 
+def _fd_kernel(*args):
+    """The first call compiles aba_packed (or loads it from numba's cache: not at import, which stays
+    fast) for ABA_PACKED_SIGNATURE only, so that other argument types raise TypeError rather than
+    compile a specialization; the compiled kernel then takes this function's place."""
+    global _fd_kernel
+    aba_packed.compile(ABA_PACKED_SIGNATURE)
+    aba_packed.disable_compile()
+    _fd_kernel = aba_packed
+    return aba_packed(*args)
+
+
 def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     """Generalized accelerations (nv,) of model m at (q, v) with extra generalized forces tau,
     force elements evaluated at time t (inputs: name -> value, default the inputs' defaults)."""
     cm = m._compiled or m.compile()
-    u = cm.force_values(t, inputs) if cm.timed_sources else cm.u_const
-    tau = cm.zero_tau if tau is None else tau
-    qdd = np.empty(cm.nv)
+    if cm.timed_sources:
+        cm.force_values(t, inputs, out=cm.fd_u)
     try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
-        status = aba_packed(cm.model_i, cm.model_f, u, cm.workspace, q, v, tau, qdd)
-    except TypeError:        # lists, other dtypes, non-contiguous or read-only arrays
+        qdd = np.zeros(cm.nv) if tau is None else tau.copy()    # tau, turned into qdd in place
+        status = _fd_kernel(cm.model_i, cm.model_f, cm.workspace, q, v, qdd)
+    except (AttributeError, TypeError):    # lists, other dtypes, non-contiguous or read-only arrays
         status = WRONG_SIZE
-    if status == WRONG_SIZE:
-        q, v, tau = (_state_vector(x, n, w, m) for x, n, w in ((q, cm.nq, "q"), (v, cm.nv, "v"), (tau, cm.nv, "tau")))
-        status = aba_packed(cm.model_i, cm.model_f, u, cm.workspace, q, v, tau, qdd)
-    if status != OK:
-        raise singular_node_error(cm, status)
-    return qdd
+    if status == OK:
+        return qdd
+    if status == WRONG_SIZE:                # convert them, or name the expected coordinates
+        q, v = _state_vector(q, cm.nq, "q", m), _state_vector(v, cm.nv, "v", m)
+        qdd = _state_vector(cm.zero_tau if tau is None else tau, cm.nv, "tau", m).copy()
+        status = _fd_kernel(cm.model_i, cm.model_f, cm.workspace, q, v, qdd)
+        if status == OK:
+            return qdd
+    raise singular_node_error(cm, status)
 
 
 def inverse_dynamics(m, q, v, a, t=0.0, inputs=None):

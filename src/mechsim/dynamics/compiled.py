@@ -131,18 +131,20 @@ class CompiledModel:
         self.timed_sources = [(s, src) for s, src in self.sources if not src.is_constant]
 
     def _stack_tables(self):
-        """model_i = [node_i; force_i], model_f = [node_f; force_f; gravity] (layout.py) for the public
-        forward_dynamics; the separate tables the other kernels take are views of them."""
+        """model_i and model_f (layout.py) for the public forward_dynamics. The separate tables the other
+        kernels take are views of them, and so is fd_u, the force values forward_dynamics passes."""
         assert L.NODE_I_COLS == L.FORCE_I_COLS and L.FORCE_F_COLS <= L.NODE_F_COLS
         n, n_forces = self.n_nodes, len(self.force_i)
         self.model_i = np.concatenate([self.node_i, self.force_i])
-        self.model_f = np.zeros((n + n_forces + 1, L.NODE_F_COLS))
-        self.model_f[:n] = self.node_f
+        self.model_f = np.zeros((n + n_forces + 1, max(L.NODE_F_COLS, L.FORCE_VALUES + self.n_slots)))
+        self.model_f[:n, :L.NODE_F_COLS] = self.node_f
         self.model_f[n:n + n_forces, :L.FORCE_F_COLS] = self.force_f
-        self.model_f[-1, L.GRAVITY:L.GRAVITY + 3] = self.model.gravity
+        last = self.model_f[-1]
+        last[L.GRAVITY:L.GRAVITY + 3] = self.model.gravity
+        last[L.FORCE_VALUES:L.FORCE_VALUES + self.n_slots] = self.u_const
         self.node_i, self.force_i = self.model_i[:n], self.model_i[n:]
-        self.node_f, self.force_f = self.model_f[:n], self.model_f[n:n + n_forces]
-        self.gravity = self.model_f[-1, L.GRAVITY:L.GRAVITY + 3]
+        self.node_f, self.force_f = self.model_f[:n], self.model_f[n:-1]
+        self.gravity, self.fd_u = last[L.GRAVITY:L.GRAVITY + 3], last[L.FORCE_VALUES:L.FORCE_VALUES + self.n_slots]
 
     def force_values(self, t, inputs=None, out=None):
         """The vector u of time-varying force values at time t (inputs: name -> value)."""

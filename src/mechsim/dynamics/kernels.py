@@ -6,8 +6,11 @@ and bias force, U = IA S, D = S^T U, u = tau - S^T pA.  All spatial quantities a
 axes at the world origin (papers/000 §2.1, inertial coordinates), so that the recursions
 (papers/000 eqs. 4-6) carry no coordinate transforms: Sdot = v x S for every joint here.
 
-The kernels allocate nothing: every intermediate lives in the workspace, one block of
-NODE_ROWS x 6 floats per tree node, named by ``carve``.
+The kernels allocate nothing: the per-node quantities live in the workspace, one block of
+NODE_ROWS x 6 floats per node, which ``carve`` cuts into named (n, ...) views once per call.
+Per-node steps are inlined by LLVM (INLINE); the passes, which hand a dozen of those views on,
+are inlined into the entry points at numba-IR level (PASS): handing views to a separately
+compiled function costs ~0.1 us per call even when LLVM inlines it (SPEC §6).
 """
 from collections import namedtuple
 
@@ -15,39 +18,39 @@ import numpy as np
 from numba import njit
 
 from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S
-from ..spatial.algebra import (JIT, axis_angle_matrix, body_inertia_world, crf_add, crm, cross3, matmul3,
-                               quat_matrix, quat_rate, transform_point)
-from .layout import (AXIS, COM, F_BODY_FORCE, F_JOINT_FORCE, F_JOINT_SPRING, F_SPRING_DAMPER, GRAVITY, ICOM,
-                     MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
+from ..spatial.algebra import (INLINE, JIT, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
+                               matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
+from .layout import (AXIS, COM, F_BODY_FORCE, F_JOINT_FORCE, F_JOINT_SPRING, F_SPRING_DAMPER, FORCE_VALUES,
+                     GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
+
+PASS = dict(JIT, inline="always")
 
 OK = -1          # kernel status: OK, or the index of the node whose joint-space inertia D is singular
-WRONG_SIZE = -2  # aba_packed: q, v, tau or qdd does not have the model's length
+WRONG_SIZE = -2  # aba_packed: q, v or tau_qdd does not have the model's length
 
-NODE_ROWS = 30   # workspace rows (of 6 floats) per node, laid out in carve
-Workspace = namedtuple("Workspace", "IA S U UD RF RJ R Dinv p u pF axis vel c pA acc fext vJ h")
+NODE_ROWS = 23   # rows of 6 floats in a node's workspace block, laid out in carve()
+Workspace = namedtuple("Workspace", "IA S U RF RJ R Dinv p u vel c pA acc")
 
 
 def new_workspace(n_nodes):
-    """The kernels' workspace argument: one NODE_ROWS x 6 block per node."""
+    """The kernels' workspace argument ws: one NODE_ROWS x 6 block per node."""
     return np.zeros((n_nodes, NODE_ROWS, 6))
 
 
-@njit(**JIT)
+@njit(**PASS)
 def carve(ws):
-    """Named (n, ...) views of the node blocks ws[i]: basic slices, so no copy and no reshape per call."""
+    """Named (n, ...) views of the node blocks ws[i]: basic slices, so no copy and no reshape.
+    6x3 and 3x3 parts sit side by side in columns 0:3 | 3:6."""
     return Workspace(
-        IA=ws[:, 0:6, :],                         # 6x6 articulated inertia (CRBA: composite inertia)
-        S=ws[:, 6:12, 0:3], U=ws[:, 6:12, 3:6],   # 6x3 motion subspace, U = IA S (CRBA: F = Ic S)
-        UD=ws[:, 12:18, 0:3],                     # 6x3 U D^-1
-        RF=ws[:, 12:15, 3:6], RJ=ws[:, 15:18, 3:6],  # 3x3 rotation of the joint frame F, joint rotation
-        R=ws[:, 18:21, 0:3], Dinv=ws[:, 18:21, 3:6],  # 3x3 node rotation, D^-1
-        p=ws[:, 21, 0:3], u=ws[:, 21, 3:6],       # node origin, u = tau - S^T pA
-        pF=ws[:, 22, 0:3], axis=ws[:, 22, 3:6],   # origin of F, joint axis (world)
-        vel=ws[:, 23], c=ws[:, 24], pA=ws[:, 25], acc=ws[:, 26], fext=ws[:, 27],
-        vJ=ws[:, 28], h=ws[:, 29])                # joint velocity S qdot, momentum I v
+        IA=ws[:, 0:6, :],                             # 6x6 articulated inertia (CRBA: composite inertia)
+        S=ws[:, 6:12, 0:3], U=ws[:, 6:12, 3:6],       # 6x3 motion subspace | U = IA S (CRBA: F = Ic S)
+        RF=ws[:, 12:15, 0:3], RJ=ws[:, 12:15, 3:6],   # 3x3 rotation of the joint frame F | joint rotation
+        R=ws[:, 15:18, 0:3], Dinv=ws[:, 15:18, 3:6],  # 3x3 node rotation | D^-1
+        p=ws[:, 18, 0:3], u=ws[:, 18, 3:6],           # node origin | u = tau - S^T pA
+        vel=ws[:, 19], c=ws[:, 20], pA=ws[:, 21], acc=ws[:, 22])
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def dof(ptype):
     """Velocity coordinates of a primitive: R, P, H one; S three; weld none."""
     if ptype == PRIM_S:
@@ -55,7 +58,7 @@ def dof(ptype):
     return 1 if ptype <= PRIM_H else 0
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def coordinate_counts(node_i):
     """(nq, nv): q and v indices are assigned in node order (compiled.py), so the last node ends both."""
     n = node_i.shape[0]
@@ -65,110 +68,103 @@ def coordinate_counts(node_i):
     return node_i[n - 1, QI] + (4 if ptype == PRIM_S else nd), node_i[n - 1, VI] + nd
 
 
-@njit(**JIT)
-def joint_frame(node_i, node_f, R, p, RF, pF, axis, i):
-    """World pose (RF, pF) of node i's joint frame F, its parent's pose composed with the tree
-    transform, and the joint axis in world."""
+@njit(**INLINE)
+def joint_frame(node_i, node_f, R, p, RF, i):
+    """World rotation RF[i] of node i's joint frame F (the parent's rotation composed with the tree
+    transform); returns F's origin and the joint axis in world, as 3-tuples."""
     parent, f = node_i[i, PARENT], node_f[i]
-    for r in range(3):
-        for k in range(3):
-            if parent < 0:
-                RF[r, k] = f[ROT_TREE + 3 * r + k]
-            else:
-                RF[r, k] = (R[parent, r, 0] * f[ROT_TREE + k] + R[parent, r, 1] * f[ROT_TREE + 3 + k]
-                            + R[parent, r, 2] * f[ROT_TREE + 6 + k])
-        if parent < 0:
-            pF[r] = f[POS_TREE + r]
-        else:
-            pF[r] = p[parent, r] + (R[parent, r, 0] * f[POS_TREE] + R[parent, r, 1] * f[POS_TREE + 1]
-                                    + R[parent, r, 2] * f[POS_TREE + 2])
-    for r in range(3):
-        axis[r] = RF[r, 0] * f[AXIS] + RF[r, 1] * f[AXIS + 1] + RF[r, 2] * f[AXIS + 2]
+    if parent < 0:
+        for r in range(3):
+            for k in range(3):
+                RF[i, r, k] = f[ROT_TREE + 3 * r + k]
+        pF = (f[POS_TREE], f[POS_TREE + 1], f[POS_TREE + 2])
+    else:
+        for r in range(3):
+            for k in range(3):
+                RF[i, r, k] = (R[parent, r, 0] * f[ROT_TREE + k] + R[parent, r, 1] * f[ROT_TREE + 3 + k]
+                               + R[parent, r, 2] * f[ROT_TREE + 6 + k])
+        pF = transform_point(R[parent], p[parent], f[POS_TREE:POS_TREE + 3])
+    return pF, matvec3(RF[i], f[AXIS:AXIS + 3])
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
-    """S of one node at the world origin: a screw about the axis through pi (R, H), a translation
-    along it (P), or rotations about the node axes (S)."""
-    Si[:, :] = 0.0
+    """The dof(ptype) columns of S at the world origin (the kernels read no others): a screw of the
+    given pitch (0 for R) about the axis through pi (R, H), a translation along it (P), or rotations
+    about the node axes through pi (S)."""
     if ptype == PRIM_R or ptype == PRIM_H:
-        Si[0:3, 0] = axis
         cross3(pi, axis, Si[3:6, 0])
         for r in range(3):
+            Si[r, 0] = axis[r]
             Si[3 + r, 0] += pitch * axis[r]
     elif ptype == PRIM_P:
-        Si[3:6, 0] = axis
+        for r in range(3):
+            Si[r, 0] = 0.0
+            Si[3 + r, 0] = axis[r]
     elif ptype == PRIM_S:
         for k in range(3):
-            Si[0:3, k] = Ri[:, k]
             cross3(pi, Ri[:, k], Si[3:6, k])
+            for r in range(3):
+                Si[r, k] = Ri[r, k]
 
 
-@njit(**JIT)
-def node_poses(node_i, node_f, q, ws):
-    """Base-to-tip pass: world pose (R, p) of every node frame and its motion subspace S."""
-    w = carve(ws)
-    R, p, RF, RJ, pF, axis = w.R, w.p, w.RF, w.RJ, w.pF, w.axis
-    for i in range(node_i.shape[0]):
-        ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
-        joint_frame(node_i, node_f, R, p, RF[i], pF[i], axis[i], i)
-        if ptype == PRIM_R or ptype == PRIM_H:
-            axis_angle_matrix(f[AXIS:AXIS + 3], q[qi], RJ[i])
-            matmul3(RF[i], RJ[i], R[i])
-        elif ptype == PRIM_S:
-            quat_matrix(q[qi:qi + 4], RJ[i])
-            matmul3(RF[i], RJ[i], R[i])
-        else:
-            R[i] = RF[i]
-        shift = q[qi] if ptype == PRIM_P else (f[PITCH] * q[qi] if ptype == PRIM_H else 0.0)
+@njit(**INLINE)
+def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
+    """World pose (R, p) of node i's frame and its motion subspace S."""
+    ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
+    pF, axis = joint_frame(node_i, node_f, R, p, RF, i)
+    if ptype == PRIM_R or ptype == PRIM_H:
+        axis_angle_matrix(f[AXIS:AXIS + 3], q[qi], RJ[i])
+        matmul3(RF[i], RJ[i], R[i])
+    elif ptype == PRIM_S:
+        quat_matrix(q[qi:qi + 4], RJ[i])
+        matmul3(RF[i], RJ[i], R[i])
+    else:
         for r in range(3):
-            p[i, r] = pF[i, r] + axis[i, r] * shift
-        motion_subspace(ptype, f[PITCH], axis[i], R[i], p[i], w.S[i])
+            for k in range(3):
+                R[i, r, k] = RF[i, r, k]
+    shift = q[qi] if ptype == PRIM_P else (f[PITCH] * q[qi] if ptype == PRIM_H else 0.0)
+    for r in range(3):
+        p[i, r] = pF[r] + axis[r] * shift
+    motion_subspace(ptype, f[PITCH], axis, R[i], p[i], S[i])
 
 
-@njit(**JIT)
-def node_velocities(node_i, v, ws):
-    """Base-to-tip pass: spatial velocity vel_i = vel_parent + S_i qdot_i (papers/000 eq. 4) and
-    c_i = vel_i x S_i qdot_i (eq. 5's a(k))."""
-    w = carve(ws)
-    S, vel, vJ = w.S, w.vel, w.vJ
+@njit(**INLINE)
+def node_velocity(node_i, v, S, vel, c, i):
+    """vel_i = vel_parent + S_i qdot_i (papers/000 eq. 4) and c_i = vel_i x S_i qdot_i (eq. 5's a(k)),
+    which is vel_parent x vel_i since v x v = 0."""
+    parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
+    for r in range(6):
+        s = 0.0
+        for k in range(nd):
+            s += S[i, r, k] * v[vi + k]
+        vel[i, r] = s if parent < 0 else vel[parent, r] + s
+    if parent < 0:
+        for r in range(6):
+            c[i, r] = 0.0
+    else:
+        crm(vel[parent], vel[i], c[i])
+
+
+@njit(**INLINE)
+def node_inertia(node_f, R, p, IA, i):
+    """Spatial inertia of node i's body at the world origin, into IA[i]."""
+    f = node_f[i]
+    body_inertia_world(f[MASS], transform_point(R[i], p[i], f[COM:COM + 3]), f[ICOM:ICOM + 9], R[i], IA[i])
+
+
+@njit(**PASS)
+def first_pass(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c, IA, pA):
+    """Base-to-tip pass (RBDA Tables 5.1, 7.1): every node's pose, S, velocity, c, inertia IA = I and
+    bias force pA = v x* I v."""
     for i in range(node_i.shape[0]):
-        parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
-        for r in range(6):
-            s = 0.0
-            for k in range(nd):
-                s += S[i, r, k] * v[vi + k]
-            vJ[i, r] = s
-            vel[i, r] = s if parent < 0 else vel[parent, r] + s
-        crm(vel[i], vJ[i], w.c[i])
+        node_pose(node_i, node_f, q, R, p, S, RF, RJ, i)
+        node_velocity(node_i, v, S, vel, c, i)
+        node_inertia(node_f, R, p, IA, i)
+        crf(vel[i], matvec6(IA[i], vel[i]), pA[i])
 
 
-@njit(**JIT)
-def body_inertias(node_f, ws):
-    """Spatial inertia of every node's body at the world origin, into IA."""
-    w = carve(ws)
-    for i in range(node_f.shape[0]):
-        f = node_f[i]
-        com = transform_point(w.R[i], w.p[i], f[COM:COM + 3])
-        body_inertia_world(f[MASS], com, f[ICOM:ICOM + 9], w.R[i], w.IA[i])
-
-
-@njit(**JIT)
-def bias_forces(ws):
-    """pA = v x* I v - fext, with the momentum h = I v (RBDA Table 7.1, first pass)."""
-    w = carve(ws)
-    IA, vel, h, pA = w.IA, w.vel, w.h, w.pA
-    for i in range(IA.shape[0]):
-        for r in range(6):
-            s = 0.0
-            for l in range(6):
-                s += IA[i, r, l] * vel[i, l]
-            h[i, r] = s
-            pA[i, r] = -w.fext[i, r]
-        crf_add(vel[i], h[i], pA[i])
-
-
-@njit(**JIT)
+@njit(**INLINE)
 def point_state(R, p, vel, node, point_local):
     """World position x and velocity xdot (3-tuples) of a point fixed in a node (ground for node < 0)."""
     if node < 0:
@@ -178,24 +174,23 @@ def point_state(R, p, vel, node, point_local):
     return x, (w1 * x[2] - w2 * x[1] + v0, w2 * x[0] - w0 * x[2] + v1, w0 * x[1] - w1 * x[0] + v2)
 
 
-@njit(**JIT)
-def add_point_force(fext, node, x, force, sign):
-    """fext[node] += sign * wrench at the world origin of a force applied at world point x."""
+@njit(**INLINE)
+def apply_point_force(pA, node, x, force, sign):
+    """A force sign * force at world point x on a node: its wrench f at the world origin leaves the
+    node's bias force, pA -= f (RBDA Table 7.1: pA = v x* I v - f^x)."""
     if node < 0:
         return
+    pA[node, 0] -= sign * (x[1] * force[2] - x[2] * force[1])
+    pA[node, 1] -= sign * (x[2] * force[0] - x[0] * force[2])
+    pA[node, 2] -= sign * (x[0] * force[1] - x[1] * force[0])
     for k in range(3):
-        fext[node, 3 + k] += sign * force[k]
-    fext[node, 0] += sign * (x[1] * force[2] - x[2] * force[1])
-    fext[node, 1] += sign * (x[2] * force[0] - x[0] * force[2])
-    fext[node, 2] += sign * (x[0] * force[1] - x[1] * force[0])
+        pA[node, 3 + k] -= sign * force[k]
 
 
-@njit(**JIT)
-def applied_forces(force_i, force_f, u, q, v, ws, tau):
-    """Force elements: world wrenches fext on nodes (set) and generalized forces (added to tau)."""
-    w = carve(ws)
-    R, p, vel, fext = w.R, w.p, w.vel, w.fext
-    fext[:, :] = 0.0
+@njit(**PASS)
+def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
+    """Force elements, after first_pass: wrenches on nodes (taken off their bias forces pA) and
+    generalized forces (added to tau)."""
     for e in range(force_i.shape[0]):
         kind, a, b, slot = force_i[e, 0], force_i[e, 1], force_i[e, 2], force_i[e, 3]
         prm = force_f[e]
@@ -205,23 +200,24 @@ def applied_forces(force_i, force_f, u, q, v, ws, tau):
             tau[a] += u[slot]
         elif kind == F_BODY_FORCE:
             xa, va = point_state(R, p, vel, a, prm[3:6])
-            add_point_force(fext, a, xa, u[slot + 3:slot + 6], 1.0)
+            apply_point_force(pA, a, xa, u[slot + 3:slot + 6], 1.0)
             for k in range(3):
-                fext[a, k] += u[slot + k]
+                pA[a, k] -= u[slot + k]
         elif kind == F_SPRING_DAMPER:
             xa, va = point_state(R, p, vel, a, prm[3:6])
             xb, vb = point_state(R, p, vel, b, prm[6:9])
             d0, d1, d2 = xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]
             length = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
             if length > 1e-12:
-                rate = (d0 * (vb[0] - va[0]) + d1 * (vb[1] - va[1]) + d2 * (vb[2] - va[2])) / length
+                n = (d0 / length, d1 / length, d2 / length)                 # unit vector a -> b
+                rate = n[0] * (vb[0] - va[0]) + n[1] * (vb[1] - va[1]) + n[2] * (vb[2] - va[2])
                 tension = prm[0] * (length - prm[2]) + prm[1] * rate
-                f = (tension * d0 / length, tension * d1 / length, tension * d2 / length)
-                add_point_force(fext, a, xa, f, 1.0)      # pulls a towards b, b towards a
-                add_point_force(fext, b, xb, f, -1.0)
+                f = (tension * n[0], tension * n[1], tension * n[2])
+                apply_point_force(pA, a, xa, f, 1.0)      # pulls a towards b, b towards a
+                apply_point_force(pA, b, xb, f, -1.0)
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def invert_joint_inertia(D, n):
     """D <- D^-1 in place for n = 1 or 3; False if D is not positive definite (singular mass matrix)."""
     if n == 1:
@@ -247,7 +243,7 @@ def invert_joint_inertia(D, n):
     return True
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def bias_acceleration(node_i, gravity, c, acc, i):
     """acc[i] = acc[parent] + c[i], with a_0 = -g: gravity as a fictitious base acceleration (RBDA §5.3)."""
     parent = node_i[i, PARENT]
@@ -256,7 +252,7 @@ def bias_acceleration(node_i, gravity, c, acc, i):
         acc[i, 3 + r] = c[i, 3 + r] + (acc[parent, 3 + r] if parent >= 0 else -gravity[r])
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def add_joint_acceleration(S, qdd, acc, i, vi, nd):
     """acc[i] += S_i qdd_i."""
     for k in range(nd):
@@ -264,40 +260,39 @@ def add_joint_acceleration(S, qdd, acc, i, vi, nd):
             acc[i, r] += S[i, r, k] * qdd[vi + k]
 
 
-@njit(**JIT)
-def articulate(IA, pA, U, UD, Dinv, u, c, i, parent, nd):
+@njit(**INLINE)
+def u_dinv(U, Dinv, i, r, k, nd):
+    """Entry (r, k) of U_i D_i^-1, 0 for k >= nd."""
+    s = 0.0
+    if k < nd:
+        for j in range(nd):
+            s += U[i, r, j] * Dinv[i, j, k]
+    return s
+
+
+@njit(**INLINE)
+def articulate(IA, pA, U, Dinv, u, c, i, parent, nd):
     """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass):
-    Ia = IA - U D^-1 U^T and pa = pA + Ia c + U D^-1 u, formed in place of IA[i], pA[i]."""
+    IA_parent += Ia = IA - U D^-1 U^T and pA_parent += pa = pA + Ia c + U D^-1 u, row by row."""
     for r in range(6):
+        ud = (u_dinv(U, Dinv, i, r, 0, nd), u_dinv(U, Dinv, i, r, 1, nd), u_dinv(U, Dinv, i, r, 2, nd))
+        pa = pA[i, r]
         for k in range(nd):
-            s = 0.0
-            for j in range(nd):
-                s += U[i, r, j] * Dinv[i, j, k]
-            UD[i, r, k] = s
-    for r in range(6):
+            pa += ud[k] * u[i, k]
         for l in range(6):
+            ia = IA[i, r, l]
             for k in range(nd):
-                IA[i, r, l] -= UD[i, r, k] * U[i, l, k]
-    for r in range(6):
-        s = 0.0
-        for l in range(6):
-            s += IA[i, r, l] * c[i, l]
-        for k in range(nd):
-            s += UD[i, r, k] * u[i, k]
-        pA[i, r] += s
-    for r in range(6):
-        for l in range(6):
-            IA[parent, r, l] += IA[i, r, l]
-        pA[parent, r] += pA[i, r]
+                ia -= ud[k] * U[i, l, k]
+            pa += ia * c[i, l]
+            IA[parent, r, l] += ia
+        pA[parent, r] += pa
 
 
-@njit(**JIT)
-def aba_passes(node_i, gravity, ws, tau, qdd):
+@njit(**PASS)
+def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
     """Articulated-body algorithm, RBDA Table 7.1 (papers/000 §2.2: the O(n) elimination of eq. 8),
-    given the kinematics, IA = I and pA = v x* I v - fext; tau may share qdd's memory.
+    second and third passes, after first_pass and applied_forces; tau may share qdd's memory.
     Returns OK or the first singular node."""
-    w = carve(ws)
-    S, c, IA, pA, U, Dinv, u, acc = w.S, w.c, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
     for i in range(node_i.shape[0] - 1, -1, -1):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
         for k in range(nd):                               # U = IA S, u = tau - S^T pA
@@ -319,7 +314,7 @@ def aba_passes(node_i, gravity, ws, tau, qdd):
         if nd > 0 and not invert_joint_inertia(Dinv[i], nd):
             return i
         if parent >= 0:
-            articulate(IA, pA, U, w.UD, Dinv, u, c, i, parent, nd)
+            articulate(IA, pA, U, Dinv, u, c, i, parent, nd)
     for i in range(node_i.shape[0]):
         vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
         bias_acceleration(node_i, gravity, c, acc, i)
@@ -335,47 +330,49 @@ def aba_passes(node_i, gravity, ws, tau, qdd):
     return OK
 
 
-@njit(**JIT)
+@njit(**PASS)
 def aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau_in, ws, qdd):
     """Forward dynamics qdd = FD(q, v, tau_in + force elements); returns OK or a singular node."""
+    w = carve(ws)
     tau = qdd                  # the generalized forces are gathered in qdd until the last pass replaces them
-    tau[:] = tau_in
-    node_poses(node_i, node_f, q, ws)
-    node_velocities(node_i, v, ws)
-    applied_forces(force_i, force_f, u_force, q, v, ws, tau)
-    body_inertias(node_f, ws)
-    bias_forces(ws)
-    return aba_passes(node_i, gravity, ws, tau, qdd)
+    for k in range(tau.shape[0]):
+        tau[k] = tau_in[k]
+    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+    applied_forces(force_i, force_f, u_force, q, v, w.R, w.p, w.vel, w.pA, tau)
+    return aba_passes(node_i, gravity, w.S, w.c, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc, tau, qdd)
 
 
-@njit("int64(int64[:, ::1], float64[:, ::1], float64[::1], float64[:, :, ::1], "
-      "float64[::1], float64[::1], float64[::1], float64[::1])", **JIT)
-def aba_packed(model_i, model_f, u_force, ws, q, v, tau_in, qdd):
-    """aba on the stacked model tables (layout.py), the entry of the public forward_dynamics: fewer
-    arrays to pass from Python. Returns OK, a singular node or WRONG_SIZE."""
+ABA_PACKED_SIGNATURE = ("int64(int64[:, ::1], float64[:, ::1], float64[:, :, ::1], "
+                        "float64[::1], float64[::1], float64[::1])")
+
+
+@njit(**dict(JIT, nogil=False))
+def aba_packed(model_i, model_f, ws, q, v, tau_qdd):
+    """aba on the stacked model tables (layout.py), the kernel of the public forward_dynamics: the
+    generalized forces in tau_qdd are replaced by the accelerations. Six arrays to pass from Python
+    instead of eleven, and the GIL kept (releasing it costs ~0.1 us). forward_dynamics compiles it
+    for ABA_PACKED_SIGNATURE only. Returns OK, a singular node or WRONG_SIZE."""
     n = ws.shape[0]
     node_i, force_i = model_i[:n], model_i[n:]
-    node_f, force_f, gravity = model_f[:n], model_f[n:-1], model_f[-1, GRAVITY:GRAVITY + 3]
+    node_f, force_f, last = model_f[:n], model_f[n:-1], model_f[-1]
     nq, nv = coordinate_counts(node_i)
-    if q.shape[0] != nq or v.shape[0] != nv or tau_in.shape[0] != nv or qdd.shape[0] != nv:
+    if q.shape[0] != nq or v.shape[0] != nv or tau_qdd.shape[0] != nv:
         return WRONG_SIZE
-    return aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau_in, ws, qdd)
+    return aba(node_i, node_f, force_i, force_f, last[GRAVITY:GRAVITY + 3], last[FORCE_VALUES:], q, v, tau_qdd, ws,
+               tau_qdd)
 
 
 @njit(**JIT)
 def rnea(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, ws, tau_out):
     """Inverse dynamics by recursive Newton-Euler (papers/000 eqs. 4-6, RBDA Table 5.1): the joint
     forces tau_out that, with the force elements, produce qdd."""
-    tau_out[:] = 0.0           # first the force elements' generalized forces
-    node_poses(node_i, node_f, q, ws)
-    node_velocities(node_i, v, ws)
-    applied_forces(force_i, force_f, u_force, q, v, ws, tau_out)
-    body_inertias(node_f, ws)
-    bias_forces(ws)
     w = carve(ws)
-    S, IA, acc = w.S, w.IA, w.acc
-    f = w.pA                   # body forces f_i = I a + v x* I v - fext, accumulated tip to base
-    for i in range(node_i.shape[0]):
+    S, IA, acc, f = w.S, w.IA, w.acc, w.pA   # body forces f, accumulated tip to base in pA's place
+    for k in range(tau_out.shape[0]):
+        tau_out[k] = 0.0                     # first the force elements' generalized forces
+    first_pass(node_i, node_f, q, v, w.R, w.p, S, w.RF, w.RJ, w.vel, w.c, IA, f)
+    applied_forces(force_i, force_f, u_force, q, v, w.R, w.p, w.vel, f, tau_out)
+    for i in range(node_i.shape[0]):         # f = I a + v x* I v - fext = I a + pA
         vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
         bias_acceleration(node_i, gravity, w.c, acc, i)
         add_joint_acceleration(S, qdd, acc, i, vi, nd)
@@ -384,7 +381,7 @@ def rnea(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, ws, tau_
             for l in range(6):
                 s += IA[i, r, l] * acc[i, l]
             f[i, r] += s
-    for i in range(node_i.shape[0] - 1, -1, -1):
+    for i in range(node_i.shape[0] - 1, -1, -1):     # tau = S^T f less the force elements', f_parent += f
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
         for k in range(nd):
             s = 0.0
@@ -399,10 +396,11 @@ def rnea(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, ws, tau_
 @njit(**JIT)
 def crba(node_i, node_f, q, ws, M):
     """Joint-space mass matrix by the composite-rigid-body algorithm (RBDA Table 6.2)."""
-    node_poses(node_i, node_f, q, ws)
-    body_inertias(node_f, ws)
     w = carve(ws)
     S, Ic, F = w.S, w.IA, w.U
+    for i in range(node_i.shape[0]):
+        node_pose(node_i, node_f, q, w.R, w.p, S, w.RF, w.RJ, i)
+        node_inertia(node_f, w.R, w.p, Ic, i)
     M[:, :] = 0.0
     for i in range(node_i.shape[0] - 1, -1, -1):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])

@@ -15,8 +15,9 @@ NODE_F_COLS = 29
 F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE = 0, 1, 2, 3
 FORCE_I_COLS, FORCE_F_COLS = 4, 9
 
-# The public forward_dynamics passes the model to the kernel as two stacked tables, because every
-# array crossing from Python into numba costs ~50 ns (SPEC §6): model_i = [node_i; force_i] and
-# model_f = [node_f; force_f; gravity row], force_f rows and the gravity row padded to NODE_F_COLS.
-# The node rows come first (as many as workspace blocks); model_f's last row holds gravity.
-GRAVITY = 0           # column of the gravity vector in model_f's last row
+# The public forward_dynamics passes the model to its kernel as two stacked tables, because every
+# array crossing from Python into numba costs ~50 ns (SPEC §6):
+#   model_i = [node_i; force_i]             (NODE_I_COLS == FORCE_I_COLS columns)
+#   model_f = [node_f; force_f; globals]    (padded to a common width)
+# The node rows come first, one per workspace block; the last row holds gravity and the force values u.
+GRAVITY, FORCE_VALUES = 0, 3      # columns of model_f's last row

@@ -7,17 +7,21 @@ quantity from a body to its parent needs no transform at all.
 import numpy as np
 from numba import njit
 
-JIT = dict(cache=True, fastmath=False, nogil=True)
+# error_model="numpy": IEEE division without a zero-divisor branch (the kernels guard their divisions)
+JIT = dict(cache=True, fastmath=False, nogil=True, error_model="numpy")
+# Small steps are compiled once and inlined by LLVM wherever they are used: a numba call passes
+# every array as a struct of ~10 words, as costly as the few dozen flops of a step (SPEC §6).
+INLINE = dict(JIT, forceinline=True)
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def cross3(a, b, out):
     out[0] = a[1] * b[2] - a[2] * b[1]
     out[1] = a[2] * b[0] - a[0] * b[2]
     out[2] = a[0] * b[1] - a[1] * b[0]
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def crm(v, m, out):
     """out = v x m (spatial motion cross product, RBDA eq. 2.31)."""
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
@@ -30,60 +34,42 @@ def crm(v, m, out):
     out[5] = w0 * b1 - w1 * b0 + u0 * a1 - u1 * a0
 
 
-@njit(**JIT)
-def crf_add(v, f, out):
-    """out += v x* f (spatial force cross product, RBDA eq. 2.32)."""
+@njit(**INLINE)
+def crf(v, f, out):
+    """out = v x* f (spatial force cross product, RBDA eq. 2.32)."""
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
     n0, n1, n2, f0, f1, f2 = f[0], f[1], f[2], f[3], f[4], f[5]
-    out[0] += w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1
-    out[1] += w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2
-    out[2] += w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0
-    out[3] += w1 * f2 - w2 * f1
-    out[4] += w2 * f0 - w0 * f2
-    out[5] += w0 * f1 - w1 * f0
+    out[0] = w1 * n2 - w2 * n1 + u1 * f2 - u2 * f1
+    out[1] = w2 * n0 - w0 * n2 + u2 * f0 - u0 * f2
+    out[2] = w0 * n1 - w1 * n0 + u0 * f1 - u1 * f0
+    out[3] = w1 * f2 - w2 * f1
+    out[4] = w2 * f0 - w0 * f2
+    out[5] = w0 * f1 - w1 * f0
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def body_inertia_world(m, c, Ic, R, out):
     """6x6 spatial inertia about the world origin of a body with mass m, COM c (world) and
-    rotational inertia Ic (row-major 9) about the COM in body axes rotated to world by R (RBDA eq. 2.63)."""
-    # J = R Ic R^T + m (c~ c~^T)
-    for i in range(3):
-        for j in range(i, 3):
-            s = 0.0
-            for k in range(3):
-                t = Ic[3 * k] * R[j, 0] + Ic[3 * k + 1] * R[j, 1] + Ic[3 * k + 2] * R[j, 2]
-                s += R[i, k] * t
+    rotational inertia Ic (row-major 9) about the COM in body axes rotated to world by R
+    (RBDA eq. 2.63): [[J, m c~], [m c~^T, m 1]] with J = R Ic R^T + m (|c|^2 1 - c c^T)."""
+    c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
+    for j in range(3):
+        t0 = Ic[0] * R[j, 0] + Ic[1] * R[j, 1] + Ic[2] * R[j, 2]      # column j of Ic R^T
+        t1 = Ic[3] * R[j, 0] + Ic[4] * R[j, 1] + Ic[5] * R[j, 2]
+        t2 = Ic[6] * R[j, 0] + Ic[7] * R[j, 1] + Ic[8] * R[j, 2]
+        for i in range(j + 1):
+            s = R[i, 0] * t0 + R[i, 1] * t1 + R[i, 2] * t2 - m * c[i] * c[j] + (m * c2 if i == j else 0.0)
             out[i, j] = s
             out[j, i] = s
-    cx, cy, cz = c[0], c[1], c[2]
-    out[0, 0] += m * (cy * cy + cz * cz)
-    out[1, 1] += m * (cx * cx + cz * cz)
-    out[2, 2] += m * (cx * cx + cy * cy)
-    out[0, 1] -= m * cx * cy
-    out[1, 0] -= m * cx * cy
-    out[0, 2] -= m * cx * cz
-    out[2, 0] -= m * cx * cz
-    out[1, 2] -= m * cy * cz
-    out[2, 1] -= m * cy * cz
-    # off-diagonal blocks m c~ and m c~^T, mass block m 1
+    mc = ((0.0, -m * c[2], m * c[1]), (m * c[2], 0.0, -m * c[0]), (-m * c[1], m * c[0], 0.0))   # m c~
     for i in range(3):
         for j in range(3):
-            out[i, 3 + j] = 0.0
-            out[3 + i, j] = 0.0
+            out[i, 3 + j] = mc[i][j]
+            out[3 + j, i] = mc[i][j]
             out[3 + i, 3 + j] = m if i == j else 0.0
-    out[0, 4] = -m * cz
-    out[0, 5] = m * cy
-    out[1, 3] = m * cz
-    out[1, 5] = -m * cx
-    out[2, 3] = -m * cy
-    out[2, 4] = m * cx
-    for i in range(3):
-        for j in range(3):
-            out[3 + j, i] = out[i, 3 + j]
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def axis_angle_matrix(a, theta, out):
     """Rotation matrix of angle theta about unit axis a (Rodrigues)."""
     s, c = np.sin(theta), np.cos(theta)
@@ -100,7 +86,7 @@ def axis_angle_matrix(a, theta, out):
     out[2, 2] = c + z * z * t
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def quat_matrix(q, out):
     """Rotation matrix of the scalar-first quaternion q, normalized on the fly."""
     n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
@@ -116,7 +102,7 @@ def quat_matrix(q, out):
     out[2, 2] = 1 - 2 * (x * x + y * y)
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def quat_rate(q, w, out):
     """out = dq/dt = 1/2 q (x) (0, w) for the body-fixed angular velocity w."""
     out[0] = 0.5 * (-q[1] * w[0] - q[2] * w[1] - q[3] * w[2])
@@ -125,16 +111,37 @@ def quat_rate(q, w, out):
     out[3] = 0.5 * (q[0] * w[2] + q[1] * w[1] - q[2] * w[0])
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def matmul3(A, B, out):
     for i in range(3):
         for j in range(3):
             out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@njit(**JIT)
+@njit(**INLINE)
+def matvec3(A, x):
+    """A x as a 3-tuple, for a 3x3 A."""
+    return (A[0, 0] * x[0] + A[0, 1] * x[1] + A[0, 2] * x[2],
+            A[1, 0] * x[0] + A[1, 1] * x[1] + A[1, 2] * x[2],
+            A[2, 0] * x[0] + A[2, 1] * x[1] + A[2, 2] * x[2])
+
+
+@njit(**INLINE)
+def matvec6(A, x):
+    """A x as a 6-tuple, for a 6x6 A."""
+    h0 = h1 = h2 = h3 = h4 = h5 = 0.0
+    for l in range(6):
+        h0 += A[0, l] * x[l]
+        h1 += A[1, l] * x[l]
+        h2 += A[2, l] * x[l]
+        h3 += A[3, l] * x[l]
+        h4 += A[4, l] * x[l]
+        h5 += A[5, l] * x[l]
+    return h0, h1, h2, h3, h4, h5
+
+
+@njit(**INLINE)
 def transform_point(R, p, x):
     """R x + p as a 3-tuple (a point x in a frame at (R, p), in world)."""
-    return (R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2] + p[0],
-            R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2] + p[1],
-            R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2] + p[2])
+    y = matvec3(R, x)
+    return y[0] + p[0], y[1] + p[1], y[2] + p[2]
