@@ -127,3 +127,18 @@ def test_signals_cover_every_joint_and_body():
 def test_progress_bar_runs(capsys):
     point_pendulum().simulate(t_end=0.5, progress=True)
     assert "100" in capsys.readouterr().err
+
+
+def test_sampled_controller_in_fixed_step_run():
+    m = point_pendulum(0.0)
+    m.add_input("u")
+    m.add_force("motor", "joint_force", joint="j", value="u")
+    calls = []
+
+    def controller(t, y):
+        calls.append(round(t, 9))
+        return {"u": t}
+    res = m.simulate(t_end=0.2, solver="RK4", h=0.01, controller=controller, sample_time=0.05)
+    assert calls == [0.0, 0.05, 0.1, 0.15]
+    held = res["j.force"][res.t < 0.2 - 1e-9]
+    np.testing.assert_allclose(held, np.floor(res.t[res.t < 0.2 - 1e-9] / 0.05 + 1e-9) * 0.05)

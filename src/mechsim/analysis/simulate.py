@@ -53,6 +53,28 @@ def _options(model, options):
     return opts
 
 
+class _Controller:
+    """A user controller in the loop: reads joint outputs from the state, commands inputs, which are
+    held between samples when it has a sample_time (zero-order hold)."""
+
+    def __init__(self, function, readers, sample_time, t0):
+        self.function, self.readers = function, readers      # readers: output name -> (slice of y, scalar)
+        self.sample_time, self.next_sample = sample_time, t0
+        self.held = {}
+
+    def due(self, t):
+        return self.sample_time is None or t >= self.next_sample - 1e-12
+
+    def sample(self, t, y, known_inputs):
+        outputs = {name: (float(y[i][0]) if scalar else y[i].copy()) for name, (i, scalar) in self.readers.items()}
+        for name, value in (self.function(t, outputs) or {}).items():
+            if name not in known_inputs:
+                raise _Failure(f"controller returned unknown input {name!r} at t = {t:.6g}")
+            self.held[name] = float(value)
+        if self.sample_time is not None:                     # the first sample instant after t
+            self.next_sample += self.sample_time * (1 + np.floor((t - self.next_sample) / self.sample_time + 1e-9))
+
+
 class _Run:
     """One simulation: inputs, controller, right-hand side, recording."""
 
@@ -115,8 +137,7 @@ class _Run:
             readers[name] = (index, width == 1)
         if sample_time is not None and not float(sample_time) > 0:
             raise MechsimError("simulate(): sample_time must be positive")
-        return dict(function=controller, readers=readers,
-                    sample_time=None if sample_time is None else float(sample_time), next_sample=self.t0)
+        return _Controller(controller, readers, None if sample_time is None else float(sample_time), self.t0)
 
     # ------------------------------------------------------------ evaluation
     def inputs_at(self, t, y):
@@ -124,17 +145,10 @@ class _Run:
         for name, source in self.input_sources.items():
             self.input_values[name] = source.constant if source.is_constant else float(source.function(t))
         ctl = self.controller
-        if ctl is not None and (ctl["sample_time"] is None or t >= ctl["next_sample"] - 1e-12):
-            outputs = {n: (float(y[i][0]) if scalar else y[i].copy()) for n, (i, scalar) in ctl["readers"].items()}
-            commands = ctl["function"](t, outputs)
-            for name, value in (commands or {}).items():
-                if name not in self.model.inputs:
-                    raise _Failure(f"controller returned unknown input {name!r} at t = {t:.6g}")
-                ctl.setdefault("held", {})[name] = float(value)
-            if ctl["sample_time"] is not None:
-                ctl["next_sample"] += ctl["sample_time"] * (1 + np.floor((t - ctl["next_sample"]) / ctl["sample_time"] + 1e-9))
         if ctl is not None:
-            self.input_values.update(ctl.get("held", {}))
+            if ctl.due(t):
+                ctl.sample(t, y, self.model.inputs)
+            self.input_values.update(ctl.held)
 
     def force_values(self, t, check=True):
         u = self.cm.force_values(t, self.input_values, out=self.u)
@@ -144,19 +158,14 @@ class _Run:
         return u
 
     def _non_finite_source(self, u):
-        for name, value in self.input_values.items():
-            if not np.isfinite(value):
-                return f"input '{name}'"
-        for force in self.model.forces.values():
-            for slot, source in self.cm.timed_sources:
-                if not np.isfinite(u[slot]) and any(source is s for s in getattr(force, "values", [])
-                                                    + getattr(force, "force", []) + getattr(force, "torque", [])):
-                    return f"the value of force '{force.name}'"
-        return "a force value"
+        bad_inputs = [name for name, value in self.input_values.items() if not np.isfinite(value)]
+        if bad_inputs:
+            return f"input '{bad_inputs[0]}'"
+        return f"the value of force '{self.cm.slot_force[np.flatnonzero(~np.isfinite(u))[0]]}'"
 
     @property
     def sampled(self):
-        return self.controller is not None and self.controller["sample_time"] is not None
+        return self.controller is not None and self.controller.sample_time is not None
 
     def rhs(self, t, y):
         if not self.sampled:
@@ -224,7 +233,7 @@ class _Run:
 
     def _run_sampled(self, y0, progress):
         """Zero-order-hold controller: integrate one sample period at a time, inputs held."""
-        opts, dt = self.opts, self.controller["sample_time"]
+        opts, dt = self.opts, self.controller.sample_time
         t, y, k = self.t0, y0, 0
         while t < self.t_end:
             t_next = min(self.t0 + (k + 1) * dt, self.t_end)

@@ -93,6 +93,7 @@ class CompiledModel:
     def _build_forces(self, model):
         rows_i, rows_f, self.sources = [], [], []     # sources: (slot in u, Source)
         n_slots = 0
+        self.slot_force = []                           # force element owning each slot of u
         actuated = {}
         for force in model.forces.values():
             if force.kind == "joint_spring_damper":
@@ -111,6 +112,7 @@ class CompiledModel:
                     rows_i.append([L.F_JOINT_FORCE, vs.start + k, -1, n_slots])
                     rows_f.append([0.0] * L.FORCE_F_COLS)
                     self.sources.append((n_slots, source))
+                    self.slot_force.append(force.name)
                     actuated.setdefault(force.joint, []).append((k, n_slots))
                     n_slots += 1
             elif force.kind == "body_force":
@@ -119,6 +121,7 @@ class CompiledModel:
                 rows_f.append([0, 0, 0, *point, 0, 0, 0])
                 for source in force.torque + force.force:
                     self.sources.append((n_slots, source))
+                    self.slot_force.append(force.name)
                     n_slots += 1
         self.force_i = np.array(rows_i, dtype=np.int64).reshape(-1, L.FORCE_I_COLS)
         self.force_f = np.array(rows_f, dtype=float).reshape(-1, L.FORCE_F_COLS)
