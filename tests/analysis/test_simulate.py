@@ -14,6 +14,14 @@ def point_pendulum(q0=0.5):
     return m
 
 
+def motorized_pendulum(q0):
+    """The point pendulum with a joint_force driven by the input "u"."""
+    m = point_pendulum(q0)
+    m.add_input("u")
+    m.add_force("motor", "joint_force", joint="j", value="u")
+    return m
+
+
 def pendulum_energy(res):
     y = res.point("bob", (0, -L, 0))[:, 1]
     return 0.5 * L ** 2 * res["j.v"] ** 2 + G * y
@@ -58,27 +66,21 @@ def test_t_eval_dense_output_matches_steps():
 
 
 def test_time_varying_input_and_expression_force():
-    m = point_pendulum(0.0)
-    m.add_input("u")
-    m.add_force("motor", "joint_force", joint="j", value="u")
+    m = motorized_pendulum(0.0)
     m.add_force("kick", "joint_force", joint="j", value="0.5*(t < 0.1)")
     res = m.simulate(t_end=0.5, rtol=1e-9, atol=1e-11, inputs={"u": lambda t: 2.0 * t}, t_eval=[0.05, 0.3])
     np.testing.assert_allclose(res["j.force"], [0.1 + 0.5, 0.6])
 
 
 def test_continuous_controller_holds_upright_pendulum():
-    m = point_pendulum(np.pi - 0.1)
-    m.add_input("u")
-    m.add_force("motor", "joint_force", joint="j", value="u")
+    m = motorized_pendulum(np.pi - 0.1)
     kp, kd = 40.0, 10.0
     res = m.simulate(t_end=5.0, rtol=1e-8, controller=lambda t, y: {"u": -kp * (y["j.q"] - np.pi) - kd * y["j.v"]})
     assert abs(res["j.q"][-1] - np.pi) < 1e-3
 
 
 def test_sampled_controller_is_zero_order_hold():
-    m = point_pendulum(0.0)
-    m.add_input("u")
-    m.add_force("motor", "joint_force", joint="j", value="u")
+    m = motorized_pendulum(0.0)
     calls = []
 
     def controller(t, y):
@@ -130,9 +132,7 @@ def test_progress_bar_runs(capsys):
 
 
 def test_sampled_controller_in_fixed_step_run():
-    m = point_pendulum(0.0)
-    m.add_input("u")
-    m.add_force("motor", "joint_force", joint="j", value="u")
+    m = motorized_pendulum(0.0)
     calls = []
 
     def controller(t, y):

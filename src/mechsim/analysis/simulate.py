@@ -5,7 +5,7 @@ import numpy as np
 from ..dynamics.api import singular_node_error
 from ..dynamics.kernels import OK, normalize_quaternions, state_derivative
 from ..errors import MechsimError, ModelError, SimulationError
-from ..integrators import ADAPTIVE_METHODS, FIXED_METHODS, SOLVERS, integrate_adaptive, integrate_fixed
+from ..integrators import FIXED_METHODS, SOLVERS, integrate_adaptive, integrate_fixed
 from ..integrators.adaptive import StepFailure
 from .progress import Progress
 from .result import Result
@@ -163,6 +163,10 @@ class _Run:
             return f"input '{bad_inputs[0]}'"
         return f"the value of force '{self.cm.slot_force[np.flatnonzero(~np.isfinite(u))[0]]}'"
 
+    def normalize(self, y):
+        """Unit quaternions in the state y, in place (after every step and at every output)."""
+        normalize_quaternions(self.cm.quat_q, y)
+
     @property
     def sampled(self):
         return self.controller is not None and self.controller.sample_time is not None
@@ -183,7 +187,7 @@ class _Run:
 
     def record(self, t, y):
         y = np.array(y, dtype=float)
-        normalize_quaternions(self.cm.quat_q, y)
+        self.normalize(y)
         if not np.all(np.isfinite(y)):
             raise _Failure(f"the state became non-finite at t = {t:.6g}; the last finite state is kept")
         if not self.sampled:
@@ -194,7 +198,7 @@ class _Run:
 
     # ------------------------------------------------------------ run
     def execute(self):
-        cm, opts = self.cm, self.opts
+        opts = self.opts
         y0 = self._initial_state()
         progress = Progress(self.t0, self.t_end, bool(opts["progress"]))
         try:
@@ -205,7 +209,7 @@ class _Run:
             else:
                 integrate_adaptive(self.rhs, self.t0, y0, self.t_end, opts["solver"], float(opts["rtol"]),
                                    float(opts["atol"]), opts["max_step"], self.t_eval, self.record,
-                                   lambda y: normalize_quaternions(cm.quat_q, y), progress)
+                                   self.normalize, progress)
         except (_Failure, StepFailure, SimulationError) as exc:
             raise SimulationError(f"simulation of '{self.model.name}' failed: {exc}", partial=self.result(False, str(exc))) from exc
         except Exception as exc:
@@ -228,7 +232,7 @@ class _Run:
                 raise ModelError(f"simulate(): initial state has {q.size} positions and {v.size} velocities; "
                                  f"the model has {self.cm.nq} and {self.cm.nv}")
         y0 = np.concatenate([q, v]).astype(float)
-        normalize_quaternions(self.cm.quat_q, y0)
+        self.normalize(y0)
         return y0
 
     def _run_sampled(self, y0, progress):
@@ -250,7 +254,7 @@ class _Run:
                     self.record(ts, ys)
             y = integrate_adaptive(self.rhs, t, y, t_next, opts["solver"], float(opts["rtol"]), float(opts["atol"]),
                                    opts["max_step"], seg_eval, record,
-                                   lambda z: normalize_quaternions(self.cm.quat_q, z), progress)
+                                   self.normalize, progress)
             t, k = t_next, k + 1
 
     def _run_fixed(self, y0, progress):

@@ -1,8 +1,6 @@
 """The Model: a machine described as bodies, joints, force elements and inputs (SPEC §3)."""
 from contextlib import contextmanager
 
-import numpy as np
-
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .body import Body
