@@ -10,7 +10,7 @@ import hashlib
 import os
 from pathlib import Path
 
-COMPILED_SOURCES = ("spatial/algebra.py", "dynamics/layout.py", "dynamics/kernels.py",
+COMPILED_SOURCES = ("spatial/algebra.py", "dynamics/layout.py", "dynamics/kernels.py", "dynamics/system.py",
                     "integrators/fixed_step.py", "modeling/joints.py")
 
 
