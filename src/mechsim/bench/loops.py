@@ -1,0 +1,419 @@
+"""Closed-loop whole-run benchmarks (SPEC §6, second bullet): mechsim vs Exudyn and MuJoCo at equal accuracy.
+
+Each mechanism is built in every engine from the same published parameters, run over the
+benchmark horizon, and measured by (wall time, error against the independent reference
+solution at t_end, maximal loop-closure error over the run). Every engine is run on a ladder
+of settings (step sizes / tolerances); the comparison at "equal accuracy" pairs each peer
+setting with the cheapest mechsim setting whose error is no larger, so a ratio is never taken
+between a coarse peer run and a fine mechsim run or vice versa.
+
+Mechanisms
+----------
+four-bar  Khan, Tang & Krovi (papers/004, §5.1, Table 1): ground l0 = 3, crank l1 = 1, coupler
+          l2 = 4, rocker l3 = 2.5 m; 1 kg links, COM at mid-length, I = m l²/12; absolute angles
+          θ (crank), α (coupler), φ (rocker) from +x; θ(0) = 1.5708 with α(0), φ(0) solved from the
+          loop (the paper's 0.3533, 1.2649 are 4-digit roundings), at rest; 6 N·m on the crank;
+          g = 9.81 m/s² along -y; 10 s. Reference: examples/reference/four_bar.json (1-DOF
+          Lagrange ODE, DOP853 rtol 1e-12; crank good to ~2e-9 rad at 10 s).
+andrews   Andrews' squeezing mechanism, Hairer & Wanner II §VII.7 / the IVP test set "andrews"
+          problem (7 bodies, 7 relative angles β, Θ, γ, Φ, δ, Ω, ε, 6 loop constraints, no
+          gravity, motor torque mom, spring c0 between D on body 3 and the fixed point C), 0.03 s;
+          reference: the test set's PSIDE solution at rtol = atol = 1e-14 (ANDREWS_REFERENCE), or
+          examples/reference/andrews_squeezer.json when it exists.
+
+Peers
+-----
+Exudyn    redundant coordinates: NodeRigidBody2D + ObjectRigidBody2D per body (node at the COM),
+          RevoluteJoint2D per joint (closing joints included: the loop is a set of joints like any
+          other), gravity by LoadMassProportional, its implicit index-3 generalized-α solver with
+          fixed step h (its explicit solvers refuse algebraic constraints). Sensors record the
+          closing points every ``sample`` s (storeInternal, no files).
+MuJoCo    hinge joints in a tree, the loop closed by ``equality connect`` between two sites;
+          constraint made as stiff as MuJoCo allows (solimp d0 = dmax = 0.9999, solref time
+          constant 2 h with refsafe on, the smallest it accepts), Newton solver tolerance 1e-10,
+          integrator RK4 (the most accurate; Euler/implicitfast at equal h are listed in the ladder);
+          ``mj_step(m, d, nstep)`` in chunks of ``sample`` s, closure read between chunks.
+"""
+import json
+import math
+import os
+import time
+
+import numpy as np
+
+# ------------------------------------------------------------------------------------------ paths
+def _repo_root():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.dirname(os.path.dirname(os.path.dirname(here)))
+
+
+def example_path(*parts):
+    """Path of a file under the repository's examples/ directory (None if it does not exist)."""
+    path = os.path.join(_repo_root(), "examples", *parts)
+    return path if os.path.exists(path) else None
+
+
+# ------------------------------------------------------------------------------------------ four-bar
+FOUR_BAR = dict(l0=3.0, l1=1.0, l2=4.0, l3=2.5, m=1.0, g=9.81, torque=6.0, theta0=1.5708, t_end=10.0,
+                alpha_paper=0.3533, phi_paper=1.2649)
+
+
+def four_bar_assemble(theta, p=FOUR_BAR):
+    """(α, φ) closing the loop at crank angle θ: C = circle(B, l2) ∩ circle(D, l3), the branch with C
+    on the left of B → D (the paper's, papers/004 Fig. 1)."""
+    bx, by = p["l1"] * math.cos(theta), p["l1"] * math.sin(theta)
+    dx, dy = p["l0"] - bx, -by
+    dist = math.hypot(dx, dy)
+    a = (p["l2"] ** 2 - p["l3"] ** 2 + dist ** 2) / (2.0 * dist)
+    h = math.sqrt(max(p["l2"] ** 2 - a * a, 0.0))
+    cx = bx + (a * dx - h * dy) / dist                    # left of B -> D: + h * (-dy, dx) / dist
+    cy = by + (a * dy + h * dx) / dist
+    return math.atan2(cy - by, cx - bx), math.atan2(cy, cx - p["l0"])
+
+
+def four_bar_initial(p=FOUR_BAR):
+    alpha, phi = four_bar_assemble(p["theta0"], p)
+    return p["theta0"], alpha, phi
+
+
+def four_bar_reference():
+    """{"t": …, "crank": …, "source": path} from examples/reference/four_bar.json; None if missing."""
+    path = example_path("reference", "four_bar.json")
+    if path is None:
+        return None
+    with open(path) as fh:
+        data = json.load(fh)
+    return {"t": np.asarray(data["t"], float), "crank": np.asarray(data["crank"], float), "source": path,
+            "parameters": data.get("parameters", {})}
+
+
+def four_bar_reference_at(t_end, ref=None):
+    ref = ref or four_bar_reference()
+    if ref is None:
+        raise FileNotFoundError("examples/reference/four_bar.json is missing")
+    hit = np.flatnonzero(np.isclose(ref["t"], t_end, atol=1e-12))
+    if not len(hit):
+        raise ValueError(f"the four-bar reference has no sample at t = {t_end:g} (it has {ref['t'].tolist()})")
+    return float(ref["crank"][hit[0]])
+
+
+# --- Exudyn
+def exudyn_four_bar(h, t_end=FOUR_BAR["t_end"], spectral_radius=0.9, newton_rtol=1e-10, sample=0.01, p=FOUR_BAR):
+    """Build the four-bar in Exudyn (redundant 2-D rigid bodies + RevoluteJoint2D); returns run() ->
+    {"t": final time, "crank": θ(t_end), "closure": max |C_coupler − C_rocker| over the samples}."""
+    import exudyn as exu
+    from exudyn.itemInterface import (LoadMassProportional, MarkerBodyMass, MarkerBodyPosition, MarkerBodyRigid,
+                                      NodeRigidBody2D, ObjectGround, ObjectRigidBody2D, RevoluteJoint2D,
+                                      SensorMarker, SensorNode, Torque)
+    theta, alpha, phi = four_bar_initial(p)
+    sc = exu.SystemContainer()
+    mbs = sc.AddSystem()
+    ground = mbs.AddObject(ObjectGround())
+
+    def body(length, angle, com):
+        node = mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[com[0], com[1], angle]))
+        obj = mbs.AddObject(ObjectRigidBody2D(mass=p["m"], inertia=p["m"] * length ** 2 / 12.0, nodeNumber=node))
+        left = mbs.AddMarker(MarkerBodyRigid(bodyNumber=obj, localPosition=[-length / 2, 0, 0]))
+        right = mbs.AddMarker(MarkerBodyRigid(bodyNumber=obj, localPosition=[length / 2, 0, 0]))
+        mbs.AddLoad(LoadMassProportional(markerNumber=mbs.AddMarker(MarkerBodyMass(bodyNumber=obj)),
+                                         loadVector=[0, -p["g"], 0]))
+        return node, left, right
+
+    e = lambda a: np.array([math.cos(a), math.sin(a)])                                  # noqa: E731
+    b = p["l1"] * e(theta)
+    crank, crank_a, crank_b = body(p["l1"], theta, 0.5 * b)
+    _, coupler_b, coupler_c = body(p["l2"], alpha, b + 0.5 * p["l2"] * e(alpha))
+    _, rocker_d, rocker_c = body(p["l3"], phi, np.array([p["l0"], 0.0]) + 0.5 * p["l3"] * e(phi))
+    pivot_a = mbs.AddMarker(MarkerBodyPosition(bodyNumber=ground, localPosition=[0, 0, 0]))
+    pivot_d = mbs.AddMarker(MarkerBodyPosition(bodyNumber=ground, localPosition=[p["l0"], 0, 0]))
+    for m1, m2 in ((pivot_a, crank_a), (crank_b, coupler_b), (pivot_d, rocker_d), (coupler_c, rocker_c)):
+        mbs.AddObject(RevoluteJoint2D(markerNumbers=[m1, m2]))
+    mbs.AddLoad(Torque(markerNumber=crank_a, loadVector=[0, 0, p["torque"]]))
+    position, coords = exu.OutputVariableType.Position, exu.OutputVariableType.Coordinates
+    s_c1 = mbs.AddSensor(SensorMarker(markerNumber=coupler_c, outputVariableType=position, storeInternal=True,
+                                      writeToFile=False))
+    s_c2 = mbs.AddSensor(SensorMarker(markerNumber=rocker_c, outputVariableType=position, storeInternal=True,
+                                      writeToFile=False))
+    s_th = mbs.AddSensor(SensorNode(nodeNumber=crank, outputVariableType=coords, storeInternal=True, writeToFile=False))
+    mbs.Assemble()
+    settings = _exudyn_settings(exu, h, t_end, spectral_radius, newton_rtol, sample)
+
+    def run():
+        exu.SolveDynamic(mbs, settings)
+        c1, c2, th = mbs.GetSensorStoredData(s_c1), mbs.GetSensorStoredData(s_c2), mbs.GetSensorStoredData(s_th)
+        return {"t": float(th[-1, 0]), "crank": float(th[-1, 3] + theta),
+                "closure": float(np.max(np.linalg.norm(c1[:, 1:3] - c2[:, 1:3], axis=1)))}
+    return run
+
+
+def _exudyn_settings(exu, h, t_end, spectral_radius, newton_rtol, sample):
+    settings = exu.SimulationSettings()
+    ti = settings.timeIntegration
+    ti.endTime, ti.numberOfSteps, ti.verboseMode = t_end, int(round(t_end / h)), 0
+    ti.generalizedAlpha.spectralRadius = spectral_radius
+    ti.newton.relativeTolerance = newton_rtol
+    settings.solution.file.write = False
+    settings.solution.sensors.writePeriod = sample
+    settings.show.computationTime = False
+    settings.show.statistics = False
+    return settings
+
+
+# --- MuJoCo
+MJ_DMAX = 0.9999                                    # the largest impedance MuJoCo accepts (hardest constraint)
+
+
+def _mj_option(h, integrator, tolerance=1e-10):
+    return (f'<option timestep="{h!r}" integrator="{integrator}" solver="Newton" tolerance="{tolerance!r}" '
+            f'iterations="100" gravity="{{g}}"><flag contact="disable"/></option>')
+
+
+def _mj_equality(pairs, h, dmax=MJ_DMAX, timeconst=None):
+    tc = 2.0 * h if timeconst is None else timeconst
+    return "".join(f'<connect site1="{a}" site2="{b}" solref="{tc!r} 1" solimp="{dmax} {dmax} 0.001 0.5 2"/>'
+                   for a, b in pairs)
+
+
+def mujoco_four_bar_xml(h, integrator="RK4", dmax=MJ_DMAX, timeconst=None, p=FOUR_BAR):
+    """MJCF of the four-bar in the x-z plane (hinges about −y so that a positive angle turns +x
+    towards +z; gravity −z): crank → coupler as a chain, rocker on its own, closed by a connect."""
+    def link(length):
+        i = p["m"] * length ** 2 / 12.0
+        return f'<inertial pos="{length / 2!r} 0 0" mass="{p["m"]!r}" diaginertia="{i!r} {i!r} {i!r}"/>'
+    option = _mj_option(h, integrator).replace("{g}", f"0 0 {-p['g']!r}")
+    return (f'<mujoco model="four-bar">{option}<worldbody>'
+            f'<body name="crank"><joint name="theta" type="hinge" axis="0 -1 0"/>{link(p["l1"])}'
+            f'<body name="coupler" pos="{p["l1"]!r} 0 0"><joint name="alpha" type="hinge" axis="0 -1 0"/>{link(p["l2"])}'
+            f'<site name="c_coupler" pos="{p["l2"]!r} 0 0"/></body></body>'
+            f'<body name="rocker" pos="{p["l0"]!r} 0 0"><joint name="phi" type="hinge" axis="0 -1 0"/>{link(p["l3"])}'
+            f'<site name="c_rocker" pos="{p["l3"]!r} 0 0"/></body>'
+            f'</worldbody><equality>{_mj_equality([("c_coupler", "c_rocker")], h, dmax, timeconst)}</equality></mujoco>')
+
+
+def mujoco_four_bar(h, t_end=FOUR_BAR["t_end"], integrator="RK4", sample=0.01, dmax=MJ_DMAX, timeconst=None,
+                    p=FOUR_BAR):
+    """Build the MuJoCo four-bar; returns run() -> {"t", "crank", "closure"} like exudyn_four_bar."""
+    import mujoco
+    model = mujoco.MjModel.from_xml_string(mujoco_four_bar_xml(h, integrator, dmax, timeconst, p))
+    data = mujoco.MjData(model)
+    theta, alpha, phi = four_bar_initial(p)
+    sites = [(model.site("c_coupler").id, model.site("c_rocker").id)]
+
+    def setup(d):
+        d.qpos[:] = (theta, alpha - theta, phi)                 # the coupler hinge is relative to the crank
+        d.qfrc_applied[0] = p["torque"]
+    run = _mujoco_runner(mujoco, model, data, setup, sites, h, t_end, sample)
+
+    def four_bar_run():
+        out = run()
+        return {"t": out["t"], "crank": float(out["qpos"][0]), "closure": out["closure"]}
+    return four_bar_run
+
+
+def _mujoco_runner(mujoco, model, data, setup, site_pairs, h, t_end, sample):
+    n_steps = int(round(t_end / h))
+    per = max(1, int(round(sample / h)))
+    chunks = [per] * (n_steps // per) + ([n_steps % per] if n_steps % per else [])
+    a_ids = [a for a, _ in site_pairs]
+    b_ids = [b for _, b in site_pairs]
+
+    def run():
+        mujoco.mj_resetData(model, data)
+        setup(data)
+        mujoco.mj_forward(model, data)
+        closure = float(np.max(np.linalg.norm(data.site_xpos[a_ids] - data.site_xpos[b_ids], axis=1)))
+        for n in chunks:
+            mujoco.mj_step(model, data, nstep=n)
+            closure = max(closure, float(np.max(np.linalg.norm(data.site_xpos[a_ids] - data.site_xpos[b_ids], axis=1))))
+        return {"t": float(data.time), "qpos": data.qpos.copy(), "closure": closure,
+                "finite": bool(np.all(np.isfinite(data.qpos)))}
+    return run
+
+
+# ------------------------------------------------------------------------------------------ Andrews' squeezer
+# Parameters of the IVP test set "andrews" problem (Hairer & Wanner II §VII.7, Table 7.1; testset
+# andrews.f, andpar): masses, inertias about the COM, and the geometry in m; mom is the motor
+# torque (N·m), c0 the spring stiffness (N/m) and l0 its rest length.
+ANDREWS = dict(m1=.04325, m2=.00365, m3=.02373, m4=.00706, m5=.07050, m6=.00706, m7=.05498,
+               xa=-.06934, ya=-.00227, xb=-0.03635, yb=.03273, xc=.014, yc=.072, c0=4530.0,
+               i1=2.194e-6, i2=4.410e-7, i3=5.255e-6, i4=5.667e-7, i5=1.169e-5, i6=5.667e-7, i7=1.912e-5,
+               d=28e-3, da=115e-4, e=2e-2, ea=1421e-5, rr=7e-3, ra=92e-5, l0=7785e-5,
+               ss=35e-3, sa=1874e-5, sb=1043e-5, sc=18e-3, sd=2e-2, ta=2308e-5, tb=916e-5,
+               u=4e-2, ua=1228e-5, ub=449e-5, zf=2e-2, zt=4e-2, fa=1421e-5, mom=33e-3, t_end=0.03)
+ANDREWS_NAMES = ("beta", "Theta", "gamma", "Phi", "delta", "Omega", "epsilon")
+# consistent initial angles (testset andrews.f, init) and the solution at t = 0.03 (testset solut,
+# PSIDE at rtol = atol = 1e-14 on a Cray C90)
+ANDREWS_Q0 = (-0.0617138900142764496358948458001, 0.0, 0.455279819163070380255912382449,
+              0.222668390165885884674473185609, 0.487364979543842550225598953530,
+              -0.222668390165885884674473185609, 1.23054744454982119249735015568)
+ANDREWS_REFERENCE = (0.1581077119629904e2, -0.1575637105984298e2, 0.4082224013073101e-1,
+                     -0.5347301163226948, 0.5244099658805304, 0.5347301163226948, 0.1048080741042263e1)
+# The bodies in the joint angles above (Hairer & Wanner Fig. 7.1): O = origin, A = (xa, ya),
+# B = (xb, yb), C = (xc, yc) fixed; with e(x) = (cos x, sin x), n(x) = (sin x, -cos x):
+#   body 1 (β about O): P = rr e(β);          body 2 (β + Θ about P): E = P − d e(β + Θ), COM P − da e(β+Θ)
+#   body 3 (γ about B): E = B + ss n(γ), spring point D = B + sd e(γ) + sc n(γ)
+#   body 5 (δ about A): Q = A + zt e(δ);     body 4 (Φ + δ about Q): E = Q + e n(Φ+δ), COM Q + (e − ea) n(Φ+δ)
+#   body 7 (ε about A): R = A + u n(ε);      body 6 (Ω + ε about R): E = R + zf e(Ω+ε), COM R + (zf − fa) e(Ω+ε)
+# and the loop closes at E (bodies 2, 3, 4 and 6 share it): the testset's g(1..6) = 0. Bodies 1, 3,
+# 5, 7 turn about fixed points without gravity, so only their inertia about the pivot enters the
+# dynamics: m1 ra² + i1, m3 (sa² + sb²) + i3, m5 (ta² + tb²) + i5, m7 (ua² + ub²) + i7 (the testset's
+# mass matrix); their COMs are placed at (ra, 0), (sa, sb), (ta, tb), (ua, ub) in the body frame.
+
+
+def andrews_reference():
+    """{"q": the 7 angles at t_end, "source": …}: examples/reference/andrews_squeezer.json if it exists
+    (keys tried: "q", or the seven names), else the test set's solution."""
+    path = example_path("reference", "andrews_squeezer.json")
+    if path is not None:
+        try:
+            with open(path) as fh:
+                data = json.load(fh)
+            q = _andrews_q_from_json(data)
+            if q is not None:
+                return {"q": q, "source": path, "testset_diff": float(np.max(np.abs(q - np.array(ANDREWS_REFERENCE))))}
+        except (OSError, ValueError, KeyError):
+            pass
+    return {"q": np.array(ANDREWS_REFERENCE), "source": "IVP test set andrews.f (PSIDE, rtol = atol = 1e-14)"}
+
+
+def _andrews_q_from_json(data):
+    for key in ("q_end", "q", "angles"):
+        if key in data:
+            q = np.asarray(data[key], float)
+            return q[-1] if q.ndim == 2 else q
+    if all(n in data for n in ANDREWS_NAMES):
+        return np.array([np.atleast_1d(data[n])[-1] for n in ANDREWS_NAMES], float)
+    return None
+
+
+def andrews_points(q, p=ANDREWS):
+    """The closing point E of bodies 2, 3, 4 and 6 (4 × 2) at the angles q (testset order)."""
+    beta, th, ga, ph, de, om, ep = q
+    e = lambda a: np.array([math.cos(a), math.sin(a)])                                  # noqa: E731
+    n = lambda a: np.array([math.sin(a), -math.cos(a)])                                 # noqa: E731
+    a_, b_ = np.array([p["xa"], p["ya"]]), np.array([p["xb"], p["yb"]])
+    e2 = p["rr"] * e(beta) - p["d"] * e(beta + th)
+    e3 = b_ + p["ss"] * n(ga)
+    e4 = a_ + p["zt"] * e(de) + p["e"] * n(ph + de)
+    e6 = a_ + p["u"] * n(ep) + p["zf"] * e(om + ep)
+    return np.array([e2, e3, e4, e6])
+
+
+def andrews_closure(q, p=ANDREWS):
+    pts = andrews_points(q, p)
+    return float(np.max(np.linalg.norm(pts[1:] - pts[0], axis=1)))
+
+
+def mujoco_andrews_xml(h, integrator="RK4", dmax=MJ_DMAX, timeconst=None, p=ANDREWS):
+    """MJCF of the squeezer in the x-y plane (hinges about +z, no gravity); frames at q = 0 as in
+    the comment above ANDREWS_REFERENCE; the three closures at E are connects to body 2's E."""
+    f = lambda x: repr(float(x))                                                        # noqa: E731
+
+    def inertial(mass, i, x, y):
+        return f'<inertial pos="{f(x)} {f(y)} 0" mass="{f(mass)}" diaginertia="{f(i)} {f(i)} {f(i)}"/>'
+    hinge = lambda name: f'<joint name="{name}" type="hinge" axis="0 0 1"/>'            # noqa: E731
+    option = _mj_option(h, integrator).replace("{g}", "0 0 0")
+    body1 = (f'<body name="b1">{hinge("beta")}{inertial(p["m1"], p["i1"], p["ra"], 0)}'
+             f'<body name="b2" pos="{f(p["rr"])} 0 0">{hinge("Theta")}{inertial(p["m2"], p["i2"], -p["da"], 0)}'
+             f'<site name="E2" pos="{f(-p["d"])} 0 0"/></body></body>')
+    body3 = (f'<body name="b3" pos="{f(p["xb"])} {f(p["yb"])} 0">{hinge("gamma")}'
+             f'{inertial(p["m3"], p["i3"], p["sa"], p["sb"])}<site name="E3" pos="0 {f(-p["ss"])} 0"/>'
+             f'<site name="D" pos="{f(p["sd"])} {f(-p["sc"])} 0"/></body>')
+    body5 = (f'<body name="b5" pos="{f(p["xa"])} {f(p["ya"])} 0">{hinge("delta")}{inertial(p["m5"], p["i5"], p["ta"], p["tb"])}'
+             f'<body name="b4" pos="{f(p["zt"])} 0 0">{hinge("Phi")}{inertial(p["m4"], p["i4"], 0, -(p["e"] - p["ea"]))}'
+             f'<site name="E4" pos="0 {f(-p["e"])} 0"/></body></body>')
+    body7 = (f'<body name="b7" pos="{f(p["xa"])} {f(p["ya"])} 0">{hinge("epsilon")}{inertial(p["m7"], p["i7"], p["ua"], p["ub"])}'
+             f'<body name="b6" pos="0 {f(-p["u"])} 0">{hinge("Omega")}{inertial(p["m6"], p["i6"], p["zf"] - p["fa"], 0)}'
+             f'<site name="E6" pos="{f(p["zf"])} 0 0"/></body></body>')
+    spring = (f'<tendon><spatial name="spring" stiffness="{f(p["c0"])}" springlength="{f(p["l0"])}">'
+              f'<site site="D"/><site site="C"/></spatial></tendon>')
+    return (f'<mujoco model="andrews">{option}<worldbody><site name="C" pos="{f(p["xc"])} {f(p["yc"])} 0"/>'
+            f'{body1}{body3}{body5}{body7}</worldbody>{spring}'
+            f'<equality>{_mj_equality([("E2", "E3"), ("E2", "E4"), ("E2", "E6")], h, dmax, timeconst)}</equality>'
+            f'</mujoco>')
+
+
+def mujoco_andrews(h, t_end=ANDREWS["t_end"], integrator="RK4", sample=1e-4, dmax=MJ_DMAX, timeconst=None,
+                   p=ANDREWS):
+    """Build the MuJoCo squeezer; returns run() -> {"t", "q" (testset order), "closure"}."""
+    import mujoco
+    model = mujoco.MjModel.from_xml_string(mujoco_andrews_xml(h, integrator, dmax, timeconst, p))
+    data = mujoco.MjData(model)
+    adr = [model.jnt_qposadr[model.joint(name).id] for name in ANDREWS_NAMES]
+    sites = [(model.site("E2").id, model.site(s).id) for s in ("E3", "E4", "E6")]
+
+    def setup(d):
+        d.qpos[adr] = ANDREWS_Q0
+        d.qfrc_applied[model.jnt_dofadr[model.joint("beta").id]] = p["mom"]
+    run = _mujoco_runner(mujoco, model, data, setup, sites, h, t_end, sample)
+
+    def andrews_run():
+        out = run()
+        return {"t": out["t"], "q": out["qpos"][adr].copy(), "closure": out["closure"]}
+    return andrews_run
+
+
+def exudyn_andrews(h, t_end=ANDREWS["t_end"], spectral_radius=0.9, newton_rtol=1e-10, sample=1e-4, p=ANDREWS):
+    """Build the squeezer in Exudyn (2-D rigid bodies at their COMs, RevoluteJoint2D at O, P, B, A, Q,
+    A, R and the three closures at E, the spring as ObjectConnectorSpringDamper D–C, the motor as a
+    Torque on body 1); returns run() -> {"t", "q" (testset order), "closure"}."""
+    import exudyn as exu
+    from exudyn.itemInterface import (MarkerBodyPosition, MarkerBodyRigid, NodeRigidBody2D, ObjectConnectorSpringDamper,
+                                      ObjectGround, ObjectRigidBody2D, RevoluteJoint2D, SensorMarker, SensorNode,
+                                      Torque)
+    q = ANDREWS_Q0
+    beta, th, ga, ph, de, om, ep = q
+    rot = lambda a: np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])  # noqa: E731
+    origin = {1: (0.0, 0.0), 3: (p["xb"], p["yb"]), 5: (p["xa"], p["ya"]), 7: (p["xa"], p["ya"])}
+    angle = {1: beta, 2: beta + th, 3: ga, 5: de, 4: ph + de, 7: ep, 6: om + ep}
+    # body frames (pivot at the local origin, orientation = absolute angle); local COM and points
+    com = {1: (p["ra"], 0), 2: (-p["da"], 0), 3: (p["sa"], p["sb"]), 5: (p["ta"], p["tb"]), 4: (0, -(p["e"] - p["ea"])),
+           7: (p["ua"], p["ub"]), 6: (p["zf"] - p["fa"], 0)}
+    inertia = {k: p[f"i{k}"] for k in range(1, 8)}
+    origin[2] = tuple(np.array(origin[1]) + rot(angle[1]) @ np.array([p["rr"], 0.0]))
+    origin[4] = tuple(np.array(origin[5]) + rot(angle[5]) @ np.array([p["zt"], 0.0]))
+    origin[6] = tuple(np.array(origin[7]) + rot(angle[7]) @ np.array([0.0, -p["u"]]))
+    sc = exu.SystemContainer()
+    mbs = sc.AddSystem()
+    ground = mbs.AddObject(ObjectGround())
+    nodes, objects = {}, {}
+    for k in range(1, 8):
+        pos = np.array(origin[k]) + rot(angle[k]) @ np.array(com[k], float)
+        nodes[k] = mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[pos[0], pos[1], angle[k]]))
+        objects[k] = mbs.AddObject(ObjectRigidBody2D(mass=p[f"m{k}"], inertia=inertia[k], nodeNumber=nodes[k]))
+
+    def marker(k, local):                                       # a point given in body k's pivot frame
+        if k == 0:
+            return mbs.AddMarker(MarkerBodyPosition(bodyNumber=ground, localPosition=[local[0], local[1], 0]))
+        rel = np.array(local, float) - np.array(com[k], float)
+        return mbs.AddMarker(MarkerBodyRigid(bodyNumber=objects[k], localPosition=[rel[0], rel[1], 0]))
+
+    joints = [((0, origin[1]), (1, (0, 0))), ((1, (p["rr"], 0)), (2, (0, 0))), ((0, origin[3]), (3, (0, 0))),
+              ((0, origin[5]), (5, (0, 0))), ((5, (p["zt"], 0)), (4, (0, 0))), ((0, origin[7]), (7, (0, 0))),
+              ((7, (0, -p["u"])), (6, (0, 0)))]
+    closing = {2: (-p["d"], 0), 3: (0, -p["ss"]), 4: (0, -p["e"]), 6: (p["zf"], 0)}
+    e_markers = {k: marker(k, local) for k, local in closing.items()}
+    for (k1, l1), (k2, l2) in joints:
+        mbs.AddObject(RevoluteJoint2D(markerNumbers=[marker(k1, l1), marker(k2, l2)]))
+    for k in (3, 4, 6):
+        mbs.AddObject(RevoluteJoint2D(markerNumbers=[e_markers[2], e_markers[k]]))
+    d_point, c_point = marker(3, (p["sd"], -p["sc"])), marker(0, (p["xc"], p["yc"]))
+    mbs.AddObject(ObjectConnectorSpringDamper(markerNumbers=[d_point, c_point], stiffness=p["c0"], damping=0.0,
+                                              referenceLength=p["l0"]))
+    mbs.AddLoad(Torque(markerNumber=marker(1, (0, 0)), loadVector=[0, 0, p["mom"]]))
+    position, coords = exu.OutputVariableType.Position, exu.OutputVariableType.Coordinates
+    e_sensors = {k: mbs.AddSensor(SensorMarker(markerNumber=m, outputVariableType=position, storeInternal=True,
+                                               writeToFile=False)) for k, m in e_markers.items()}
+    n_sensors = {k: mbs.AddSensor(SensorNode(nodeNumber=nodes[k], outputVariableType=coords, storeInternal=True,
+                                             writeToFile=False)) for k in range(1, 8)}
+    mbs.Assemble()
+    settings = _exudyn_settings(exu, h, t_end, spectral_radius, newton_rtol, sample)
+
+    def run():
+        exu.SolveDynamic(mbs, settings)
+        ab = {k: mbs.GetSensorStoredData(s)[-1, 3] + angle[k] for k, s in n_sensors.items()}
+        qe = np.array([ab[1], ab[2] - ab[1], ab[3], ab[4] - ab[5], ab[5], ab[6] - ab[7], ab[7]])
+        pts = {k: mbs.GetSensorStoredData(s)[:, 1:3] for k, s in e_sensors.items()}
+        closure = max(float(np.max(np.linalg.norm(pts[k] - pts[2], axis=1))) for k in (3, 4, 6))
+        return {"t": float(mbs.GetSensorStoredData(n_sensors[1])[-1, 0]), "q": qe, "closure": closure}
+    return run
