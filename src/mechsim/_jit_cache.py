@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 COMPILED_SOURCES = ("spatial/algebra.py", "dynamics/layout.py", "dynamics/kernels.py", "dynamics/system.py",
-                    "integrators/fixed_step.py", "modeling/joints.py")
+                    "integrators/dopri.py", "integrators/fixed_step.py", "modeling/joints.py")
 
 
 def configure():
