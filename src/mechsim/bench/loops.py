@@ -147,10 +147,16 @@ def exudyn_four_bar(h, t_end=FOUR_BAR["t_end"], spectral_radius=0.9, newton_rtol
 
 
 def _exudyn_settings(exu, h, t_end, spectral_radius, newton_rtol, sample):
+    """Implicit generalized-α (index 3) with ρ∞ = spectral_radius; spectral_radius=None: Newmark
+    (trapezoidal) with index-2 constraints instead (no numerical damping, velocity-level constraints)."""
     settings = exu.SimulationSettings()
     ti = settings.timeIntegration
     ti.endTime, ti.numberOfSteps, ti.verboseMode = t_end, int(round(t_end / h)), 0
-    ti.generalizedAlpha.spectralRadius = spectral_radius
+    if spectral_radius is None:
+        ti.generalizedAlpha.useNewmark = True
+        ti.generalizedAlpha.useIndex2Constraints = True
+    else:
+        ti.generalizedAlpha.spectralRadius = spectral_radius
     ti.newton.relativeTolerance = newton_rtol
     settings.solution.file.write = False
     settings.solution.sensors.writePeriod = sample
@@ -277,6 +283,9 @@ def andrews_reference():
 
 
 def _andrews_q_from_json(data):
+    t_end = f"t={ANDREWS['t_end']:g}"
+    if isinstance(data.get(t_end), dict) and "q" in data[t_end]:
+        return np.asarray(data[t_end]["q"], float)
     for key in ("q_end", "q", "angles"):
         if key in data:
             q = np.asarray(data[key], float)
@@ -417,3 +426,243 @@ def exudyn_andrews(h, t_end=ANDREWS["t_end"], spectral_radius=0.9, newton_rtol=1
         closure = max(float(np.max(np.linalg.norm(pts[k] - pts[2], axis=1))) for k in (3, 4, 6))
         return {"t": float(mbs.GetSensorStoredData(n_sensors[1])[-1, 0]), "q": qe, "closure": closure}
     return run
+
+
+# ------------------------------------------------------------------------------------------ mechsim
+def _mechsim_model(name):
+    import mechsim as ms
+    path = example_path(name)
+    if path is None:
+        raise FileNotFoundError(f"examples/{name} is missing")
+    return ms.load(path)
+
+
+def _max_distance(res, pairs):
+    return max(float(np.max(np.linalg.norm(res.point(b1, p1) - res.point(b2, p2), axis=1))) for (b1, p1), (b2, p2) in pairs)
+
+
+def mechsim_four_bar(t_end=FOUR_BAR["t_end"], solver="DOP853", rtol=1e-8, atol=None, drift="projection", p=FOUR_BAR):
+    """examples/four_bar.yaml simulated with ``simulate(t_end, solver, rtol, atol, drift)`` (its output
+    grid: every 0.01 s); returns (run, evaluate): run() is what is timed, evaluate(result) ->
+    {"t", "crank" (j1.q at t_end), "closure" (max |coupler tip − rocker tip| over the samples)}."""
+    model = _mechsim_model("four_bar.yaml")
+    tips = ((("coupler", (p["l2"], 0.0, 0.0)), ("rocker", (p["l3"], 0.0, 0.0))),)
+
+    def run():
+        return model.simulate(t_end=t_end, solver=solver, rtol=rtol, atol=atol if atol else rtol, drift=drift)
+
+    def evaluate(res):
+        return {"t": float(res.t[-1]), "crank": float(res["j1.q"][-1]), "closure": _max_distance(res, tips)}
+    return run, evaluate
+
+
+ANDREWS_MECHSIM_JOINTS = ("beta", "theta", "gamma", "phi", "delta", "omega", "epsilon")   # examples/andrews_squeezer.yaml
+
+
+def mechsim_andrews(t_end=ANDREWS["t_end"], solver="DOP853", rtol=1e-8, atol=None, drift="projection", p=ANDREWS):
+    """examples/andrews_squeezer.yaml; (run, evaluate) as mechsim_four_bar, evaluate -> {"t", "q", "closure"}."""
+    model = _mechsim_model("andrews_squeezer.yaml")
+    e2 = ("k2", (-p["d"], 0.0, 0.0))
+    pairs = [(e2, ("k3", (0.0, -p["ss"], 0.0))), (e2, ("k4", (0.0, -p["e"], 0.0))), (e2, ("k6", (p["zf"], 0.0, 0.0)))]
+
+    def run():
+        return model.simulate(t_end=t_end, solver=solver, rtol=rtol, atol=atol if atol else rtol, drift=drift)
+
+    def evaluate(res):
+        q = np.array([res[f"{j}.q"][-1] for j in ANDREWS_MECHSIM_JOINTS])
+        return {"t": float(res.t[-1]), "q": q, "closure": _max_distance(res, pairs)}
+    return run, evaluate
+
+
+# ------------------------------------------------------------------------------------------ cases and ladders
+class Case:
+    """One mechanism: its horizon, reference, error measure and the settings ladder of every engine.
+    ``entries(quick)`` yields (engine, settings label, builder); builder() -> run or (run, evaluate)."""
+
+    def __init__(self, key, title, t_end, error_name, target_error, target_time, reference, error, ladder, note=""):
+        self.key, self.title, self.t_end = key, title, t_end
+        self.error_name, self.target_error, self.target_time = error_name, target_error, target_time
+        self.reference, self.error, self.ladder, self.note = reference, error, ladder, note
+
+
+def _fixed(engine, label, builder):
+    return (engine, label, builder)
+
+
+def _four_bar_ladder(quick, t_end, mechsim_solver="DOP853"):
+    ms_tols = (1e-6, 1e-8) if quick else (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
+    exu_h = (1e-3,) if quick else (1e-3, 5e-4, 2e-4, 1e-4, 5e-5)
+    exu_nm_h = () if quick else (1e-3, 1e-4)
+    mj_h = (1e-3, 2e-4) if quick else (1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5)
+    mj_other = () if quick else (("Euler", 1e-4), ("implicitfast", 1e-4))
+    out = [_fixed("mechsim", f"{mechsim_solver} rtol=atol={tol:g}, drift=projection",
+                  lambda tol=tol: mechsim_four_bar(t_end, mechsim_solver, tol)) for tol in ms_tols]
+    out += [_fixed("exudyn", f"generalized-α ρ∞=0.9 (index 3), h={h:g}", lambda h=h: exudyn_four_bar(h, t_end))
+            for h in exu_h]
+    out += [_fixed("exudyn", f"Newmark, index-2 constraints, h={h:g}",
+                   lambda h=h: exudyn_four_bar(h, t_end, spectral_radius=None)) for h in exu_nm_h]
+    out += [_fixed("mujoco", f"RK4, h={h:g}, connect solref=({2 * h:g}, 1) solimp d=0.9999",
+                   lambda h=h: mujoco_four_bar(h, t_end)) for h in mj_h]
+    out += [_fixed("mujoco", f"{integ}, h={h:g}, connect solref=({2 * h:g}, 1) solimp d=0.9999",
+                   lambda integ=integ, h=h: mujoco_four_bar(h, t_end, integrator=integ)) for integ, h in mj_other]
+    return out
+
+
+def _andrews_ladder(quick, t_end, mechsim_solver="DOP853"):
+    ms_tols = (1e-6, 1e-8) if quick else (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
+    exu_h = (1e-5,) if quick else (1e-5, 3e-6, 1e-6, 3e-7)
+    mj_h = (1e-5,) if quick else (1e-5, 3e-6, 1e-6, 3e-7)
+    out = [_fixed("mechsim", f"{mechsim_solver} rtol=atol={tol:g}, drift=projection",
+                  lambda tol=tol: mechsim_andrews(t_end, mechsim_solver, tol)) for tol in ms_tols]
+    out += [_fixed("exudyn", f"generalized-α ρ∞=0.9 (index 3), h={h:g}", lambda h=h: exudyn_andrews(h, t_end))
+            for h in exu_h]
+    out += [_fixed("mujoco", f"RK4, h={h:g}, connect solref=({2 * h:g}, 1) solimp d=0.9999",
+                   lambda h=h: mujoco_andrews(h, t_end)) for h in mj_h]
+    return out
+
+
+def four_bar_case():
+    ref = four_bar_reference()
+    t_end = FOUR_BAR["t_end"]
+    crank_ref = None if ref is None else four_bar_reference_at(t_end, ref)
+    return Case("four_bar", "Four-bar (Khan, Tang & Krovi, papers/004 Table 1), 10 s", t_end,
+                "|θ(10 s) − θ_ref| (rad)", 1e-6, 0.1,
+                None if ref is None else {"crank": crank_ref, "source": os.path.relpath(ref["source"], _repo_root())},
+                lambda out: abs(out["crank"] - crank_ref), _four_bar_ladder,
+                note="crank turns ~34 revolutions in 10 s (θ(10) = %.6f rad)" % crank_ref if crank_ref else "")
+
+
+def andrews_case():
+    ref = andrews_reference()
+    q_ref = ref["q"]
+    source = ref["source"]
+    if os.path.isabs(source):
+        source = os.path.relpath(source, _repo_root())
+    return Case("andrews", "Andrews' squeezing mechanism (Hairer & Wanner VII.7, IVP test set), 0.03 s", ANDREWS["t_end"],
+                "max over the 7 angles |q(0.03 s) − q_ref| (rad)", 1e-6, None, {"q": q_ref.tolist(), "source": source},
+                lambda out: float(np.max(np.abs(np.asarray(out["q"]) - q_ref))), _andrews_ladder,
+                note="β, Θ reach ±15.8 rad at 0.03 s; stiff spring, velocities ~10³ rad/s")
+
+
+CASES = {"four_bar": four_bar_case, "andrews": andrews_case}
+
+
+# ------------------------------------------------------------------------------------------ measuring
+def _engine_available(engine):
+    module = {"exudyn": "exudyn", "mujoco": "mujoco"}.get(engine)
+    if module is None:
+        return True
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+def measure(engine, label, builder, error, t_end, repeats=3, long_run_s=1.0):
+    """Build (not timed), run and time; the best of ``repeats`` runs (one run only when it takes over
+    ``long_run_s``); mechsim is run once before timing (JIT warm-up, numba cache). Returns a row dict;
+    a failed build or run gives {"failed": message}."""
+    row = {"engine": engine, "settings": label}
+    try:
+        built = builder()
+        run, evaluate = built if isinstance(built, tuple) else (built, lambda out: out)
+        if engine == "mechsim":
+            run()
+        best, raw = np.inf, None
+        for i in range(max(1, repeats)):
+            start = time.perf_counter()
+            raw = run()
+            best = min(best, time.perf_counter() - start)
+            if best > long_run_s:
+                break
+        out = evaluate(raw)
+    except Exception as exc:                      # noqa: BLE001 — a peer failing is a result to report
+        row["failed"] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ''}"
+        return row
+    row["seconds"] = float(best)
+    row["t_reached"] = out["t"]
+    if not (abs(out["t"] - t_end) <= 1e-6 * max(1.0, t_end)):
+        row["failed"] = f"stopped at t = {out['t']:.6g} s (unstable / diverged)"
+        return row
+    row["error"] = float(error(out))
+    row["closure"] = float(out["closure"])
+    if not (np.isfinite(row["error"]) and np.isfinite(row["closure"])):
+        row["failed"] = "non-finite result"
+    return row
+
+
+def compare(rows, target_error):
+    """Pair every peer row with the cheapest mechsim row at least as accurate (ratio = peer time /
+    mechsim time); summarize each engine: the fastest row reaching target_error, else its most
+    accurate row ("closest")."""
+    ok = [r for r in rows if "failed" not in r]
+    ms_rows = sorted((r for r in ok if r["engine"] == "mechsim"), key=lambda r: r["seconds"])
+    for r in ok:
+        if r["engine"] == "mechsim":
+            continue
+        match = next((m for m in ms_rows if m["error"] <= r["error"]), None)
+        if match is not None:
+            r["mechsim_match"] = match["settings"]
+            r["mechsim_match_s"] = match["seconds"]
+            r["ratio"] = r["seconds"] / match["seconds"]
+    summary = {}
+    for engine in dict.fromkeys(r["engine"] for r in rows):
+        mine = [r for r in ok if r["engine"] == engine]
+        if not mine:
+            summary[engine] = {"reached": False, "row": None}
+            continue
+        hit = [r for r in mine if r["error"] <= target_error]
+        best = min(hit, key=lambda r: r["seconds"]) if hit else min(mine, key=lambda r: r["error"])
+        summary[engine] = {"reached": bool(hit), "row": best}
+    return summary
+
+
+def run_case(case, quick=False, engines=("exudyn", "mujoco"), repeats=3, say=None):
+    """Measure every ladder entry of ``case`` (a Case), compare, return a dict for the report."""
+    out = {"key": case.key, "title": case.title, "t_end": case.t_end, "error_name": case.error_name,
+           "target_error": case.target_error, "target_time": case.target_time, "reference": case.reference,
+           "note": case.note, "rows": [], "notes": []}
+    if case.reference is None:
+        out["notes"].append("reference solution missing: nothing measured")
+        return out
+    for engine, label, builder in case.ladder(quick, case.t_end):
+        if engine != "mechsim" and engine not in engines:
+            continue
+        if not _engine_available(engine):
+            if not any(n.startswith(engine) for n in out["notes"]):
+                out["notes"].append(f"{engine} not installed: its rows are skipped")
+            continue
+        if say:
+            say(f"  {case.key}: {engine} {label} …", flush=True)
+        out["rows"].append(measure(engine, label, builder, case.error, case.t_end, repeats=repeats))
+    out["summary"] = compare(out["rows"], case.target_error)
+    out["verdict"] = verdict(out)
+    return out
+
+
+def verdict(case_out, factor=10.0):
+    """SPEC §6: mechsim ≥ factor x faster than each peer at equal accuracy (at the peer's setting that
+    reaches the target error fastest, else its most accurate one), and under target_time when given."""
+    summ = case_out["summary"]
+    ms = summ.get("mechsim", {}).get("row")
+    v = {"mechsim_reached": bool(summ.get("mechsim", {}).get("reached")),
+         "mechsim_s": None if ms is None else ms["seconds"], "peers": {}}
+    if case_out["target_time"] is not None:
+        v["time_met"] = bool(v["mechsim_reached"] and ms["seconds"] < case_out["target_time"])
+    for engine, s in summ.items():
+        if engine == "mechsim":
+            continue
+        row = s["row"]
+        ratio = None if row is None else row.get("ratio")
+        met = None if row is None else (False if ratio is None else bool(ratio >= factor))   # no match: mechsim less accurate
+        v["peers"][engine] = {"ratio": ratio, "reached": s["reached"], "met": met}
+    checks = [p["met"] for p in v["peers"].values()] + ([v["time_met"]] if "time_met" in v else [])
+    v["met"] = None if (not checks or any(c is None for c in checks)) else all(checks)
+    return v
+
+
+def run(quick=False, engines=("exudyn", "mujoco"), cases=("four_bar", "andrews"), say=None):
+    """All closed-loop cases: {"cases": [run_case(...)], "quick": quick}."""
+    repeats = 2 if quick else 3
+    return {"quick": bool(quick), "cases": [run_case(CASES[k](), quick, engines, repeats, say) for k in cases]}

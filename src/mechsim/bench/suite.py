@@ -10,7 +10,12 @@ Sections (each returns plain numbers in a dict; ``run`` collects them, prints a 
 3. whole_run      — 20-link chain, 1 s, fixed-step RK4 h = 1 ms: ``m.simulate`` (the compiled loop)
                     vs the same RK4 written as a Python loop around ``pin.aba`` (and around
                     ``ms.forward_dynamics``, for information); final states compared;
-4. startup        — wall time of a second ``python -m mechsim …`` run (numba cache warm).
+4. startup        — wall time of a second ``python -m mechsim …`` run (numba cache warm);
+5. loops          — closed-loop whole runs (four-bar 10 s, Andrews 0.03 s) against Exudyn and MuJoCo
+                    at equal accuracy: time, error against the reference, loop-closure error
+                    (mechsim.bench.loops).
+
+``run(groups=...)`` selects sections (default: all of GROUPS).
 """
 import os
 import subprocess
@@ -30,6 +35,7 @@ FD_TARGET_SMALL, FD_TARGET_LARGE = 2.0, 1.5        # mechsim/pin for N < 5, N >=
 STARTUP_TARGET_S = 1.5
 LINEAR_EXPONENT = 1.25                               # growth exponent of t(N) - t(N_min), see _linear_fit
 INSTALL_HINT = 'pip install "mechsim[bench]"'
+GROUPS = ("agreement", "forward_dynamics", "whole_run", "startup", "loops")
 
 
 class Peers:
@@ -339,28 +345,47 @@ def startup(quick=False, runs=4):
 
 
 # ------------------------------------------------------------------------------------------ everything
-def run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco"), startup_check=True, verbose=True):
-    """Run the whole suite, print a table, write ``output`` (Markdown; None: do not write) and return
-    the numbers. quick=True: fewer sizes and repeats (a smoke run of a few seconds)."""
+def run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco"), startup_check=True, verbose=True,
+        groups=None, loop_engines=("exudyn", "mujoco")):
+    """Run the suite, print a table, write ``output`` (Markdown; None: do not write) and return the
+    numbers. quick=True: fewer sizes, repeats and settings (a smoke run). ``groups``: the sections to
+    run, a subset of GROUPS (default all; startup_check=False drops "startup"). ``loop_engines``: the
+    peers of the closed-loop group (Exudyn, MuJoCo; "mujoco" is dropped with it from ``engines``)."""
     from . import report
+    groups = tuple(GROUPS if groups is None else groups)
+    unknown = [g for g in groups if g not in GROUPS]
+    if unknown:
+        raise ValueError(f"unknown benchmark group(s) {unknown}: choose from {', '.join(GROUPS)}")
+    if not startup_check:
+        groups = tuple(g for g in groups if g != "startup")
     peers = Peers(engines)
     sizes = N_QUICK if quick else N_FULL
     repeats, min_time = (3, 0.01) if quick else (7, 0.1)
     started = time.perf_counter()
     results = {"quick": bool(quick), "machine": report.machine_info(), "chain": chains.DESCRIPTION,
-               "notes": list(peers.notes),
+               "notes": list(peers.notes), "groups": list(groups),
                "engines": ["mechsim"] + [k for k in ("pin", "mujoco") if getattr(peers, k) is not None]}
     say = print if verbose else (lambda *a, **k: None)
-    say("mechsim bench: cross-engine agreement …", flush=True)
-    results["agreement"] = agreement(sizes, peers)
-    say("mechsim bench: forward dynamics per call …", flush=True)
-    results["forward_dynamics"] = forward_dynamics_times(sizes, peers, repeats, min_time)
-    say("mechsim bench: 20-link chain, 1 s, RK4 h = 1 ms …", flush=True)
-    results["whole_run"] = whole_run(peers, repeats=2 if quick else 5)
-    if startup_check:
+    if "agreement" in groups:
+        say("mechsim bench: cross-engine agreement …", flush=True)
+        results["agreement"] = agreement(sizes, peers)
+    if "forward_dynamics" in groups:
+        say("mechsim bench: forward dynamics per call …", flush=True)
+        results["forward_dynamics"] = forward_dynamics_times(sizes, peers, repeats, min_time)
+    if "whole_run" in groups:
+        say("mechsim bench: 20-link chain, 1 s, RK4 h = 1 ms …", flush=True)
+        results["whole_run"] = whole_run(peers, repeats=2 if quick else 5)
+    if "startup" in groups:
         say("mechsim bench: CLI start-up …", flush=True)
         results["startup"] = startup(quick=quick)
         results["notes"] += results["startup"]["notes"]
+    if "loops" in groups:
+        from . import loops
+        say("mechsim bench: closed loops vs Exudyn and MuJoCo at equal accuracy …", flush=True)
+        loop_peers = tuple(e for e in loop_engines if e != "mujoco" or "mujoco" in engines)
+        results["loops"] = loops.run(quick=quick, engines=loop_peers, say=say if verbose else None)
+        for case in results["loops"]["cases"]:
+            results["notes"] += [f"{case['key']}: {n}" for n in case["notes"]]
     results["elapsed_s"] = time.perf_counter() - started
     results["targets"] = report.targets(results)
     text = report.markdown(results)
