@@ -1,0 +1,103 @@
+"""Smoke tests of the closed-loop benchmarks (mechsim.bench.loops): every peer model builds, runs
+over a short horizon, and agrees with the independent reference and with its own loop closure.
+No speed is asserted (that is measured by `mechsim bench` and read from benchmarks/RESULTS.md)."""
+import math
+
+import numpy as np
+import pytest
+
+from mechsim.bench import loops, report
+
+SHORT = 1.0                                    # four-bar horizon with a reference sample (t = 1 s)
+
+
+def _four_bar_ref(t):
+    ref = loops.four_bar_reference()
+    if ref is None:
+        pytest.skip("examples/reference/four_bar.json missing")
+    return loops.four_bar_reference_at(t, ref)
+
+
+def test_four_bar_initial_angles_close_the_loop_and_match_the_paper():
+    p = loops.FOUR_BAR
+    theta, alpha, phi = loops.four_bar_initial()
+    c = (p["l1"] * math.cos(theta) + p["l2"] * math.cos(alpha) - p["l0"] - p["l3"] * math.cos(phi),
+         p["l1"] * math.sin(theta) + p["l2"] * math.sin(alpha) - p["l3"] * math.sin(phi))
+    assert max(map(abs, c)) < 1e-13
+    assert abs(alpha - p["alpha_paper"]) < 1e-4 and abs(phi - p["phi_paper"]) < 1e-4   # the paper's 4-digit values
+    ref = loops.four_bar_reference()
+    if ref is not None and "alpha0" in ref["parameters"]:
+        assert abs(alpha - ref["parameters"]["alpha0"]) < 1e-12 and abs(phi - ref["parameters"]["phi0"]) < 1e-12
+
+
+def test_andrews_reference_closes_the_loops():
+    """The geometry of the peer models (andrews_points) closes at the test set's initial values and
+    at its solution: a wrong sign or length anywhere would leave a gap of order mm."""
+    assert loops.andrews_closure(loops.ANDREWS_Q0) < 1e-14
+    ref = loops.andrews_reference()
+    assert ref["q"].shape == (7,)
+    assert loops.andrews_closure(ref["q"]) < 1e-12
+    assert np.allclose(ref["q"], loops.ANDREWS_REFERENCE, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["exudyn", "mujoco"])
+def test_four_bar_peer_runs_and_agrees_with_the_reference(engine):
+    pytest.importorskip(engine)
+    crank_ref = _four_bar_ref(SHORT)
+    build = loops.exudyn_four_bar if engine == "exudyn" else loops.mujoco_four_bar
+    out = build(1e-3, t_end=SHORT)()
+    assert out["t"] == pytest.approx(SHORT, abs=1e-9)
+    error = abs(out["crank"] - crank_ref)
+    assert np.isfinite(error) and np.isfinite(out["closure"])
+    assert error < 1e-4                         # both are at 1e-6 … 1e-8 rad at h = 1 ms over 1 s
+    assert out["closure"] < 1e-5
+
+
+@pytest.mark.parametrize("engine", ["exudyn", "mujoco"])
+def test_andrews_peer_runs_and_agrees_with_the_reference(engine):
+    pytest.importorskip(engine)
+    build = loops.exudyn_andrews if engine == "exudyn" else loops.mujoco_andrews
+    out = build(1e-5)()
+    assert out["t"] == pytest.approx(loops.ANDREWS["t_end"], abs=1e-9)
+    error = float(np.max(np.abs(out["q"] - loops.andrews_reference()["q"])))
+    assert np.isfinite(error) and error < 1e-3   # Exudyn ~1e-4, MuJoCo ~1e-6 rad at h = 1e-5
+    assert np.isfinite(out["closure"]) and out["closure"] < 1e-6
+
+
+def test_measure_times_a_run_and_reports_a_failure():
+    def build():
+        return lambda: {"t": 1.0, "crank": 2.5, "closure": 1e-9}
+    row = loops.measure("mujoco", "fake", build, lambda out: abs(out["crank"] - 2.0), t_end=1.0, repeats=2)
+    assert row["error"] == pytest.approx(0.5) and row["closure"] == 1e-9 and row["seconds"] >= 0
+    stopped = loops.measure("mujoco", "fake", lambda: (lambda: {"t": 0.5, "crank": 0.0, "closure": 0.0}),
+                            lambda out: 0.0, t_end=1.0)
+    assert "stopped at t = 0.5" in stopped["failed"]
+
+    def broken():
+        raise RuntimeError("solver diverged")
+    assert "solver diverged" in loops.measure("exudyn", "x", broken, lambda out: 0.0, t_end=1.0)["failed"]
+
+
+def test_compare_pairs_each_peer_with_the_cheapest_mechsim_setting_at_least_as_accurate():
+    rows = [{"engine": "mechsim", "settings": "loose", "seconds": 0.01, "error": 1e-3, "closure": 1e-9},
+            {"engine": "mechsim", "settings": "tight", "seconds": 0.05, "error": 1e-7, "closure": 1e-12},
+            {"engine": "mujoco", "settings": "coarse", "seconds": 0.1, "error": 1e-2, "closure": 1e-4},
+            {"engine": "mujoco", "settings": "fine", "seconds": 2.0, "error": 1e-5, "closure": 1e-6},
+            {"engine": "exudyn", "settings": "h", "seconds": 3.0, "error": 1e-8, "closure": 1e-15},
+            {"engine": "exudyn", "settings": "bad", "failed": "diverged"}]
+    summary = loops.compare(rows, target_error=1e-6)
+    coarse, fine, exu = rows[2], rows[3], rows[4]
+    assert coarse["mechsim_match"] == "loose" and coarse["ratio"] == pytest.approx(10.0)
+    assert fine["mechsim_match"] == "tight" and fine["ratio"] == pytest.approx(40.0)
+    assert "ratio" not in exu                   # mechsim never reaches 1e-8: no ratio, not a win
+    assert summary["mujoco"]["row"] is fine and not summary["mujoco"]["reached"]
+    assert summary["exudyn"]["row"] is exu and summary["exudyn"]["reached"]
+    assert summary["mechsim"]["row"] is rows[1] and summary["mechsim"]["reached"]
+    case = {"summary": summary, "target_time": 0.1, "target_error": 1e-6, "title": "Four-bar (x), 10 s",
+            "rows": rows}
+    v = loops.verdict(case)
+    assert v["peers"]["mujoco"] == {"ratio": 40.0, "reached": False, "met": True}
+    assert v["peers"]["exudyn"]["met"] is False and v["time_met"] is True and v["met"] is False
+    case["verdict"] = v
+    lines = report._loop_targets(case)
+    assert any("never as accurate" in t["value"] and t["met"] is False for t in lines)
