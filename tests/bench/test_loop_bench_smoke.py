@@ -101,3 +101,15 @@ def test_compare_pairs_each_peer_with_the_cheapest_mechsim_setting_at_least_as_a
     case["verdict"] = v
     lines = report._loop_targets(case)
     assert any("never as accurate" in t["value"] and t["met"] is False for t in lines)
+
+
+@pytest.mark.parametrize("engine", ["exudyn", "mujoco"])
+def test_n_four_bar_peer_runs_and_follows_the_parallelogram_motion(engine):
+    pytest.importorskip(engine)
+    t_end = 0.1
+    build = loops.exudyn_n_four_bar if engine == "exudyn" else loops.mujoco_n_four_bar
+    out = build(1e-3, t_end=t_end)()
+    assert out["t"] == pytest.approx(t_end, abs=1e-9)
+    error = abs(out["phi"] - loops.n_four_bar_reference(t_end))
+    assert np.isfinite(error) and error < 1e-4
+    assert np.isfinite(out["closure"]) and out["closure"] < 1e-5

@@ -20,6 +20,7 @@ andrews   Andrews' squeezing mechanism, Hairer & Wanner II §VII.7 / the IVP tes
           gravity, motor torque mom, spring c0 between D on body 3 and the fixed point C), 0.03 s;
           reference: the test set's PSIDE solution at rtol = atol = 1e-14 (ANDREWS_REFERENCE), or
           examples/reference/andrews_squeezer.json when it exists.
+n_four_bar IFToMM A02 with N = 40 (see N_FOUR_BAR), 10 s; reference: the exact parallelogram motion.
 
 Peers
 -----
@@ -428,6 +429,118 @@ def exudyn_andrews(h, t_end=ANDREWS["t_end"], spectral_radius=0.9, newton_rtol=1
     return run
 
 
+# ------------------------------------------------------------------------------------------ N four-bar (IFToMM A02)
+# N = 40 parallelograms: cranks i = 0 … N (1 m, 1 kg slender bars) on ground pivots (i, 0), upright
+# at t = 0, couplers i = 1 … N (1 m, 1 kg) joining the tops; gravity 9.81 along −y; the top of
+# crank 0 starts along +x at 1 m/s (crank angle φ from the vertical, counter-clockwise, φ'(0) = −1).
+# The cranks lie flat (singular: N + 1 instantaneous DOF) every half swing. On the parallelogram
+# branch φ obeys the pendulum μ φ'' = g L m ((N + 1)/2 + N) sin φ with μ = m L² ((N + 1)/3 + N).
+N_FOUR_BAR = dict(n=40, m=1.0, length=1.0, g=9.81, speed=1.0, t_end=10.0)
+
+
+def n_four_bar_reference(t_end=N_FOUR_BAR["t_end"], p=N_FOUR_BAR):
+    """φ(t_end) of the exact parallelogram motion (the pendulum above), DOP853 at rtol = atol = 1e-13."""
+    from scipy.integrate import solve_ivp
+    n, m, L, g = p["n"], p["m"], p["length"], p["g"]
+    mu = m * L ** 2 * ((n + 1) / 3.0 + n)
+    k = g * L * m * ((n + 1) / 2.0 + n) / mu
+    sol = solve_ivp(lambda t, y: (y[1], k * math.sin(y[0])), (0.0, t_end), (0.0, -p["speed"] / L),
+                    method="DOP853", rtol=1e-13, atol=1e-13)
+    return float(sol.y[0, -1])
+
+
+def mujoco_n_four_bar_xml(h, integrator="RK4", dmax=MJ_DMAX, timeconst=None, p=N_FOUR_BAR):
+    """MJCF, x-y plane, hinges about +z: one serial chain crank0 → coupler1 → crank1 (frame at its top,
+    bar along −y) → coupler2 → … (mechsim's tree), the ground pivots of cranks 1 … N as connects."""
+    n, m, L = p["n"], p["m"], p["length"]
+    i = m * L ** 2 / 12.0
+    inertial = lambda x, y: f'<inertial pos="{x!r} {y!r} 0" mass="{m!r}" diaginertia="{i!r} {i!r} {i!r}"/>'  # noqa: E731
+    option = _mj_option(h, integrator).replace("{g}", f"0 {-p['g']!r} 0")
+    xml = f'<body name="crank0"><joint name="a0" type="hinge" axis="0 0 1"/>{inertial(0.0, L / 2)}'
+    close = ""
+    for k in range(1, n + 1):
+        xml += (f'<body name="coupler{k}" pos="0 {L!r} 0"><joint name="h{k}" type="hinge" axis="0 0 1"/>{inertial(L / 2, 0.0)}'
+                f'<body name="crank{k}" pos="{L!r} 0 0"><joint name="b{k}" type="hinge" axis="0 0 1"/>{inertial(0.0, -L / 2)}'
+                f'<site name="foot{k}" pos="0 {-L!r} 0"/>')
+        xml = xml.replace(f'pos="0 {L!r} 0"><joint name="h{k}"', f'pos="0 {(L if k == 1 else 0.0)!r} 0"><joint name="h{k}"')
+        close += f'<site name="pivot{k}" pos="{k * L!r} 0 0"/>'
+    xml += "</body></body>" * n + "</body>"
+    pairs = [(f"foot{k}", f"pivot{k}") for k in range(1, n + 1)]
+    return (f'<mujoco model="n-four-bar">{option}<worldbody>{close}{xml}</worldbody>'
+            f'<equality>{_mj_equality(pairs, h, dmax, timeconst)}</equality></mujoco>')
+
+
+def mujoco_n_four_bar(h, t_end=N_FOUR_BAR["t_end"], integrator="RK4", sample=0.01, dmax=MJ_DMAX, timeconst=None,
+                      p=N_FOUR_BAR):
+    """Build the MuJoCo N four-bar; run() -> {"t", "phi" (crank 0 angle), "closure" (max foot–pivot gap)}."""
+    import mujoco
+    model = mujoco.MjModel.from_xml_string(mujoco_n_four_bar_xml(h, integrator, dmax, timeconst, p))
+    data = mujoco.MjData(model)
+    n, w = p["n"], -p["speed"] / p["length"]
+    sites = [(model.site(f"foot{k}").id, model.site(f"pivot{k}").id) for k in range(1, n + 1)]
+
+    def setup(d):
+        d.qvel[:] = [w] + [-w, w] * n                     # a0, then h_k = −φ', b_k = +φ' (couplers translate)
+    run = _mujoco_runner(mujoco, model, data, setup, sites, h, t_end, sample)
+
+    def n_run():
+        out = run()
+        return {"t": out["t"], "phi": float(out["qpos"][0]), "closure": out["closure"]}
+    return n_run
+
+
+def exudyn_n_four_bar(h, t_end=N_FOUR_BAR["t_end"], spectral_radius=0.9, newton_rtol=1e-10, sample=0.01,
+                      p=N_FOUR_BAR):
+    """Exudyn N four-bar: 2N + 1 RigidBody2D, RevoluteJoint2D at every pivot and top (3N + 1 joints,
+    one DOF); the flat positions make the constraint Jacobian rank-deficient, so the dense solver
+    with ignoreSingularJacobian is used. run() -> {"t", "phi", "closure" (max foot–pivot gap)}."""
+    import exudyn as exu
+    from exudyn.itemInterface import (LoadMassProportional, MarkerBodyMass, MarkerBodyPosition, MarkerBodyRigid,
+                                      NodeRigidBody2D, ObjectGround, ObjectRigidBody2D, RevoluteJoint2D, SensorMarker,
+                                      SensorNode)
+    n, m, L, g, v = p["n"], p["m"], p["length"], p["g"], p["speed"]
+    sc = exu.SystemContainer()
+    mbs = sc.AddSystem()
+    ground = mbs.AddObject(ObjectGround())
+
+    def bar(x, y, angle, vx):
+        node = mbs.AddNode(NodeRigidBody2D(referenceCoordinates=[x, y, angle],
+                                           initialVelocities=[vx, 0.0, -v / L if angle else 0.0]))
+        obj = mbs.AddObject(ObjectRigidBody2D(mass=m, inertia=m * L ** 2 / 12.0, nodeNumber=node))
+        mbs.AddLoad(LoadMassProportional(markerNumber=mbs.AddMarker(MarkerBodyMass(bodyNumber=obj)), loadVector=[0, -g, 0]))
+        ends = [mbs.AddMarker(MarkerBodyRigid(bodyNumber=obj, localPosition=[s * L / 2, 0, 0])) for s in (-1, 1)]
+        return node, ends
+    cranks = [bar(k * L, L / 2, math.pi / 2, 0.5 * v) for k in range(n + 1)]          # bar along +x rotated to +y
+    couplers = [bar((k - 0.5) * L, L, 0.0, v) for k in range(1, n + 1)]
+    feet, pivots = [], []
+    for k, (_, (foot, top)) in enumerate(cranks):
+        pivot = mbs.AddMarker(MarkerBodyPosition(bodyNumber=ground, localPosition=[k * L, 0, 0]))
+        mbs.AddObject(RevoluteJoint2D(markerNumbers=[pivot, foot]))
+        feet.append(foot)
+        pivots.append(pivot)
+    for k, (_, (left, right)) in enumerate(couplers, start=1):
+        mbs.AddObject(RevoluteJoint2D(markerNumbers=[cranks[k - 1][1][1], left]))
+        mbs.AddObject(RevoluteJoint2D(markerNumbers=[right, cranks[k][1][1]]))
+    position = exu.OutputVariableType.Position
+    foot_s = [mbs.AddSensor(SensorMarker(markerNumber=f, outputVariableType=position, storeInternal=True,
+                                         writeToFile=False)) for f in feet[1:]]
+    phi_s = mbs.AddSensor(SensorNode(nodeNumber=cranks[0][0], outputVariableType=exu.OutputVariableType.Coordinates,
+                                     storeInternal=True, writeToFile=False))
+    mbs.Assemble()
+    settings = _exudyn_settings(exu, h, t_end, spectral_radius, newton_rtol, sample)
+    settings.linearSolverType = exu.LinearSolverType.EXUdense
+    settings.linearSolverSettings.ignoreSingularJacobian = True
+    pivot_xy = np.array([[k * L, 0.0] for k in range(1, n + 1)])
+
+    def run():
+        exu.SolveDynamic(mbs, settings)
+        phi = mbs.GetSensorStoredData(phi_s)
+        gaps = [np.max(np.linalg.norm(mbs.GetSensorStoredData(s)[:, 1:3] - pivot_xy[k], axis=1))
+                for k, s in enumerate(foot_s)]
+        return {"t": float(phi[-1, 0]), "phi": float(phi[-1, 3]), "closure": float(max(gaps))}
+    return run
+
+
 # ------------------------------------------------------------------------------------------ mechsim
 def _mechsim_model(name):
     import mechsim as ms
@@ -474,6 +587,21 @@ def mechsim_andrews(t_end=ANDREWS["t_end"], solver="DOP853", rtol=1e-8, atol=Non
     return run, evaluate
 
 
+def mechsim_n_four_bar(t_end=N_FOUR_BAR["t_end"], solver="DOP853", rtol=1e-8, atol=None, drift="projection",
+                       p=N_FOUR_BAR):
+    """examples/n_four_bar.yaml; evaluate -> {"t", "phi" (a0.q), "closure" (max gap crank foot – ground pivot)}."""
+    model = _mechsim_model("n_four_bar.yaml")
+
+    def run():
+        return model.simulate(t_end=t_end, solver=solver, rtol=rtol, atol=atol if atol else rtol, drift=drift)
+
+    def evaluate(res):
+        gaps = [np.max(np.linalg.norm(res.point(f"crank{k}", (0.0, 0.0, 0.0)) - (k * p["length"], 0.0, 0.0), axis=1))
+                for k in range(1, p["n"] + 1)]
+        return {"t": float(res.t[-1]), "phi": float(res["a0.q"][-1]), "closure": float(max(gaps))}
+    return run, evaluate
+
+
 # ------------------------------------------------------------------------------------------ cases and ladders
 class Case:
     """One mechanism: its horizon, reference, error measure and the settings ladder of every engine.
@@ -489,14 +617,20 @@ def _fixed(engine, label, builder):
     return (engine, label, builder)
 
 
-def _four_bar_ladder(quick, t_end, mechsim_solver="DOP853"):
-    ms_tols = (1e-6, 1e-8) if quick else (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
+def _mechsim_ladder(build, quick, t_end):
+    """mechsim at a ladder of tolerances: RK45 (Dormand–Prince 5(4)) and DOP853 (order 8), rtol = atol."""
+    grid = {"RK45": (1e-6, 1e-8) if quick else (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10),
+            "DOP853": () if quick else (1e-7, 1e-9, 1e-11)}
+    return [_fixed("mechsim", f"{solver} rtol=atol={tol:g}, drift=projection",
+                   lambda solver=solver, tol=tol: build(t_end, solver, tol)) for solver, tols in grid.items() for tol in tols]
+
+
+def _four_bar_ladder(quick, t_end):
     exu_h = (1e-3,) if quick else (1e-3, 5e-4, 2e-4, 1e-4, 5e-5)
     exu_nm_h = () if quick else (1e-3, 1e-4)
     mj_h = (1e-3, 2e-4) if quick else (1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5)
     mj_other = () if quick else (("Euler", 1e-4), ("implicitfast", 1e-4))
-    out = [_fixed("mechsim", f"{mechsim_solver} rtol=atol={tol:g}, drift=projection",
-                  lambda tol=tol: mechsim_four_bar(t_end, mechsim_solver, tol)) for tol in ms_tols]
+    out = _mechsim_ladder(mechsim_four_bar, quick, t_end)
     out += [_fixed("exudyn", f"generalized-α ρ∞=0.9 (index 3), h={h:g}", lambda h=h: exudyn_four_bar(h, t_end))
             for h in exu_h]
     out += [_fixed("exudyn", f"Newmark, index-2 constraints, h={h:g}",
@@ -508,17 +642,34 @@ def _four_bar_ladder(quick, t_end, mechsim_solver="DOP853"):
     return out
 
 
-def _andrews_ladder(quick, t_end, mechsim_solver="DOP853"):
-    ms_tols = (1e-6, 1e-8) if quick else (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
+def _andrews_ladder(quick, t_end):
     exu_h = (1e-5,) if quick else (1e-5, 3e-6, 1e-6, 3e-7)
     mj_h = (1e-5,) if quick else (1e-5, 3e-6, 1e-6, 3e-7)
-    out = [_fixed("mechsim", f"{mechsim_solver} rtol=atol={tol:g}, drift=projection",
-                  lambda tol=tol: mechsim_andrews(t_end, mechsim_solver, tol)) for tol in ms_tols]
+    out = _mechsim_ladder(mechsim_andrews, quick, t_end)
     out += [_fixed("exudyn", f"generalized-α ρ∞=0.9 (index 3), h={h:g}", lambda h=h: exudyn_andrews(h, t_end))
             for h in exu_h]
     out += [_fixed("mujoco", f"RK4, h={h:g}, connect solref=({2 * h:g}, 1) solimp d=0.9999",
                    lambda h=h: mujoco_andrews(h, t_end)) for h in mj_h]
     return out
+
+
+def _n_four_bar_ladder(quick, t_end):
+    out = _mechsim_ladder(mechsim_n_four_bar, True, t_end)
+    out += [_fixed("exudyn", "generalized-α ρ∞=0.9 (index 3), dense solver ignoring singular Jacobians, h=0.001",
+                   lambda: exudyn_n_four_bar(1e-3, t_end))]
+    out += [_fixed("mujoco", "RK4, h=0.001, connect solref=(0.002, 1) solimp d=0.9999", lambda: mujoco_n_four_bar(1e-3, t_end))]
+    return out
+
+
+def n_four_bar_case():
+    t_end = N_FOUR_BAR["t_end"]
+    phi_ref = n_four_bar_reference(t_end)
+    return Case("n_four_bar", "N four-bar (IFToMM A02, N = 40), 10 s", t_end, "|φ(10 s) − φ_ref| (rad)", 1e-6, None,
+                {"phi": phi_ref, "source": "exact parallelogram motion (pendulum ODE, DOP853 rtol 1e-13; "
+                                            "mechsim.bench.loops.n_four_bar_reference)"},
+                lambda out: abs(out["phi"] - phi_ref), _n_four_bar_ladder,
+                note="81 bars, 40 closing pivots, flat (singular) every half turn; φ(10) = %.6f rad; one setting "
+                     "per peer (a MuJoCo run takes ~20 s, Exudyn's dense solve ~7 s per simulated second)" % phi_ref)
 
 
 def four_bar_case():
@@ -544,7 +695,8 @@ def andrews_case():
                 note="β, Θ reach ±15.8 rad at 0.03 s; stiff spring, velocities ~10³ rad/s")
 
 
-CASES = {"four_bar": four_bar_case, "andrews": andrews_case}
+CASES = {"four_bar": four_bar_case, "andrews": andrews_case, "n_four_bar": n_four_bar_case}
+QUICK_CASES = ("four_bar", "andrews")                  # --quick leaves out the slow N four-bar
 
 
 # ------------------------------------------------------------------------------------------ measuring
@@ -662,7 +814,8 @@ def verdict(case_out, factor=10.0):
     return v
 
 
-def run(quick=False, engines=("exudyn", "mujoco"), cases=("four_bar", "andrews"), say=None):
-    """All closed-loop cases: {"cases": [run_case(...)], "quick": quick}."""
+def run(quick=False, engines=("exudyn", "mujoco"), cases=None, say=None):
+    """All closed-loop cases (QUICK_CASES when quick): {"cases": [run_case(...)], "quick": quick}."""
+    cases = (QUICK_CASES if quick else tuple(CASES)) if cases is None else cases
     repeats = 2 if quick else 3
     return {"quick": bool(quick), "cases": [run_case(CASES[k](), quick, engines, repeats, say) for k in cases]}
