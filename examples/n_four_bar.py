@@ -55,7 +55,7 @@ HEADER = """\
 # 1 m/s (a0.v = -1 rad/s). The cranks pass the flat position (all bars on the x axis), where the DOF
 # jumps from 1 to N + 1. a1..a40 (cranks to ground) are the cut joints.
 #
-#   mechsim simulate examples/n_four_bar.yaml -o out.csv --plot out.png --signals a0.q,a40.q
+#   mechsim simulate examples/n_four_bar.yaml -o out.csv --plot out.png --signals a0.q,b40.q
 """
 
 
