@@ -10,7 +10,8 @@ import hashlib
 import os
 from pathlib import Path
 
-COMPILED_SOURCES = ("spatial/algebra.py", "dynamics/layout.py", "dynamics/kernels.py", "dynamics/system.py",
+COMPILED_SOURCES = ("spatial/algebra.py", "dynamics/layout.py", "dynamics/kernels.py", "dynamics/constraints.py",
+                    "dynamics/multipliers.py", "dynamics/projection.py", "dynamics/system.py",
                     "integrators/dopri.py", "integrators/fixed_step.py", "modeling/joints.py")
 
 

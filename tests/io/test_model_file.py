@@ -214,11 +214,42 @@ def test_unknown_keys(data, message):
         load_dict(data, "model.yaml")
 
 
-@pytest.mark.parametrize("section", ["constraints", "drivers"])
-def test_constraints_and_drivers_not_supported_yet(section):
-    load_dict({section: []})
-    with pytest.raises(ModelError, match=f"^m.yaml: {section}: not supported in this version"):
-        load_dict({section: [{"name": "c"}]}, "m.yaml")
+LOOP = {
+    "bodies": [{"name": "crank", "mass": 1.0, "com": [0.5, 0, 0], "inertia": [0, 0.1, 0.1]},
+               {"name": "slider", "mass": 2.0}],
+    "joints": [{"name": "j1", "kind": "revolute", "parent": "ground", "child": "crank", "q0": 0.3},
+               {"name": "s", "kind": "prismatic", "parent": "ground", "child": "slider", "axis": [1, 0, 0],
+                "q0": 2.0}],
+    "constraints": [{"name": "rod", "kind": "distance", "body_a": "crank", "point_a": [1, 0, 0],
+                     "body_b": "slider", "length": "1.5 + 0*t"}],
+    "drivers": [{"joint": "j1", "position": "0.3 + 2*t"}],
+}
+
+
+def test_constraints_and_drivers_load_and_round_trip(tmp_path):
+    m = load_dict(LOOP)
+    assert m.check().dof == 0 and m.check().n_constraints == 2
+    m.to_yaml(tmp_path / "loop.yaml")
+    again = load(tmp_path / "loop.yaml")
+    assert again.to_dict() == m.to_dict()
+    assert again.to_dict()["drivers"] == [{"joint": "j1", "position": "0.3 + 2*t"}]
+    res = again.simulate(t_end=0.5, rtol=1e-9, atol=1e-11)
+    theta = 0.3 + 2 * res.t               # slider on x: x = cos(theta) + sqrt(1.5^2 - sin^2(theta))
+    np.testing.assert_allclose(res["s.q"], np.cos(theta) + np.sqrt(2.25 - np.sin(theta) ** 2), atol=1e-8)
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"constraints": [{"kind": "gear"}]}, r"^m.yaml: constraints\[0\]: missing name"),
+    ({"constraints": [{"name": "c", "kind": "glue"}]}, r"constraint 'c': unknown kind 'glue'"),
+    ({"constraints": [{"name": "c", "kind": "distance", "body_a": "crank", "body_b": "slider", "lenght": 1}]},
+     r"unknown key 'lenght' \(did you mean 'length'\?\)"),
+    ({"drivers": [{"position": "t"}]}, r"^m.yaml: drivers\[0\]: missing key 'joint'"),
+    ({"drivers": [{"joint": "j9", "position": "t"}]}, r"unknown joint 'j9'"),
+])
+def test_malformed_constraints_and_drivers(entry, message):
+    data = {**LOOP, "constraints": [], "drivers": [], **entry}
+    with pytest.raises(ModelError, match=message):
+        load_dict(data, "m.yaml")
 
 
 @pytest.mark.parametrize("data, message", [

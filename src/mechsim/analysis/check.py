@@ -1,4 +1,4 @@
-"""m.check(): the topology report of SPEC §3 (bodies, tree and cut joints, loops, DOF)."""
+"""m.check(): the topology report of SPEC §3 (bodies, tree and cut joints, loops, DOF, redundancy)."""
 from dataclasses import dataclass, field
 
 
@@ -10,23 +10,33 @@ class CheckReport:
     loops: list = field(default_factory=list)
     n_constraints: int = 0
     redundant: list = field(default_factory=list)
+    drivers: list = field(default_factory=list)
     bodies: list = field(default_factory=list)
     nq: int = 0
     nv: int = 0
 
     def __str__(self):
+        listed = lambda items: f"{len(items)}" + (f" ({', '.join(items)})" if items else "")
         lines = [f"dof: {self.dof}",
-                 f"bodies: {len(self.bodies)} ({', '.join(self.bodies)})",
-                 f"tree joints: {len(self.tree_joints)} ({', '.join(self.tree_joints)})",
-                 f"cut joints: {len(self.cut_joints)}{' (' + ', '.join(self.cut_joints) + ')' if self.cut_joints else ''}",
-                 f"loops: {len(self.loops)}",
-                 f"constraint equations: {self.n_constraints}",
-                 f"redundant constraints: {len(self.redundant)}",
-                 f"coordinates: {self.nq} positions, {self.nv} velocities"]
+                 f"bodies: {listed(self.bodies)}",
+                 f"tree joints: {listed(self.tree_joints)}",
+                 f"cut joints: {listed(self.cut_joints)}",
+                 f"loops: {len(self.loops)}"]
+        lines += [f"  loop {k + 1}: {' -> '.join(loop)}" for k, loop in enumerate(self.loops)]
+        lines += [f"drivers: {listed(self.drivers)}",
+                  f"constraint equations: {self.n_constraints}",
+                  f"redundant constraints: {listed(self.redundant)}",
+                  f"coordinates: {self.nq} positions, {self.nv} velocities"]
         return "\n".join(lines)
 
 
 def check(model):
-    """Compile the model (raising ModelError on any inconsistency) and report its topology."""
+    """Compile and assemble the model (raising ModelError on any inconsistency) and report its topology;
+    dof is what remains free after the independent constraint equations and the drivers."""
     cm = model.compile()
-    return CheckReport(dof=cm.nv, tree_joints=list(cm.joint_order), bodies=list(cm.body_names), nq=cm.nq, nv=cm.nv)
+    model.assemble()
+    analysis = getattr(cm, "analysis", None)
+    return CheckReport(dof=cm.nv if analysis is None else analysis.dof, tree_joints=list(cm.joint_order),
+                       cut_joints=list(cm.topology.cut), loops=[list(loop) for loop in cm.topology.loops],
+                       n_constraints=cm.n_rows, redundant=[] if analysis is None else list(analysis.redundant),
+                       drivers=list(model.drivers), bodies=list(cm.body_names), nq=cm.nq, nv=cm.nv)

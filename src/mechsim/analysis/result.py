@@ -3,7 +3,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..dynamics.kernels import OK, trajectory
+from ..dynamics.kernels import OK
+from ..dynamics.multipliers import CHOLESKY, constrained_trajectory
 from ..errors import MechsimError
 from ..spatial.rotations import matrix_to_quat
 
@@ -24,7 +25,6 @@ class Result:
         self.tau = np.zeros_like(self.v) if tau is None else np.asarray(tau, dtype=float)
         self.events = list(events or [])
         self.message, self.success = message, success
-        self.constraint_error = np.zeros(len(self.t))
         self._dynamics = None
         self._cache = {}
 
@@ -36,17 +36,29 @@ class Result:
         return self._cm.signal_names()
 
     def _node_dynamics(self):
-        """(qdd, node R, p, vel, acc) at every sample, by the compiled forward-dynamics pass."""
+        """(qdd, node R, p, vel, acc, multipliers, unit wrenches, residuals) at every sample, by one
+        compiled pass of the constrained forward dynamics."""
         if self._dynamics is None:
-            cm, N, n = self._cm, len(self.t), self._cm.n_nodes
-            out = (np.empty((N, cm.nv)), np.empty((N, n, 3, 3)), np.empty((N, n, 3)),
-                   np.empty((N, n, 6)), np.empty((N, n, 6)))
-            status = trajectory(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, self.u_force,
-                                self.tau, self.q, self.v, cm.workspace, *out)
+            cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes, self._cm.n_rows
+            targets = np.empty((N, nc, 3))
+            for k, t in enumerate(self.t):
+                cm.rows.set_targets(t)
+                targets[k] = cm.rows.con_t
+            out = (np.empty((N, cm.nv)), np.empty((N, n, 3, 3)), np.empty((N, n, 3)), np.empty((N, n, 6)),
+                   np.empty((N, n, 6)), np.zeros((N, nc)), np.zeros((N, nc, 6)), np.zeros((N, nc)))
+            status = constrained_trajectory(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, self.u_force,
+                                            self.tau, self.q, self.v, targets, cm.workspace, cm.rows.con_i,
+                                            cm.rows.con_f, cm.active, cm.constraint_workspace, CHOLESKY, *out)
             if status != OK:
                 out[0][:] = np.nan
             self._dynamics = out
         return self._dynamics
+
+    @property
+    def constraint_error(self):
+        """(N,) max |g(q, t)| over the loop, constraint and driver equations at every sample."""
+        H = self._node_dynamics()[7]
+        return np.max(np.abs(H), axis=1) if H.shape[1] else np.zeros(len(self.t))
 
     def _body_frame(self, body):
         """World rotation (N, 3, 3) and origin (N, 3) of a body's frame."""
@@ -55,7 +67,7 @@ class Result:
         if node < 0:
             N = len(self.t)
             return np.broadcast_to(R_nb, (N, 3, 3)), np.broadcast_to(p_nb, (N, 3))
-        _, R, p, _, _ = self._node_dynamics()
+        R, p = self._node_dynamics()[1:3]
         return R[:, node] @ R_nb, p[:, node] + R[:, node] @ p_nb
 
     def _point_motion(self, body, x):
@@ -63,7 +75,7 @@ class Result:
         node = self._cm._body_lookup[body][0]
         if node < 0:
             return np.zeros_like(x), np.zeros_like(x)
-        _, _, _, vel, acc = self._node_dynamics()
+        vel, acc = self._node_dynamics()[3:5]
         w, v0 = vel[:, node, :3], vel[:, node, 3:]
         wdot, a0 = acc[:, node, :3], acc[:, node, 3:] + self._cm.gravity   # the kernels' a_0 = -g
         xdot = v0 + np.cross(w, x)
@@ -98,7 +110,12 @@ class Result:
             force = self.tau[:, cm.joint_v[owner]].copy()
             for k, slot in cm.actuated.get(owner, []):
                 force[:, k] += self.u_force[:, slot]
+            for row, (what, name, joint) in enumerate(cm.rows.owner):      # what the drivers apply
+                if what == "driver" and joint == owner:
+                    force[:, self.model.drivers[name].coordinate] += self._node_dynamics()[5][:, row]
             return squeeze(force)
+        if kind == "reaction" and (owner in cm.topology.cut or owner in self.model.constraints):
+            return self._reaction(owner)
         if owner in cm.body_names:
             R, p = self._body_frame(owner)
             if kind == "position":
@@ -116,6 +133,22 @@ class Result:
             if kind == "acceleration":
                 return np.hstack([self._node_dynamics()[4][:, node, :3], xddot])
         raise MechsimError(f"unknown signal {name!r}; m.signals() lists the available names")
+
+    def _reaction(self, owner):
+        """(N, 6) wrench [torque; force] in world axes that a cut joint's parent exerts on its child at
+        M's origin, or a constraint exerts on body_b at point_b; (N,) generalized force on a gear's first joint."""
+        cm, model = self._cm, self.model
+        lam, unit = self._node_dynamics()[5:7]
+        rows = [k for k, o in enumerate(cm.rows.owner) if o[1] == owner and o[0] != "driver"]
+        if owner in model.constraints and model.constraints[owner].kind == "gear":
+            return lam[:, rows[0]].copy()
+        wrench = np.einsum("nk,nkj->nj", lam[:, rows], unit[:, rows])      # at the world origin
+        if owner in model.joints:
+            joint = model.joints[owner]
+            x = self.point(joint.child, joint.child_pose[0])
+        else:
+            x = self.point(model.constraints[owner].body_b, model.constraints[owner].point_b)
+        return np.hstack([wrench[:, :3] - np.cross(x, wrench[:, 3:]), wrench[:, 3:]])
 
     def to_dataframe(self, signals=None):
         """A pandas DataFrame indexed by t; vector signals flattened as name[i] (SPEC §2)."""

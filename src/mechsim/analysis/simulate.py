@@ -3,18 +3,21 @@ right-hand side, record outputs, and keep what was computed when a run fails."""
 import numpy as np
 
 from ..dynamics.api import singular_node_error
-from ..dynamics.kernels import OK, normalize_quaternions, state_derivative
+from ..dynamics.kernels import OK
+from ..dynamics.multipliers import SINGULAR
+from ..dynamics.projection import NOT_CONVERGED
+from ..dynamics.system import DRIFT_CODES, SOLVER_CODES, correct, derivative, make_system
 from ..errors import MechsimError, ModelError, SimulationError
 from ..integrators import FIXED_METHODS, SOLVERS, integrate_adaptive, integrate_fixed
 from ..integrators.adaptive import StepFailure
 from .progress import Progress
 from .result import Result
 
-DRIFT = ("projection", "stabilization", "baumgarte", "none")
-CONSTRAINT_SOLVERS = ("cholesky", "qr")
+DRIFT = tuple(DRIFT_CODES)
+CONSTRAINT_SOLVERS = tuple(SOLVER_CODES)
 FORMULATIONS = ("lagrange", "nullspace", "penalty")
 DEFAULTS = dict(t_end=None, t_eval=None, solver="RK45", rtol=1e-6, atol=1e-8, max_step=None, h=None,
-                drift="projection", constraint_solver="cholesky", formulation="lagrange", inputs=None,
+                drift="projection", constraint_solver="cholesky", formulation="lagrange", baumgarte=(10.0, 10.0), inputs=None,
                 controller=None, outputs=None, sample_time=None, initial=None, progress=False)
 
 
@@ -90,7 +93,7 @@ class _Run:
         self.input_values = dict(model.inputs)
         self.controller = self._controller(opts["controller"], opts["outputs"], opts["sample_time"])
         self.u = np.empty(cm.n_slots)
-        self.dy = None
+        self.sys = None                     # the compiled system, made once the initial state is assembled
         self.samples_t, self.samples_y, self.samples_u = [], [], []
 
     # ------------------------------------------------------------ set-up
@@ -163,9 +166,26 @@ class _Run:
             return f"input '{bad_inputs[0]}'"
         return f"the value of force '{self.cm.slot_force[np.flatnonzero(~np.isfinite(u))[0]]}'"
 
-    def normalize(self, y):
-        """Unit quaternions in the state y, in place (after every step and at every output)."""
-        normalize_quaternions(self.cm.quat_q, y)
+    def correct(self, t, y):
+        """Drift correction of the state y in place (after every step and at every output): unit
+        quaternions, and the constraints by projection or stabilization."""
+        self.cm.rows.set_targets(t)
+        status = correct(self.sys, t, y)
+        if status != OK:
+            raise self._status_error(status, t, y)
+
+    def _status_error(self, status, t, y):
+        if not np.all(np.isfinite(y)):
+            return _Failure(f"the state became non-finite at t = {t:.6g}")
+        if status == NOT_CONVERGED:
+            worst = np.max(np.abs(self.cm.constraint_workspace.h))
+            return _Failure(f"constraint violation beyond tolerance at t = {t:.6g}: projection did not converge "
+                            f"(max |g| = {worst:.3g}); the mechanism may have locked or lost a loop — try smaller "
+                            "tolerances or max_step")
+        if status == SINGULAR:
+            return _Failure(f"the constraint equations could not be solved at t = {t:.6g} (singular configuration); "
+                            "try constraint_solver='qr'")
+        return singular_node_error(self.cm, status)
 
     @property
     def sampled(self):
@@ -174,20 +194,17 @@ class _Run:
     def rhs(self, t, y):
         if not self.sampled:
             self.inputs_at(t, y)
-        u = self.force_values(t)
+        self.force_values(t)
+        self.cm.rows.set_targets(t)
         dy = np.empty_like(y)
-        cm = self.cm
-        status = state_derivative(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, u, cm.zero_tau, y,
-                                  cm.nq, cm.workspace, dy)
+        status = derivative(self.sys, t, y, dy)
         if status != OK:
-            if not np.all(np.isfinite(y)):
-                raise _Failure(f"the state became non-finite at t = {t:.6g}")
-            raise singular_node_error(cm, status)
+            raise self._status_error(status, t, y)
         return dy
 
     def record(self, t, y):
         y = np.array(y, dtype=float)
-        self.normalize(y)
+        self.correct(t, y)
         if not np.all(np.isfinite(y)):
             raise _Failure(f"the state became non-finite at t = {t:.6g}; the last finite state is kept")
         if not self.sampled:
@@ -209,7 +226,7 @@ class _Run:
             else:
                 integrate_adaptive(self.rhs, self.t0, y0, self.t_end, opts["solver"], float(opts["rtol"]),
                                    float(opts["atol"]), opts["max_step"], self.t_eval, self.record,
-                                   self.normalize, progress)
+                                   self.correct, progress)
         except (_Failure, StepFailure, SimulationError) as exc:
             raise SimulationError(f"simulation of '{self.model.name}' failed: {exc}", partial=self.result(False, str(exc))) from exc
         except Exception as exc:
@@ -223,16 +240,24 @@ class _Run:
         return self.result(True, "ok")
 
     def _initial_state(self):
-        initial = self.opts["initial"]
+        """y0 from q0/v0 assembled onto the constraints, or from the initial State; makes the system."""
+        initial, cm, opts = self.opts["initial"], self.cm, self.opts
         if initial is None:
-            q, v = self.cm.q0, self.cm.v0
+            state = self.model.assemble(t=self.t0)
+            q, v = state.q, state.v
         else:
             q, v = np.asarray(initial.q, dtype=float), np.asarray(initial.v, dtype=float)
-            if q.shape != (self.cm.nq,) or v.shape != (self.cm.nv,):
+            if q.shape != (cm.nq,) or v.shape != (cm.nv,):
                 raise ModelError(f"simulate(): initial state has {q.size} positions and {v.size} velocities; "
-                                 f"the model has {self.cm.nq} and {self.cm.nv}")
+                                 f"the model has {cm.nq} and {cm.nv}")
+            if cm.n_rows and getattr(cm, "analysis", None) is None:
+                self.model.assemble(t=self.t0)               # the redundancy analysis
+        self.sys = make_system(cm, u=self.u, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
+                               baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]))
         y0 = np.concatenate([q, v]).astype(float)
-        self.normalize(y0)
+        self.inputs_at(self.t0, y0)
+        self.force_values(self.t0)
+        self.correct(self.t0, y0)
         return y0
 
     def _run_sampled(self, y0, progress):
@@ -254,7 +279,7 @@ class _Run:
                     self.record(ts, ys)
             y = integrate_adaptive(self.rhs, t, y, t_next, opts["solver"], float(opts["rtol"]), float(opts["atol"]),
                                    opts["max_step"], seg_eval, record,
-                                   self.normalize, progress)
+                                   self.correct, progress)
             t, k = t_next, k + 1
 
     def _run_fixed(self, y0, progress):
@@ -265,8 +290,8 @@ class _Run:
         if not closed_loop:
             self.inputs_at(self.t0, y0)
         stepper = (lambda t, y: self.inputs_at(t, y)) if closed_loop else None
-        times, Y, U, status = integrate_fixed(cm, opts["solver"], y0, self.t0, h, n_steps, self._fixed_force_values,
-                                              cm.zero_tau, stepper, progress)
+        times, Y, U, status = integrate_fixed(self.sys, opts["solver"], y0, self.t0, h, n_steps, self._fixed_values,
+                                              stepper, progress)
         finite = np.all(np.isfinite(Y), axis=1) & np.all(np.isfinite(U), axis=1)
         keep = int(np.argmin(finite)) if not finite.all() else len(times)
         self._store_fixed(times[:keep], Y[:keep], U[:keep])
@@ -277,13 +302,15 @@ class _Run:
         if status != OK:
             for t in times[-1] + np.array([0.0, 0.5 * h, h]):
                 self.force_values(t)            # a non-finite force inside the failed step is the cause
-            raise singular_node_error(cm, status)
+            raise self._status_error(status, times[-1], Y[-1])
 
-    def _fixed_force_values(self, t):
+    def _fixed_values(self, t):
+        """(force values u, constraint targets) at t for the fixed-step integrator."""
         if self.controller is None:
             for name, source in self.input_sources.items():
                 self.input_values[name] = source.constant if source.is_constant else float(source.function(t))
-        return self.force_values(t, check=False).copy()
+        self.cm.rows.set_targets(t)
+        return self.force_values(t, check=False).copy(), self.cm.rows.con_t.copy()
 
     def _store_fixed(self, times, Y, U):
         if self.t_eval is not None:

@@ -80,3 +80,13 @@ def mass_matrix(m, q):
     M = np.empty((cm.nv, cm.nv))
     crba(cm.node_i, cm.node_f, _state_vector(q, cm.nq, "q", m), cm.workspace, M)
     return M
+
+
+def constraint_values(cm, q, v, t=0.0):
+    """(g, G v - f', G) of every constraint row of a compiled model at (q, v, t), as new arrays."""
+    from .projection import constraint_state
+    rows, cw = cm.rows, cm.constraint_workspace
+    rows.set_targets(t)
+    constraint_state(cm.node_i, cm.node_f, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
+                     cm.workspace, rows.con_i, rows.con_f, rows.con_t, cw)
+    return cw.h.copy(), cw.hd.copy(), cw.G.copy()

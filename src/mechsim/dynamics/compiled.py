@@ -4,7 +4,9 @@ import numpy as np
 from ..errors import ModelError
 from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_S
 from . import layout as L
+from .closure import ConstraintRows
 from .kernels import new_workspace
+from .multipliers import new_constraint_workspace
 from .topology import spanning_tree
 
 
@@ -13,12 +15,17 @@ class CompiledModel:
 
     def __init__(self, model):
         self.model = model
-        self.joint_order = spanning_tree(model)
+        self.topology = spanning_tree(model)
+        self.joint_order = self.topology.tree
         self._build_nodes(model)
         self._build_forces(model)
         self._stack_tables()
         self.workspace = new_workspace(self.n_nodes)
         self.zero_tau = np.zeros(self.nv)
+        self.rows = ConstraintRows(self)
+        self.n_rows = len(self.rows.owner)
+        self.active = np.arange(self.n_rows, dtype=np.int64)   # rows kept after the redundancy analysis
+        self.constraint_workspace = new_constraint_workspace(self.n_nodes, self.n_rows, self.nv)
 
     # ---------------------------------------------------------------- tree
     def _build_nodes(self, model):
@@ -26,6 +33,7 @@ class CompiledModel:
         body_node = {"ground": -1}
         body_pose = {"ground": (np.eye(3), np.zeros(3))}     # body frame in its node frame (R_nb, p_nb)
         self.joint_q, self.joint_v, self.q0_parts, self.v0_parts = {}, {}, [], []
+        self.joint_nodes = {}                                   # joint -> its primitives' nodes
         self.quat_q = []                                        # first q index of every quaternion
         nq = nv = 0
         for jname in self.joint_order:
@@ -45,6 +53,7 @@ class CompiledModel:
                 row_f[L.POS_TREE:L.POS_TREE + 3] = pos_tree if k == 0 else 0.0
                 node_i.append([parent, ptype, nq, nv])
                 self.node_joint.append(jname)
+                self.joint_nodes.setdefault(jname, []).append(len(node_i) - 1)
                 node_f.append(row_f)
                 if ptype == PRIM_S:
                     self.quat_q.append(nq)
@@ -88,6 +97,10 @@ class CompiledModel:
         """(node, point in node coordinates) of a point given in body coordinates."""
         node, R_nb, p_nb = self._body_lookup[body]
         return node, R_nb @ np.asarray(point, dtype=float) + p_nb
+
+    def body_direction_in_node(self, body, direction):
+        """A direction given in body coordinates, in its node's coordinates."""
+        return self._body_lookup[body][1] @ np.asarray(direction, dtype=float)
 
     # ---------------------------------------------------------------- forces
     def _build_forces(self, model):
@@ -167,6 +180,8 @@ class CompiledModel:
         for jname in self.joint_order:
             if self.model.joints[jname].nv:
                 names += [f"{jname}.{s}" for s in ("q", "v", "a", "force")]
+        names += [f"{j}.reaction" for j in self.topology.cut]
+        names += [f"{c}.reaction" for c in self.model.constraints]
         for b in self.body_names:
             names += [f"{b}.{s}" for s in ("position", "rotation", "quat", "velocity", "omega", "acceleration")]
         return names

@@ -451,19 +451,3 @@ def normalize_quaternions(quat_q, y):
     for qi in quat_q:
         s = np.sqrt(y[qi] ** 2 + y[qi + 1] ** 2 + y[qi + 2] ** 2 + y[qi + 3] ** 2)
         y[qi:qi + 4] /= s
-
-
-@njit(**JIT)
-def trajectory(node_i, node_f, force_i, force_f, gravity, U_force, TAU, Q, V, ws, QDD, R_out, p_out, vel_out, acc_out):
-    """Forward dynamics over samples k: joint accelerations QDD[k] and every node's world pose,
-    spatial velocity and spatial acceleration (at the world origin). Returns OK or a singular node."""
-    w = carve(ws)
-    for k in range(Q.shape[0]):
-        status = aba(node_i, node_f, force_i, force_f, gravity, U_force[k], Q[k], V[k], TAU[k], ws, QDD[k])
-        if status != OK:
-            return status
-        R_out[k] = w.R
-        p_out[k] = w.p
-        vel_out[k] = w.vel
-        acc_out[k] = w.acc
-    return OK

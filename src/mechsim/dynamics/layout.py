@@ -21,3 +21,12 @@ FORCE_I_COLS, FORCE_F_COLS = 4, 9
 #   model_f = [node_f; force_f; globals]    (padded to a common width)
 # The node rows come first, one per workspace block; the last row holds gravity and the force values u.
 GRAVITY, FORCE_VALUES = 0, 3      # columns of model_f's last row
+
+# constraint rows (one scalar equation each): con_i = [type, node_a, node_b], con_f = parameters in
+# node coordinates: points PA (on a), PB (on b), directions DA (fixed in a), DB (fixed in b), EA (a
+# second direction fixed in a), the constant C0 subtracted from the residual and a coefficient C1.
+ROW_POINT_DIR, ROW_PERP, ROW_DISTANCE, ROW_COORD, ROW_SCREW = 0, 1, 2, 3, 4
+ROW_TYPE, NODE_A, NODE_B = 0, 1, 2
+CON_I_COLS = 3
+PA, PB, DA, DB, EA, C0, C1 = 0, 3, 6, 9, 12, 15, 16
+CON_F_COLS = 17

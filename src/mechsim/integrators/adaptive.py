@@ -14,7 +14,7 @@ class StepFailure(Exception):
 
 def integrate_adaptive(rhs, t0, y0, t_end, method, rtol, atol, max_step, t_eval, record, correct, progress):
     """Integrate dy/dt = rhs(t, y) from t0 to t_end; ``record(t, y)`` at every accepted step or at the
-    t_eval points inside it (dense output); ``correct(y)`` fixes the state in place after each step.
+    t_eval points inside it (dense output); ``correct(t, y)`` fixes the state in place after each step.
     Returns the state at t_end."""
     solver = ADAPTIVE_METHODS[method](rhs, t0, y0, t_end, rtol=rtol, atol=atol,
                                       max_step=np.inf if max_step is None else max_step)
@@ -38,6 +38,6 @@ def integrate_adaptive(rhs, t0, y0, t_end, method, rtol, atol, max_step, t_eval,
                 record(t_eval[pending], dense(t_eval[pending]))
                 pending += 1
         if method in CORRECTABLE:
-            correct(solver.y)
+            correct(solver.t, solver.y)
         progress(solver.t)
     return solver.y

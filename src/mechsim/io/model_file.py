@@ -17,6 +17,7 @@ import numpy as np
 import yaml
 
 from ..errors import ModelError
+from ..modeling.constraints import CONSTRAINT_OPTIONS
 from ..modeling.forces import FORCE_CLASSES
 from ..modeling.joints import KIND_OPTIONS
 from ..modeling.model import Model
@@ -24,7 +25,7 @@ from .expressions import Expression, parse_expression
 
 SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "simulation")
 SIMULATION_KEYS = ("t_end", "t_eval", "solver", "rtol", "atol", "max_step", "h", "inputs", "progress", "drift",
-                   "constraint_solver", "formulation", "sample_time")
+                   "constraint_solver", "formulation", "sample_time", "baumgarte")
 T_EVAL_KEYS = ("start", "stop", "num")
 
 
@@ -38,6 +39,8 @@ INPUT_PARAMETERS = _parameters(Model.add_input)
 BODY_PARAMETERS = _parameters(Model.add_body)
 JOINT_PARAMETERS = _parameters(Model.add_joint)
 FORCE_PARAMETERS = _parameters(Model.add_force)
+CONSTRAINT_PARAMETERS = _parameters(Model.add_constraint)
+DRIVER_PARAMETERS = _parameters(Model.add_driver)
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -110,17 +113,15 @@ def load_dict(data, source="<dict>"):
     with _located(source):
         _check_keys(data, SECTIONS, "a model file", kind="top-level key")
         model = Model(**{key: data[key] for key in ("name", "gravity") if key in data})
-    for section in ("constraints", "drivers"):
-        if data.get(section):
-            raise ModelError(f"{source}: {section}: not supported in this version of mechsim "
-                             "(closed loops come later); remove the entries")
     inputs = [{"name": e} if isinstance(e, str) else e for e in _section(data, "inputs", source)]
     for section, items, add in (("inputs", inputs, _add_input),
                                 ("bodies", _section(data, "bodies", source), _add_body),
                                 ("joints", _section(data, "joints", source), _add_joint),
-                                ("forces", _section(data, "forces", source), _add_force)):
-        for where, entry in _entries(items, section, source):
-            with _located(where, entry["name"]):
+                                ("constraints", _section(data, "constraints", source), _add_constraint),
+                                ("forces", _section(data, "forces", source), _add_force),
+                                ("drivers", _section(data, "drivers", source), _add_driver)):
+        for where, entry in _entries(items, section, source, named=section != "drivers"):
+            with _located(where, entry.get("name")):
                 add(model, entry)
     with _located(f"{source}: simulation"):
         model.simulation = _simulation(model, data.get("simulation"))
@@ -149,13 +150,14 @@ def _section(data, section, source):
     return items
 
 
-def _entries(items, section, source):
-    """(location, entry) for each entry of a section, an entry being a mapping with a string ``name``."""
+def _entries(items, section, source, named=True):
+    """(location, entry) for each entry of a section, an entry being a mapping with a string ``name``
+    (optional where ``named`` is False)."""
     for i, entry in enumerate(items):
         where = f"{source}: {section}[{i}]"
         if not isinstance(entry, dict):
-            raise ModelError(f"{where}: expected a mapping with a name, got {entry!r}")
-        if not isinstance(entry.get("name"), str):
+            raise ModelError(f"{where}: expected a mapping{' with a name' if named else ''}, got {entry!r}")
+        if not isinstance(entry.get("name"), str) and (named or "name" in entry):
             raise ModelError(f"{where}: missing name (a string)")
         yield where, entry
 
@@ -222,6 +224,20 @@ def _add_force(model, entry):
     model.add_force(**entry)
 
 
+def _add_constraint(model, entry):
+    _check_required(entry, _required(CONSTRAINT_PARAMETERS), "a constraint")
+    kind = entry["kind"]
+    if isinstance(kind, str) and kind in CONSTRAINT_OPTIONS:
+        _check_keys(entry, [*CONSTRAINT_PARAMETERS, *CONSTRAINT_OPTIONS[kind]], f"a {kind} constraint")
+    model.add_constraint(**entry)
+
+
+def _add_driver(model, entry):
+    _check_required(entry, _required(DRIVER_PARAMETERS), "a driver")
+    _check_keys(entry, list(DRIVER_PARAMETERS), "a driver")
+    model.add_driver(**entry)
+
+
 def _simulation(model, settings):
     """Checked copy of the ``simulation:`` section (defaults for simulate)."""
     settings = dict(_mapping(settings, "the simulation section"))
@@ -237,6 +253,11 @@ def _simulation(model, settings):
             _check_t_eval(value)
         elif key == "inputs":
             _check_simulation_inputs(model, value)
+        elif key == "baumgarte":
+            if not (isinstance(value, list) and len(value) == 2):
+                raise ModelError(f"baumgarte must be [alpha, beta], got {value!r}")
+            for v in value:
+                _check_number(v, key)
         else:
             _check_number(value, key)
     return settings
@@ -309,12 +330,23 @@ def model_to_dict(model):
         "bodies": _body_entries(model),
         "joints": [_entry(name, kwargs, JOINT_PARAMETERS, f"joint '{name}'")
                    for name, kwargs in model.specs["joints"].items()],
+        "constraints": [_entry(name, kwargs, CONSTRAINT_PARAMETERS, f"constraint '{name}'")
+                        for name, kwargs in model.specs["constraints"].items()],
         "forces": [_entry(name, kwargs, FORCE_PARAMETERS, f"force '{name}'")
                    for name, kwargs in model.specs["forces"].items()],
+        "drivers": [_driver_entry(name, kwargs) for name, kwargs in model.specs["drivers"].items()],
         "simulation": _plain(model.simulation, "simulation"),
     }
     data.update((key, value) for key, value in sections.items() if value)
     return data
+
+
+def _driver_entry(name, kwargs):
+    """A drivers entry; it names itself only when the driver was given a name of its own."""
+    entry = _entry(name, {k: v for k, v in kwargs.items() if k != "name"}, DRIVER_PARAMETERS, f"driver '{name}'")
+    if "name" not in kwargs:
+        del entry["name"]
+    return entry
 
 
 def _input_entry(name, default):

@@ -4,6 +4,7 @@ from contextlib import contextmanager
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .body import Body
+from .constraints import Constraint, Driver
 from .forces import make_force
 from .joints import Joint
 
@@ -29,16 +30,19 @@ class Model:
         self.bodies = {"ground": Body("ground")}
         self.joints = {}
         self.forces = {}
+        self.constraints = {}
+        self.drivers = {}
         self.inputs = {}          # name -> default value
         self.simulation = {}      # defaults for simulate() (the model file's simulation: section)
-        self.specs = {"bodies": {}, "joints": {}, "forces": {}}   # user arguments, for to_yaml
+        self.specs = {"bodies": {}, "joints": {}, "forces": {}, "constraints": {}, "drivers": {}}   # user arguments, for to_yaml
         self._compiled = None
 
     # ---------------------------------------------------------------- building
     def _new_name(self, name, what):
         if not isinstance(name, str) or not name or any(c in name for c in ".[] \t\n"):
             raise ModelError(f"{what} name {name!r} is invalid: use a non-empty name without '.', '[', ']' or spaces")
-        for kind, table in (("body", self.bodies), ("joint", self.joints), ("force", self.forces), ("input", self.inputs)):
+        for kind, table in (("body", self.bodies), ("joint", self.joints), ("force", self.forces),
+                            ("constraint", self.constraints), ("input", self.inputs)):
             if name in table:
                 raise ModelError(f"duplicate name '{name}': a {kind} of that name exists already")
         self._compiled = None
@@ -85,6 +89,30 @@ class Model:
         self.specs["forces"][name] = dict(kind=kind, **options)
         return force
 
+    def add_constraint(self, name, kind, **options):
+        """Add a constraint: gear, distance, point_coincident, point_on_line, point_on_plane (SPEC §3)."""
+        self._new_name(name, "constraint")
+        with _item(f"constraint '{name}'"):
+            constraint = Constraint(self, name, kind, options)
+        self.constraints[name] = constraint
+        self.specs["constraints"][name] = dict(kind=kind, **options)
+        return constraint
+
+    def add_driver(self, joint, position=None, velocity=None, acceleration=None, coordinate=0, name=None):
+        """Make coordinate ``coordinate`` of ``joint`` follow a motion of t (number, callable or expression);
+        the derivatives not given are taken numerically (SPEC §3)."""
+        with _item(f"driver on joint {joint!r}"):
+            driver = Driver(self, joint, position, velocity, acceleration, coordinate, name)
+        for other in self.drivers.values():
+            if other.name == driver.name:
+                raise ModelError(f"duplicate driver name '{driver.name}'; give name= to tell drivers apart")
+        self.drivers[driver.name] = driver
+        self._compiled = None
+        self.specs["drivers"][driver.name] = {k: v for k, v in dict(
+            joint=joint, position=position, velocity=velocity, acceleration=acceleration,
+            coordinate=coordinate or None, name=name).items() if v is not None}
+        return driver
+
     def add_input(self, name, default=0.0):
         """Declare a named input; a joint_force may use it as ``value=name``."""
         self._new_name(name, "input")
@@ -129,9 +157,11 @@ class Model:
         cm = self.compile()
         return State(cm, cm.q0.copy(), cm.v0.copy())
 
-    def assemble(self, fixed=None):
-        """A consistent State from q0/v0 (open trees need no assembly: the initial state itself)."""
-        return self.initial_state()
+    def assemble(self, fixed=None, t=0.0):
+        """A State that satisfies every loop, constraint and driver, as near q0/v0 as possible; the
+        coordinates named in ``fixed`` (joint names, coordinate names, or {name: value}) are held."""
+        from ..assembly.assemble import assemble
+        return assemble(self, fixed, t)
 
     def simulate(self, t_end=None, **options):
         """Forward dynamics from q0/v0 (or ``initial=``); see mechsim.analysis.simulate.simulate."""
@@ -149,4 +179,5 @@ class Model:
 
     def __repr__(self):
         return (f"Model({self.name!r}: {len(self.bodies) - 1} bodies, {len(self.joints)} joints, "
-                f"{len(self.forces)} forces, {len(self.inputs)} inputs)")
+                f"{len(self.constraints)} constraints, {len(self.drivers)} drivers, {len(self.forces)} forces, "
+                f"{len(self.inputs)} inputs)")

@@ -1,0 +1,1 @@
+"""Assembly: consistent initial positions and velocities, redundancy and driver-consistency analysis."""

@@ -1,0 +1,145 @@
+"""Consistent initial conditions (papers/000 §3.7): positions by trust-region Gauss–Newton with
+minimum-norm steps from q0 (so the free coordinates move as little as possible), a homotopy
+g(q) - (1 - s) g(q0) = 0 (eq. 42) from s = 0 to 1 when that fails, then velocities by one linear
+least-squares correction of v0."""
+import numpy as np
+
+from ..analysis.state import State
+from ..dynamics.api import constraint_values
+from ..dynamics.projection import integrate_coordinates
+from ..errors import ModelError
+from .redundancy import analyse
+
+TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in rad)
+
+
+def assemble(model, fixed=None, t=0.0):
+    """A State on the constraint manifold near q0/v0 with the ``fixed`` coordinates held; runs the
+    redundancy analysis (cm.active, cm.analysis) at the assembled configuration."""
+    cm = model.compile()
+    q, v = cm.q0.copy(), cm.v0.copy()
+    held = _held_velocities(cm, fixed, q, v)
+    if cm.n_rows == 0:
+        return State(cm, q, v, t)
+    free = np.setdiff1d(np.arange(cm.nv), held)
+    analyse(cm, constraint_values(cm, q, v, t)[2])          # names an inconsistent driver before assembling
+    q = _solve_positions(cm, q, v, t, free)
+    cm.analysis = analyse(cm, constraint_values(cm, q, v, t)[2])
+    cm.active = cm.analysis.active
+    _, hd, G = constraint_values(cm, q, v, t)
+    rows = cm.active
+    v[free] -= np.linalg.lstsq(G[np.ix_(rows, free)], hd[rows], rcond=None)[0]
+    return State(cm, q, v, t)
+
+
+def _held_velocities(cm, fixed, q, v):
+    """Velocity indices of the coordinates the user holds; values given in a dict are set in q."""
+    if fixed is None:
+        return np.zeros(0, dtype=int)
+    items = fixed.items() if isinstance(fixed, dict) else ((name, None) for name in fixed)
+    v_of_q = _velocity_of_position(cm)
+    held = []
+    for name, value in items:
+        if name in cm.joint_v:                                  # a joint: all its coordinates
+            held += range(cm.joint_v[name].start, cm.joint_v[name].stop)
+            if value is not None:
+                q[cm.joint_q[name]] = value
+            continue
+        joint, _, kind = str(name).rpartition(".")
+        if name in cm.q_names or (joint in cm.joint_q and kind == "q"):
+            index = cm.q_names.index(name) if name in cm.q_names else cm.joint_q[joint]
+            if value is not None:
+                q[index] = value
+            indices = range(index.start, index.stop) if isinstance(index, slice) else [index]
+            held += sorted({vi for qi in indices for vi in v_of_q[qi]})
+        elif name in cm.v_names or (joint in cm.joint_v and kind == "v"):
+            index = cm.v_names.index(name) if name in cm.v_names else cm.joint_v[joint]
+            if value is not None:
+                v[index] = value
+            held += range(index.start, index.stop) if isinstance(index, slice) else [index]
+        else:
+            raise ModelError(f"assemble(): fixed names unknown coordinate {name!r}; use joint names or "
+                             f"coordinate names ({', '.join(cm.q_names)})")
+    return np.array(sorted(set(held)), dtype=int)
+
+
+def _velocity_of_position(cm):
+    """For every q index, the v indices of the same primitive (a quaternion's 4 map to its 3)."""
+    out = {}
+    for ptype, qi, vi in cm.node_i[:, 1:4]:
+        nq, nv = (4, 3) if ptype == 3 else ((1, 1) if ptype <= 2 else (0, 0))
+        for k in range(nq):
+            out[qi + k] = list(range(vi, vi + nv))
+    return out
+
+
+def _residual(cm, q, v, t):
+    h, _, G = constraint_values(cm, q, v, t)
+    return h, G
+
+
+def _gauss_newton(cm, q, v, t, free, offset=None, max_iter=50):
+    """Trust-region Gauss–Newton on g(q) - offset = 0 over the free coordinates, minimum-norm steps.
+    Returns (q, max |residual|)."""
+    h, G = _residual(cm, q, v, t)
+    r = h if offset is None else h - offset
+    radius = 1.0
+    for _ in range(max_iter):
+        norm = np.linalg.norm(r)
+        if np.max(np.abs(r), initial=0.0) < TOL:
+            break
+        step = np.zeros(cm.nv)
+        step[free] = -np.linalg.lstsq(G[:, free], r, rcond=None)[0]
+        size = np.linalg.norm(step)
+        if size > radius:
+            step *= radius / size
+        trial = q.copy()
+        integrate_coordinates(cm.node_i, trial, step)
+        _normalize(cm, trial)
+        h_new, G_new = _residual(cm, trial, v, t)
+        r_new = h_new if offset is None else h_new - offset
+        if np.linalg.norm(r_new) < norm:
+            q, r, G = trial, r_new, G_new
+            radius = min(2.0 * radius, 10.0) if np.linalg.norm(r_new) < 0.5 * norm else radius
+        else:
+            radius *= 0.25
+            if radius < 1e-14:
+                break
+    return q, np.max(np.abs(r), initial=0.0)
+
+
+def _normalize(cm, q):
+    for qi in cm.quat_q:
+        q[qi:qi + 4] /= np.linalg.norm(q[qi:qi + 4])
+
+
+def _solve_positions(cm, q0, v, t, free):
+    q, err = _gauss_newton(cm, q0.copy(), v, t, free)
+    if err < TOL:
+        return q
+    g0 = _residual(cm, q0, v, t)[0]                  # homotopy (eq. 42): shrink the initial misfit gradually
+    q, s, ds = q0.copy(), 0.0, 0.1
+    while s < 1.0 and ds > 1e-4:
+        s_new = min(1.0, s + ds)
+        trial, err = _gauss_newton(cm, q.copy(), v, t, free, offset=(1.0 - s_new) * g0, max_iter=30)
+        if err < 1e-9:
+            q, s, ds = trial, s_new, min(2 * ds, 0.25)
+        else:
+            ds *= 0.5
+    q, err = _gauss_newton(cm, q, v, t, free)
+    if err < 1e-9:
+        return q
+    raise ModelError(_failure_message(cm, _residual(cm, q, v, t)[0]))
+
+
+def _failure_message(cm, h):
+    row = int(np.argmax(np.abs(h)))
+    kind, name, label = cm.rows.owner[row]
+    miss = f"{abs(h[row]):.3g}"
+    if kind == "joint":
+        loop = cm.topology.loops[cm.topology.cut.index(name)]
+        return (f"cannot assemble the loop {' -> '.join(loop)} (closed by cut joint '{name}'): it misses closing by "
+                f"{miss} (equation {label}); check the bodies' dimensions and the joint frames, or the fixed "
+                "coordinates and drivers")
+    what = f"driver '{name}'" if kind == "driver" else f"constraint '{name}'"
+    return f"cannot assemble: {what} cannot be satisfied (residual {miss}); check it against the mechanism's geometry"

@@ -1,0 +1,43 @@
+"""Redundant constraints and inconsistent drivers (papers/000 §3.6), by QR with column pivoting."""
+from collections import namedtuple
+
+import numpy as np
+from scipy.linalg import qr
+
+from ..errors import ModelError
+
+RANK_TOL = 1e-9     # |R_kk| / |R_11| below this is numerically zero (the analysis runs at an assembled q)
+
+Analysis = namedtuple("Analysis", "active redundant rank dof")
+
+
+def numerical_rank(A):
+    """Rank of A by QR with column pivoting (papers/000 eq. 18, with a tolerance for assembled data)."""
+    if A.size == 0:
+        return 0, np.zeros(0, dtype=int)
+    _, R, perm = qr(A, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    return int(np.sum(d > RANK_TOL * max(d[0], 1e-300))) if d.size else 0, perm
+
+
+def analyse(cm, G):
+    """Active rows (the independent structural equations, eq. 40, then every driver, appended one by
+    one, eq. 41), the labels of the redundant equations, the rank and the remaining DOF. Raises
+    ModelError naming a driver whose row does not raise the rank: it fights the other drivers or
+    the constraints over a motion they already determine."""
+    owners = cm.rows.owner
+    structural = np.array([k for k, o in enumerate(owners) if o[0] != "driver"], dtype=int)
+    drivers = [k for k, o in enumerate(owners) if o[0] == "driver"]
+    rank, perm = numerical_rank(G[structural].T)
+    independent = list(structural[perm[:rank]])
+    redundant = sorted(structural[perm[rank:]].tolist())
+    for row in drivers:
+        new_rank, _ = numerical_rank(G[independent + [row]].T)
+        if new_rank == len(independent):
+            name, joint = owners[row][1], owners[row][2]
+            raise ModelError(f"driver '{name}' on joint '{joint}' is inconsistent: the motion of that coordinate is "
+                             "already determined by the constraints and the drivers before it (two drivers over one "
+                             "degree of freedom?); remove it or drive another joint")
+        independent.append(row)
+    return Analysis(np.array(sorted(independent), dtype=np.int64), [owners[k][2] for k in redundant],
+                    len(independent), cm.nv - len(independent))

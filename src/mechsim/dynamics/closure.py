@@ -1,0 +1,115 @@
+"""Constraint rows of a compiled model: the scalar equations of the cut joints, the constraints
+and the drivers, as the flat tables con_i / con_f (layout.py) the kernels in constraints.py read.
+
+A cut joint keeps its frames F (on the parent) and M (on the child) related as the joint allows:
+the components of M's origin offset along F's locked directions vanish, and M's axes keep their
+angles to F's locked axes (a unit vector of F stays perpendicular to one of M).
+"""
+import numpy as np
+
+from ..modeling.joints import plane_axes
+from . import layout as L
+
+EX, EY, EZ = np.eye(3)
+
+
+class ConstraintRows:
+    """con_i, con_f, con_t (targets f, f', f'' per row), the owner of every row (name, kind, label),
+    and the rows whose target moves with time (row, Motion)."""
+
+    def __init__(self, cm):
+        self.cm = cm
+        self._i, self._f, self.owner, self.motions = [], [], [], []
+        model = cm.model
+        for name in cm.topology.cut:
+            self._cut_joint(model.joints[name])
+        for constraint in model.constraints.values():
+            self._constraint(constraint)
+        for driver in model.drivers.values():
+            node = cm.joint_nodes[driver.joint][driver.primitive]
+            self._row(L.ROW_COORD, node, -1, ("driver", driver.name, driver.joint), motion=driver.motion)
+        self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)
+        self.con_f = np.array(self._f, dtype=float).reshape(-1, L.CON_F_COLS)
+        self.con_t = np.zeros((len(self.owner), 3))
+        self.timed = [(row, m) for row, m in self.motions if not m.is_constant]
+        for row, m in self.motions:
+            if m.is_constant:
+                self.con_t[row] = m(0.0)
+
+    def _row(self, kind, na, nb, owner, motion=None, **params):
+        f = np.zeros(L.CON_F_COLS)
+        for key, value in params.items():
+            column = getattr(L, key)
+            f[column:column + np.size(value)] = value
+        self.owner.append(owner)
+        if motion is not None:
+            self.motions.append((len(self.owner) - 1, motion))
+        self._i.append([kind, na, nb])
+        self._f.append(f)
+
+    def set_targets(self, t):
+        """The targets of the time-dependent rows at t, into con_t."""
+        for row, motion in self.timed:
+            self.con_t[row] = motion(t)
+
+    # ------------------------------------------------------------- cut joints
+    def _cut_joint(self, joint):
+        cm = self.cm
+        na, R_na, p_na = cm._body_lookup[joint.parent]
+        nb, R_nb, p_nb = cm._body_lookup[joint.child]
+        (p_f, R_f), (p_m, R_m) = joint.parent_pose, joint.child_pose
+        in_a, in_b = R_na @ R_f, R_nb @ R_m             # F's and M's axes in the node frames
+        PA, PB = R_na @ p_f + p_na, R_nb @ p_m + p_nb
+        owner = lambda k: ("joint", joint.name, f"{joint.name}[{k}]")
+
+        def offset(direction):                          # M's origin has no offset along this F direction
+            self._row(L.ROW_POINT_DIR, na, nb, owner(len(rows)), PA=PA, PB=PB, DA=in_a @ direction)
+            rows.append(1)
+
+        def angle(u, s):                                # F's u keeps its angle to M's s
+            self._row(L.ROW_PERP, na, nb, owner(len(rows)), DA=in_a @ u, DB=in_b @ s, C0=float(u @ s))
+            rows.append(1)
+
+        rows = []
+        kind, prims = joint.kind, joint.primitives
+        axis = prims[0][1]
+        e1, e2 = plane_axes(axis)
+        if kind in ("weld", "revolute", "universal", "gimbal", "spherical"):
+            for d in (EX, EY, EZ):
+                offset(d)
+        if kind in ("weld", "prismatic"):
+            angle(EX, EY), angle(EY, EZ), angle(EZ, EX)
+        if kind in ("prismatic", "cylindrical", "screw"):
+            offset(e1), offset(e2)
+        if kind in ("revolute", "cylindrical", "screw", "planar"):
+            angle(e1, axis), angle(e2, axis)
+        if kind == "universal":
+            angle(prims[0][1], prims[1][1])
+        if kind == "planar":
+            offset(axis)
+        if kind == "screw":
+            self._row(L.ROW_SCREW, na, nb, owner(len(rows)), PA=PA, PB=PB, DA=in_a @ axis, EA=in_a @ e1,
+                      DB=in_b @ e1, C1=prims[0][2])
+
+    # ------------------------------------------------------------- constraints
+    def _constraint(self, c):
+        cm = self.cm
+        owner = lambda k: ("constraint", c.name, f"{c.name}[{k}]")
+        if c.kind == "gear":
+            (na,), (nb,) = cm.joint_nodes[c.joints[0]], cm.joint_nodes[c.joints[1]]
+            q0a, q0b = cm.model.joints[c.joints[0]].q0[0], cm.model.joints[c.joints[1]].q0[0]
+            self._row(L.ROW_COORD, na, nb, owner(0), C1=c.ratio, C0=q0a - c.ratio * q0b)
+            return
+        na, PA = cm.body_point_in_node(c.body_a, c.point_a)
+        nb, PB = cm.body_point_in_node(c.body_b, c.point_b)
+        if c.kind == "distance":
+            self._row(L.ROW_DISTANCE, na, nb, owner(0), motion=c.length, PA=PA, PB=PB)
+            return
+        if c.kind == "point_coincident":
+            directions = (EX, EY, EZ)
+        elif c.kind == "point_on_line":
+            directions = plane_axes(c.direction)
+        else:
+            directions = (c.normal,)
+        for k, d in enumerate(directions):
+            self._row(L.ROW_POINT_DIR, na, nb, owner(k), PA=PA, PB=PB, DA=cm.body_direction_in_node(c.body_a, d))

@@ -1,0 +1,157 @@
+"""Compiled constraint equations: residual g, velocity Jacobian G, and the acceleration bias.
+
+Every scalar equation h(q, t) = 0 is one row of the tables built in compiled.py (layout.py gives
+the columns). A geometric row's rate is linear in the two nodes' spatial velocities (world origin,
+as everywhere in the kernels): hdot = w . (V_b - V_a), so its Jacobian row is w^T (J_b - J_a) with
+J_i the columns S_j of the nodes on i's path to the root (papers/000 eq. 15: G = A phi^T H^T, here
+A holds the rows' w), and the constraint force it carries is the wrench +-lambda w on the two nodes.
+The acceleration bias gamma = f'' - hddot(qdd = 0) (papers/000 eqs. 10, 13) uses the nodes'
+velocity-product accelerations acc0_i = sum of c_j on the path (no gravity, no qdd).
+"""
+import numpy as np
+from numba import njit
+
+from ..spatial.algebra import INLINE, JIT
+from .kernels import dof
+from .layout import (C0, C1, DA, DB, EA, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
+                     ROW_PERP, ROW_POINT_DIR, ROW_SCREW, ROW_TYPE, VI)
+
+
+@njit(**INLINE)
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(**INLINE)
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(**INLINE)
+def _add(a, b, s):
+    """a + s b"""
+    return (a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2])
+
+
+@njit(**INLINE)
+def point_motion(R, p, vel, acc0, node, local):
+    """World position, velocity and velocity-product acceleration of a point fixed in a node (ground
+    if node < 0): x = R l + p, xd = v + w x x, xdd = a0 + alpha0 x x + w x xd (spatial -> classical)."""
+    if node < 0:
+        return (local[0], local[1], local[2]), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    x = (R[node, 0, 0] * local[0] + R[node, 0, 1] * local[1] + R[node, 0, 2] * local[2] + p[node, 0],
+         R[node, 1, 0] * local[0] + R[node, 1, 1] * local[1] + R[node, 1, 2] * local[2] + p[node, 1],
+         R[node, 2, 0] * local[0] + R[node, 2, 1] * local[1] + R[node, 2, 2] * local[2] + p[node, 2])
+    w, a = vel[node, 0:3], acc0[node, 0:3]
+    xd = _add(vel[node, 3:6], _cross(w, x), 1.0)
+    xdd = _add(_add(acc0[node, 3:6], _cross(a, x), 1.0), _cross(w, xd), 1.0)
+    return x, xd, xdd
+
+
+@njit(**INLINE)
+def direction_motion(R, vel, acc0, node, local):
+    """World direction d = R l fixed in a node, its rate w x d and its velocity-product acceleration."""
+    if node < 0:
+        return (local[0], local[1], local[2]), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    d = (R[node, 0, 0] * local[0] + R[node, 0, 1] * local[1] + R[node, 0, 2] * local[2],
+         R[node, 1, 0] * local[0] + R[node, 1, 1] * local[1] + R[node, 1, 2] * local[2],
+         R[node, 2, 0] * local[0] + R[node, 2, 1] * local[1] + R[node, 2, 2] * local[2])
+    w = vel[node, 0:3]
+    dd = _cross(w, d)
+    return d, dd, _add(_cross(acc0[node, 0:3], d), _cross(w, dd), 1.0)
+
+
+@njit(**INLINE)
+def node_omega(vel, acc0, node):
+    if node < 0:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    return (vel[node, 0], vel[node, 1], vel[node, 2]), (acc0[node, 0], acc0[node, 1], acc0[node, 2])
+
+
+@njit(**INLINE)
+def geometric_row(kind, f, na, nb, R, p, vel, acc0, w):
+    """(h + C0, hdot, hddot at qdd = 0) of a geometric row; its wrench w (6) on node b (-w on a)."""
+    if kind == ROW_PERP:                       # h = u . s, u fixed in a, s fixed in b
+        u, ud, udd = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
+        s, sd, sdd = direction_motion(R, vel, acc0, nb, f[DB:DB + 3])
+        m = _cross(s, u)                       # hdot = (w_b - w_a) . (s x u)
+        w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], 0.0, 0.0, 0.0
+        return _dot(u, s), _dot(ud, s) + _dot(u, sd), _dot(udd, s) + 2.0 * _dot(ud, sd) + _dot(u, sdd)
+    xa, xad, xadd = point_motion(R, p, vel, acc0, na, f[PA:PA + 3])
+    xb, xbd, xbdd = point_motion(R, p, vel, acc0, nb, f[PB:PB + 3])
+    r, rd, rdd = _add(xb, xa, -1.0), _add(xbd, xad, -1.0), _add(xbdd, xadd, -1.0)
+    if kind == ROW_DISTANCE:                   # h = |r|: a force along r through both points
+        length = np.sqrt(_dot(r, r))
+        n = (r[0] / length, r[1] / length, r[2] / length)
+        m = _cross(xb, n)
+        w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], n[0], n[1], n[2]
+        hd = _dot(n, rd)
+        return length, hd, _dot(n, rdd) + (_dot(rd, rd) - hd * hd) / length
+    # ROW_POINT_DIR and ROW_SCREW: h = d . r with d fixed in a; d's rotation makes w_a = -w_b exactly
+    d, dd, ddd = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
+    m = _cross(xb, d)
+    w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], d[0], d[1], d[2]
+    h, hd, hdd = _dot(d, r), _dot(dd, r) + _dot(d, rd), _dot(ddd, r) + 2.0 * _dot(dd, rd) + _dot(d, rdd)
+    if kind == ROW_SCREW:                      # ... - pitch * angle about d: a moment along d as well
+        pitch = f[C1]
+        wa, aa = node_omega(vel, acc0, na)
+        wb, ab = node_omega(vel, acc0, nb)
+        e, _, _ = direction_motion(R, vel, acc0, na, f[EA:EA + 3])
+        s, _, _ = direction_motion(R, vel, acc0, nb, f[DB:DB + 3])
+        angle = np.arctan2(_dot(_cross(e, s), d), _dot(e, s))
+        turns = np.round((h / pitch - angle) / (2.0 * np.pi)) if pitch != 0.0 else 0.0
+        wr, ar = _add(wb, wa, -1.0), _add(ab, aa, -1.0)
+        for k in range(3):
+            w[k] -= pitch * d[k]
+        h -= pitch * (angle + 2.0 * np.pi * turns)     # the branch nearest the slide, so h is continuous
+        hd -= pitch * _dot(d, wr)
+        hdd -= pitch * (_dot(dd, wr) + _dot(d, ar))
+    return h, hd, hdd
+
+
+@njit(**INLINE)
+def add_path_jacobian(node_i, S, node, w, sign, G, row):
+    """G[row] += sign * w^T S_j for every node j on node's path to the root."""
+    j = node
+    while j >= 0:
+        vj = node_i[j, VI]
+        for k in range(dof(node_i[j, PTYPE])):
+            s = 0.0
+            for r in range(6):
+                s += w[r] * S[j, r, k]
+            G[row, vj + k] += sign * s
+        j = node_i[j, PARENT]
+
+
+@njit(**JIT)
+def velocity_product_accelerations(node_i, c, acc0):
+    """acc0_i = acc0_parent + c_i: node accelerations at qdd = 0 without gravity."""
+    for i in range(node_i.shape[0]):
+        parent = node_i[i, PARENT]
+        for r in range(6):
+            acc0[i, r] = c[i, r] + (acc0[parent, r] if parent >= 0 else 0.0)
+
+
+@njit(**JIT)
+def evaluate_rows(con_i, con_f, con_t, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G):
+    """For every row: residual h = g(q, t), velocity residual hd = G v - f', acceleration right-hand
+    side gamma = f'' - (Gdot v) (papers/000 eq. 10), Jacobian row G (nv), wrench on node b (6)."""
+    G[:, :] = 0.0
+    for row in range(con_i.shape[0]):
+        kind, na, nb, f = con_i[row, ROW_TYPE], con_i[row, NODE_A], con_i[row, NODE_B], con_f[row]
+        if kind == ROW_COORD:                  # q_a - C1 q_b (R, P, H coordinates: qdot = v)
+            value, rate = q[node_i[na, QI]], v[node_i[na, VI]]
+            G[row, node_i[na, VI]] += 1.0
+            if nb >= 0:
+                value -= f[C1] * q[node_i[nb, QI]]
+                rate -= f[C1] * v[node_i[nb, VI]]
+                G[row, node_i[nb, VI]] -= f[C1]
+            accel = 0.0
+            wrench[row, :] = 0.0
+        else:
+            value, rate, accel = geometric_row(kind, f, na, nb, R, p, vel, acc0, wrench[row])
+            add_path_jacobian(node_i, S, nb, wrench[row], 1.0, G, row)
+            add_path_jacobian(node_i, S, na, wrench[row], -1.0, G, row)
+        h[row] = value - f[C0] - con_t[row, 0]
+        hd[row] = rate - con_t[row, 1]
+        gamma[row] = con_t[row, 2] - accel

@@ -1,0 +1,263 @@
+"""Lagrange multipliers of the loop constraints (papers/000 §3.1–3.2).
+
+M vdot = f + G^T lambda with G vdot = gamma (eqs. 11–13): vdot = vdot_free + X lambda, X = M^-1 G^T,
+and Lambda lambda = gamma - G vdot_free with Lambda = G X (eq. 14). Each column of X is one more
+ABA solve on the factorization the free-acceleration pass left in the workspace (U, D^-1): O(n)
+per constraint row, O(n_c n) in all, no mass matrix. Lambda is solved by Cholesky or, near
+singular configurations, by the truncated QR with column pivoting of eqs. 17–20.
+"""
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from ..spatial.algebra import INLINE, JIT
+from .constraints import evaluate_rows, velocity_product_accelerations
+from .kernels import OK, aba, add_joint_acceleration, bias_acceleration, carve, dof
+from .layout import PARENT, PTYPE, VI
+
+CHOLESKY, QR = 0, 1
+SINGULAR = -3        # status: the constraint equations could not be solved (no finite multipliers)
+
+ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G X Lam rhs mu lam work")
+
+
+def new_constraint_workspace(n_nodes, n_rows, nv):
+    return ConstraintWorkspace(np.zeros((n_nodes, 6)), np.zeros((n_rows, 6)), np.zeros(n_rows), np.zeros(n_rows),
+                               np.zeros(n_rows), np.zeros((n_rows, nv)), np.zeros((nv, n_rows)),
+                               np.zeros((n_rows, n_rows)), np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows),
+                               np.zeros((n_rows + 3, max(n_rows, nv, 1))))
+
+
+@njit(**JIT)
+def aba_solve(node_i, S, U, Dinv, u, pA, acc, tau, x):
+    """x = M^-1 tau on the factorization of the last aba call (RBDA Table 7.1 with v = 0, no gravity:
+    the bias terms vanish, so only the u/pA backward and the acceleration forward sweeps remain)."""
+    n = node_i.shape[0]
+    pA[:, :] = 0.0
+    for i in range(n - 1, -1, -1):
+        parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
+        for k in range(nd):
+            s = tau[vi + k]
+            for l in range(6):
+                s -= S[i, l, k] * pA[i, l]
+            u[i, k] = s
+        if parent >= 0:
+            for r in range(6):
+                pa = pA[i, r]
+                for k in range(nd):
+                    for j in range(nd):
+                        pa += U[i, r, k] * Dinv[i, k, j] * u[i, j]
+                pA[parent, r] += pa
+    for i in range(n):
+        parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
+        for r in range(6):
+            acc[i, r] = acc[parent, r] if parent >= 0 else 0.0
+        for k in range(nd):
+            s = 0.0
+            for j in range(nd):
+                t = u[i, j]
+                for l in range(6):
+                    t -= U[i, l, j] * acc[i, l]
+                s += Dinv[i, k, j] * t
+            x[vi + k] = s
+        for k in range(nd):
+            for r in range(6):
+                acc[i, r] += S[i, r, k] * x[vi + k]
+
+
+@njit(**INLINE)
+def cholesky_solve(A, b, n, x):
+    """Solve A x = b for symmetric positive definite A (n x n, overwritten by its factor).
+    False if a pivot is not clearly positive: A is singular to working precision."""
+    largest = 0.0
+    for k in range(n):
+        largest = max(largest, A[k, k])
+    for k in range(n):
+        s = A[k, k]
+        for j in range(k):
+            s -= A[k, j] * A[k, j]
+        if not s > 1e-13 * largest:
+            return False
+        A[k, k] = np.sqrt(s)
+        for i in range(k + 1, n):
+            s = A[i, k]
+            for j in range(k):
+                s -= A[i, j] * A[k, j]
+            A[i, k] = s / A[k, k]
+    for i in range(n):                    # L y = b, then L^T x = y
+        s = b[i]
+        for j in range(i):
+            s -= A[i, j] * x[j]
+        x[i] = s / A[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= A[j, i] * x[j]
+        x[i] = s / A[i, i]
+    return True
+
+
+@njit(**INLINE)
+def truncated_qr_solve(A, b, n, x, work):
+    """x = E [R11^-1 Q~^T b; 0] (papers/000 eqs. 17–20): Householder QR of A (overwritten) with column
+    pivoting, rank r = max k with |R_kk| > n eps |R_11| (eq. 18); the minimum-norm solution in the
+    projected subspace. work: (3, >= n) scratch. Returns the rank."""
+    perm, norms, qtb = work[0], work[1], work[2]
+    for j in range(n):
+        perm[j] = j
+        qtb[j] = b[j]
+        s = 0.0
+        for i in range(n):
+            s += A[i, j] * A[i, j]
+        norms[j] = s
+    rank, r11 = n, 0.0
+    for k in range(n):
+        p = k                                             # pivot: the largest remaining column
+        for j in range(k + 1, n):
+            if norms[j] > norms[p]:
+                p = j
+        if p != k:
+            for i in range(n):
+                A[i, k], A[i, p] = A[i, p], A[i, k]
+            perm[k], perm[p] = perm[p], perm[k]
+            norms[k], norms[p] = norms[p], norms[k]
+        alpha = 0.0
+        for i in range(k, n):
+            alpha += A[i, k] * A[i, k]
+        alpha = np.sqrt(alpha)
+        if k == 0:
+            r11 = alpha
+        if not alpha > n * 2.220446049250313e-16 * r11:
+            rank = k
+            break
+        if A[k, k] > 0:
+            alpha = -alpha
+        A[k, k] -= alpha                                  # Householder vector in A[k:, k]
+        vnorm2 = 0.0
+        for i in range(k, n):
+            vnorm2 += A[i, k] * A[i, k]
+        for j in range(k + 1, n):                         # apply I - 2 v v^T / v^T v to the other columns
+            s = 0.0
+            for i in range(k, n):
+                s += A[i, k] * A[i, j]
+            s *= 2.0 / vnorm2
+            for i in range(k, n):
+                A[i, j] -= s * A[i, k]
+            norms[j] = 0.0
+            for i in range(k + 1, n):
+                norms[j] += A[i, j] * A[i, j]
+        s = 0.0
+        for i in range(k, n):
+            s += A[i, k] * qtb[i]
+        s *= 2.0 / vnorm2
+        for i in range(k, n):
+            qtb[i] -= s * A[i, k]
+        A[k, k] = alpha                                   # R_kk
+    for i in range(n):
+        x[i] = 0.0
+    for i in range(rank - 1, -1, -1):                     # R11 z = Q~^T b, x = E [z; 0]
+        s = qtb[i]
+        for j in range(i + 1, rank):
+            s -= A[i, j] * qtb[j]
+        qtb[i] = s / A[i, i]
+    for i in range(rank):
+        x[int(perm[i])] = qtb[i]
+    return rank
+
+
+@njit(**JIT)
+def solve_symmetric(A, b, n, x, solver, work):
+    """Lambda x = b: Cholesky (falling back to truncated QR when Lambda is singular) or truncated QR.
+    Returns False if the solution is not finite."""
+    if solver == CHOLESKY:
+        for i in range(n):                                # keep A for the fallback
+            for j in range(n):
+                work[3 + i, j] = A[i, j]
+        if cholesky_solve(work[3:3 + n], b, n, x):
+            return True
+    truncated_qr_solve(A, b, n, x, work)
+    for i in range(n):
+        if not np.isfinite(x[i]):
+            return False
+    return True
+
+
+@njit(**JIT)
+def constraint_jacobian_solves(node_i, ws, active, G, X):
+    """X[:, k] = M^-1 G[active[k]]^T on the last aba factorization."""
+    w = carve(ws)
+    for k in range(active.shape[0]):
+        aba_solve(node_i, w.S, w.U, w.Dinv, w.u, w.pA, w.acc, G[active[k]], X[:, k])
+
+
+@njit(**JIT)
+def form_lambda(G, X, active, Lam):
+    """Lambda = G X over the active rows (eq. 14), symmetrized."""
+    na, nv = active.shape[0], G.shape[1]
+    for k in range(na):
+        for l in range(k + 1):
+            s = 0.0
+            for j in range(nv):
+                s += G[active[k], j] * X[j, l] + G[active[l], j] * X[j, k]
+            Lam[k, l] = Lam[l, k] = 0.5 * s
+
+
+@njit(**JIT)
+def constrained_dynamics(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
+                         active, cw, solver, alpha, beta, qdd):
+    """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13),
+    with Baumgarte terms -2 alpha hdot - beta^2 h added to gamma (0, 0 for none). cw.lam holds the
+    multiplier of every row (0 for rows found redundant). Returns OK, a singular node or SINGULAR."""
+    status = aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, qdd)
+    if status != OK or con_i.shape[0] == 0:
+        return status
+    w = carve(ws)
+    velocity_product_accelerations(node_i, w.c, cw.acc0)
+    evaluate_rows(con_i, con_f, con_t, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
+                  cw.gamma, cw.G)
+    na, nv = active.shape[0], qdd.shape[0]
+    for k in range(na):                                   # f_lambda = gamma - G qdd_free (eq. 13)
+        row = active[k]
+        s = cw.gamma[row] - 2.0 * alpha * cw.hd[row] - beta * beta * cw.h[row]
+        for j in range(nv):
+            s -= cw.G[row, j] * qdd[j]
+        cw.rhs[k] = s
+    constraint_jacobian_solves(node_i, ws, active, cw.G, cw.X)
+    form_lambda(cw.G, cw.X, active, cw.Lam)
+    if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, solver, cw.work):
+        return SINGULAR
+    for j in range(nv):                                   # qdd = qdd_free + X lambda
+        s = 0.0
+        for k in range(na):
+            s += cw.X[j, k] * cw.mu[k]
+        qdd[j] += s
+    cw.lam[:] = 0.0                                       # per row; redundant rows carry none
+    for k in range(na):
+        cw.lam[active[k]] = cw.mu[k]
+    return OK
+
+
+@njit(**JIT)
+def constrained_trajectory(node_i, node_f, force_i, force_f, gravity, U_force, TAU, Q, V, CON_T, ws, con_i, con_f,
+                           active, cw, solver, QDD, R_out, p_out, vel_out, acc_out, LAM, WRENCH, H):
+    """Constrained forward dynamics over samples k: QDD[k], every node's world pose, spatial velocity and
+    acceleration (a_0 = -g, with the constraint forces), the rows' multipliers LAM[k], unit wrenches
+    WRENCH[k] and residuals H[k]. Returns OK or the failing status."""
+    w = carve(ws)
+    for k in range(Q.shape[0]):
+        status = constrained_dynamics(node_i, node_f, force_i, force_f, gravity, U_force[k], TAU[k], Q[k], V[k], ws,
+                                      con_i, con_f, CON_T[k], active, cw, solver, 0.0, 0.0, QDD[k])
+        if status != OK:
+            return status
+        for i in range(node_i.shape[0]):                  # node accelerations with the final qdd
+            bias_acceleration(node_i, gravity, w.c, w.acc, i)
+            add_joint_acceleration(w.S, QDD[k], w.acc, i, node_i[i, VI], dof(node_i[i, PTYPE]))
+        R_out[k] = w.R
+        p_out[k] = w.p
+        vel_out[k] = w.vel
+        acc_out[k] = w.acc
+        LAM[k] = cw.lam
+        WRENCH[k] = cw.wrench
+        H[k] = cw.h
+    return OK

@@ -1,0 +1,138 @@
+"""Drift control after an accepted step (papers/000 §3.3–3.5), compiled.
+
+Both schemes move the state by  dz = -X (G X)^-1 c(z)  with X = D G^T for a metric D:
+- coordinate projection (§3.4, eqs. 22–25): D = diag(atol + rtol |q|)^2, the integrator's error
+  weights (footnote 4), repeated (sequential Gauss–Newton) until the weighted correction is far
+  below the error tolerance or stops shrinking, then once for the velocities;
+- stabilization (§3.5, eqs. 33–34): D = M^-1, whose G M^-1 G^T the multiplier solve already forms;
+  no iterations: applied twice, positions and velocities together (the deterministic real-time scheme).
+Position corrections are velocity-space increments mapped onto q (quaternions by the exponential map).
+"""
+import numpy as np
+from numba import njit
+
+from ..modeling.joints import PRIM_H, PRIM_S
+from ..spatial.algebra import JIT
+from .constraints import evaluate_rows, velocity_product_accelerations
+from .kernels import OK, aba, carve, first_pass, normalize_quaternions
+from .layout import PTYPE, QI, VI
+from .multipliers import SINGULAR, constraint_jacobian_solves, solve_symmetric
+
+PROJECTION, STABILIZATION = 0, 1
+MAX_ITERATIONS = 12
+NOT_CONVERGED = -4        # status: the position constraints could not be satisfied
+
+
+@njit(**JIT)
+def integrate_coordinates(node_i, q, dv):
+    """q <- q (+) dv: R, P, H coordinates add; a quaternion turns by the body-frame rotation vector dv."""
+    for i in range(node_i.shape[0]):
+        ptype, qi, vi = node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
+        if ptype <= PRIM_H:
+            q[qi] += dv[vi]
+        elif ptype == PRIM_S:                     # spherical: q <- q (x) exp(dv / 2)
+            x, y, z = dv[vi], dv[vi + 1], dv[vi + 2]
+            angle = np.sqrt(x * x + y * y + z * z)
+            c = np.cos(0.5 * angle)
+            s = 0.5 if angle < 1e-12 else np.sin(0.5 * angle) / angle
+            b0, b1, b2, b3 = c, s * x, s * y, s * z
+            a0, a1, a2, a3 = q[qi], q[qi + 1], q[qi + 2], q[qi + 3]
+            q[qi] = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
+            q[qi + 1] = a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2
+            q[qi + 2] = a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1
+            q[qi + 3] = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
+
+
+@njit(**JIT)
+def constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, cw):
+    """Evaluate every constraint row at (q, v) into cw (h, hd, gamma, G, wrench)."""
+    w = carve(ws)
+    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+    velocity_product_accelerations(node_i, w.c, cw.acc0)
+    evaluate_rows(con_i, con_f, con_t, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
+                  cw.gamma, cw.G)
+
+
+@njit(**JIT)
+def weighted_jacobian(node_i, q, active, G, rtol, atol, X):
+    """X[:, k] = D G[active[k]]^T with D = diag(atol + rtol |q|)^2 (rotation vectors: atol + rtol)."""
+    for i in range(node_i.shape[0]):
+        ptype, qi, vi = node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
+        n = 1 if ptype <= PRIM_H else (3 if ptype == PRIM_S else 0)
+        for j in range(vi, vi + n):
+            scale = atol + rtol * (abs(q[qi]) if n == 1 else 1.0)
+            for k in range(active.shape[0]):
+                X[j, k] = scale * scale * G[active[k], j]
+
+
+@njit(**JIT)
+def correction(cw, active, residual, solver, dz):
+    """dz = -X (G X)^-1 residual[active]; False if G X cannot be solved."""
+    na, nv = active.shape[0], dz.shape[0]
+    for k in range(na):
+        for l in range(k + 1):
+            s = 0.0
+            for j in range(nv):
+                s += cw.G[active[k], j] * cw.X[j, l]
+            cw.Lam[k, l] = cw.Lam[l, k] = s
+        cw.rhs[k] = residual[active[k]]
+    if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, solver, cw.work):
+        return False
+    for j in range(nv):
+        s = 0.0
+        for k in range(na):
+            s -= cw.X[j, k] * cw.mu[k]
+        dz[j] = s
+    return True
+
+
+@njit(**JIT)
+def max_abs(x, active):
+    m = 0.0
+    for k in range(active.shape[0]):
+        m = max(m, abs(x[active[k]]))
+    return m
+
+
+@njit(**JIT)
+def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, v, ws, con_i, con_f, con_t, active,
+            cw, solver, mode, rtol, atol, dz):
+    """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place (mode PROJECTION or
+    STABILIZATION); dz is (nv,) scratch. Returns OK, NOT_CONVERGED, SINGULAR or a singular node."""
+    if mode == STABILIZATION:
+        for _ in range(2):                                # eq. 33 with the F of eq. 34, twice
+            status = aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, dz)
+            if status != OK:
+                return status
+            constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, cw)
+            constraint_jacobian_solves(node_i, ws, active, cw.G, cw.X)
+            if not correction(cw, active, cw.h, solver, dz):
+                return SINGULAR
+            integrate_coordinates(node_i, q, dz)
+            if not correction(cw, active, cw.hd, solver, dz):
+                return SINGULAR
+            for j in range(v.shape[0]):
+                v[j] += dz[j]
+            normalize_quaternions(quat_q, q)
+        return OK
+    previous = np.inf
+    for iteration in range(MAX_ITERATIONS + 1):           # sequential projection (eqs. 23–25), weighted
+        constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, cw)
+        residual = max_abs(cw.h, active)
+        # done: far below the error tolerance, no longer improving (rounding), or out of iterations
+        if residual <= 1e-3 * atol or not residual < previous or iteration == MAX_ITERATIONS:
+            break
+        previous = residual
+        weighted_jacobian(node_i, q, active, cw.G, rtol, atol, cw.X)
+        if not correction(cw, active, cw.h, solver, dz):
+            return SINGULAR
+        integrate_coordinates(node_i, q, dz)
+        normalize_quaternions(quat_q, q)
+    if not max_abs(cw.h, active) < max(1e3 * atol, 1e-9):
+        return NOT_CONVERGED
+    weighted_jacobian(node_i, q, active, cw.G, rtol, atol, cw.X)
+    if not correction(cw, active, cw.hd, solver, dz):     # velocities: one linear projection
+        return SINGULAR
+    for j in range(v.shape[0]):
+        v[j] += dz[j]
+    return OK
