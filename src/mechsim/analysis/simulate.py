@@ -10,6 +10,8 @@ from ..dynamics.system import DRIFT_CODES, SOLVER_CODES, correct, derivative, ma
 from ..errors import MechsimError, ModelError, SimulationError
 from ..integrators import FIXED_METHODS, SOLVERS, integrate_adaptive, integrate_fixed
 from ..integrators.adaptive import StepFailure
+from ..integrators.dopri import METHODS as COMPILED_METHODS
+from ..integrators.dopri import NON_FINITE, STEP_TOO_SMALL, integrate_compiled
 from .progress import Progress
 from .result import Result
 
@@ -221,6 +223,8 @@ class _Run:
         try:
             if opts["solver"] in FIXED_METHODS:
                 self._run_fixed(y0, progress)
+            elif opts["solver"] in COMPILED_METHODS and self._autonomous():
+                self._run_compiled(y0, progress)
             elif self.sampled:
                 self._run_sampled(y0, progress)
             else:
@@ -259,6 +263,29 @@ class _Run:
         self.force_values(self.t0)
         self.correct(self.t0, y0)
         return y0
+
+    def _autonomous(self):
+        """True when nothing changes from Python during the run (constant forces and inputs, no driver
+        or constraint moving with time, no controller): then the whole loop runs compiled."""
+        cm = self.cm
+        return (self.controller is None and not cm.rows.timed
+                and all(source.input is not None for _, source in cm.timed_sources)
+                and all(source.is_constant for source in self.input_sources.values()))
+
+    def _run_compiled(self, y0, progress):
+        opts = self.opts
+        u = self.force_values(self.t0).copy()
+        max_step = np.inf if opts["max_step"] is None else float(opts["max_step"])
+        times, states, status, message = integrate_compiled(self.sys, self.t0, y0, self.t_end, opts["solver"],
+                                                            float(opts["rtol"]), float(opts["atol"]), max_step,
+                                                            self.t_eval, progress)
+        self.samples_t, self.samples_y = list(times), list(states)
+        self.samples_u = [u] * len(times)
+        if status != OK:
+            t = times[-1] if len(times) else self.t0
+            if status in (NON_FINITE, STEP_TOO_SMALL):
+                raise _Failure(f"{opts['solver']} failed at t = {t:.6g}: {message}")
+            raise self._status_error(status, t, states[-1] if len(states) else y0)
 
     def _run_sampled(self, y0, progress):
         """Zero-order-hold controller: integrate one sample period at a time, inputs held."""

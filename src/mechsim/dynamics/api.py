@@ -3,6 +3,7 @@ import numpy as np
 
 from ..errors import MechsimError, SimulationError
 from .kernels import ABA_PACKED_SIGNATURE, OK, WRONG_SIZE, aba_packed, crba, rnea
+from .multipliers import CHOLESKY, SINGULAR, constrained_dynamics
 
 
 def _state_vector(x, n, what, model, batch=False):
@@ -36,10 +37,13 @@ def _fd_kernel(*args):
 
 def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     """Generalized accelerations (nv,) of model m at (q, v) with extra generalized forces tau,
-    force elements evaluated at time t (inputs: name -> value, default the inputs' defaults)."""
+    force elements evaluated at time t (inputs: name -> value, default the inputs' defaults);
+    loop constraints and drivers are enforced by their multipliers."""
     cm = m._compiled or m.compile()
     if cm.timed_sources:
         cm.force_values(t, inputs, out=cm.fd_u)
+    if cm.n_rows:
+        return _constrained_forward_dynamics(cm, q, v, tau, t)
     try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
         qdd = np.zeros(cm.nv) if tau is None else tau.copy()    # tau, turned into qdd in place
         status = _fd_kernel(cm.model_i, cm.model_f, cm.workspace, q, v, qdd)
@@ -54,6 +58,23 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
         if status == OK:
             return qdd
     raise singular_node_error(cm, status)
+
+
+def _constrained_forward_dynamics(cm, q, v, tau, t):
+    m = cm.model
+    q, v = _state_vector(q, cm.nq, "q", m), _state_vector(v, cm.nv, "v", m)
+    tau = cm.zero_tau if tau is None else _state_vector(tau, cm.nv, "tau", m)
+    rows = cm.rows
+    rows.set_targets(t)
+    qdd = np.empty(cm.nv)
+    status = constrained_dynamics(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, cm.fd_u, tau, q, v,
+                                  cm.workspace, rows.con_i, rows.con_f, rows.con_t, cm.active, cm.active,
+                                  cm.constraint_workspace, CHOLESKY, 0.0, 0.0, qdd)
+    if status == SINGULAR:
+        raise SimulationError(f"the constraint equations of '{m.name}' cannot be solved at this state")
+    if status != OK:
+        raise singular_node_error(cm, status)
+    return qdd
 
 
 def inverse_dynamics(m, q, v, a, t=0.0, inputs=None):
@@ -88,5 +109,5 @@ def constraint_values(cm, q, v, t=0.0):
     rows, cw = cm.rows, cm.constraint_workspace
     rows.set_targets(t)
     constraint_state(cm.node_i, cm.node_f, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
-                     cm.workspace, rows.con_i, rows.con_f, rows.con_t, cw)
+                     cm.workspace, rows.con_i, rows.con_f, rows.con_t, np.arange(cm.n_rows), cw)
     return cw.h.copy(), cw.hd.copy(), cw.G.copy()

@@ -11,8 +11,8 @@ velocity-product accelerations acc0_i = sum of c_j on the path (no gravity, no q
 import numpy as np
 from numba import njit
 
-from ..spatial.algebra import INLINE, JIT
-from .kernels import dof
+from ..spatial.algebra import INLINE
+from .kernels import PASS, dof
 from .layout import (C0, C1, DA, DB, EA, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
                      ROW_PERP, ROW_POINT_DIR, ROW_SCREW, ROW_TYPE, VI)
 
@@ -123,7 +123,7 @@ def add_path_jacobian(node_i, S, node, w, sign, G, row):
         j = node_i[j, PARENT]
 
 
-@njit(**JIT)
+@njit(**PASS)
 def velocity_product_accelerations(node_i, c, acc0):
     """acc0_i = acc0_parent + c_i: node accelerations at qdd = 0 without gravity."""
     for i in range(node_i.shape[0]):
@@ -132,12 +132,12 @@ def velocity_product_accelerations(node_i, c, acc0):
             acc0[i, r] = c[i, r] + (acc0[parent, r] if parent >= 0 else 0.0)
 
 
-@njit(**JIT)
-def evaluate_rows(con_i, con_f, con_t, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G):
-    """For every row: residual h = g(q, t), velocity residual hd = G v - f', acceleration right-hand
+@njit(**PASS)
+def evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G):
+    """For the given rows: residual h = g(q, t), velocity residual hd = G v - f', acceleration right-hand
     side gamma = f'' - (Gdot v) (papers/000 eq. 10), Jacobian row G (nv), wrench on node b (6)."""
-    G[:, :] = 0.0
-    for row in range(con_i.shape[0]):
+    for row in rows:
+        G[row, :] = 0.0
         kind, na, nb, f = con_i[row, ROW_TYPE], con_i[row, NODE_A], con_i[row, NODE_B], con_f[row]
         if kind == ROW_COORD:                  # q_a - C1 q_b (R, P, H coordinates: qdot = v)
             value, rate = q[node_i[na, QI]], v[node_i[na, VI]]

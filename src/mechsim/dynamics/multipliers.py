@@ -13,11 +13,17 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
 from .constraints import evaluate_rows, velocity_product_accelerations
-from .kernels import OK, aba, add_joint_acceleration, bias_acceleration, carve, dof
+from .kernels import OK, PASS, aba, add_joint_acceleration, bias_acceleration, carve, dof
 from .layout import PARENT, PTYPE, VI
 
 CHOLESKY, QR = 0, 1
 SINGULAR = -3        # status: the constraint equations could not be solved (no finite multipliers)
+# Numerical rank of Lambda: pivots below RANK_TOL times the largest count as zero. Eq. 18 puts this at
+# n_c eps, but Lambda's singular values are squares of G's, and near a singular position (the N four-bar
+# lying flat) the rounding in f_lambda along the vanishing direction would be amplified by 1/sigma^2 and
+# throw the solution off its branch; 1e-9 drops those directions (|sigma| < ~3e-5 |sigma_max| of G),
+# which the projection then holds at position level.
+RANK_TOL = 1e-9
 
 ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G X Lam rhs mu lam work")
 
@@ -29,7 +35,7 @@ def new_constraint_workspace(n_nodes, n_rows, nv):
                                np.zeros((n_rows + 3, max(n_rows, nv, 1))))
 
 
-@njit(**JIT)
+@njit(**PASS)
 def aba_solve(node_i, S, U, Dinv, u, pA, acc, tau, x):
     """x = M^-1 tau on the factorization of the last aba call (RBDA Table 7.1 with v = 0, no gravity:
     the bias terms vanish, so only the u/pA backward and the acceleration forward sweeps remain)."""
@@ -77,7 +83,7 @@ def cholesky_solve(A, b, n, x):
         s = A[k, k]
         for j in range(k):
             s -= A[k, j] * A[k, j]
-        if not s > 1e-13 * largest:
+        if not s > RANK_TOL * largest:
             return False
         A[k, k] = np.sqrt(s)
         for i in range(k + 1, n):
@@ -101,8 +107,8 @@ def cholesky_solve(A, b, n, x):
 @njit(**INLINE)
 def truncated_qr_solve(A, b, n, x, work):
     """x = E [R11^-1 Q~^T b; 0] (papers/000 eqs. 17–20): Householder QR of A (overwritten) with column
-    pivoting, rank r = max k with |R_kk| > n eps |R_11| (eq. 18); the minimum-norm solution in the
-    projected subspace. work: (3, >= n) scratch. Returns the rank."""
+    pivoting, rank r = max k with |R_kk| > RANK_TOL |R_11| (eq. 18, tolerance above); the minimum-norm
+    solution in the projected subspace. work: (3, >= n) scratch. Returns the rank."""
     perm, norms, qtb = work[0], work[1], work[2]
     for j in range(n):
         perm[j] = j
@@ -128,7 +134,7 @@ def truncated_qr_solve(A, b, n, x, work):
         alpha = np.sqrt(alpha)
         if k == 0:
             r11 = alpha
-        if not alpha > n * 2.220446049250313e-16 * r11:
+        if not alpha > RANK_TOL * r11:
             rank = k
             break
         if A[k, k] > 0:
@@ -166,7 +172,7 @@ def truncated_qr_solve(A, b, n, x, work):
     return rank
 
 
-@njit(**JIT)
+@njit(**PASS)
 def solve_symmetric(A, b, n, x, solver, work):
     """Lambda x = b: Cholesky (falling back to truncated QR when Lambda is singular) or truncated QR.
     Returns False if the solution is not finite."""
@@ -183,7 +189,7 @@ def solve_symmetric(A, b, n, x, solver, work):
     return True
 
 
-@njit(**JIT)
+@njit(**PASS)
 def constraint_jacobian_solves(node_i, ws, active, G, X):
     """X[:, k] = M^-1 G[active[k]]^T on the last aba factorization."""
     w = carve(ws)
@@ -191,7 +197,7 @@ def constraint_jacobian_solves(node_i, ws, active, G, X):
         aba_solve(node_i, w.S, w.U, w.Dinv, w.u, w.pA, w.acc, G[active[k]], X[:, k])
 
 
-@njit(**JIT)
+@njit(**PASS)
 def form_lambda(G, X, active, Lam):
     """Lambda = G X over the active rows (eq. 14), symmetrized."""
     na, nv = active.shape[0], G.shape[1]
@@ -205,16 +211,17 @@ def form_lambda(G, X, active, Lam):
 
 @njit(**JIT)
 def constrained_dynamics(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
-                         active, cw, solver, alpha, beta, qdd):
+                         rows, active, cw, solver, alpha, beta, qdd):
     """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13),
     with Baumgarte terms -2 alpha hdot - beta^2 h added to gamma (0, 0 for none). cw.lam holds the
-    multiplier of every row (0 for rows found redundant). Returns OK, a singular node or SINGULAR."""
+    multiplier of every row (0 for rows found redundant); the rows listed in ``rows`` (active, or all
+    for their residuals) are evaluated. Returns OK, a singular node or SINGULAR."""
     status = aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, qdd)
     if status != OK or con_i.shape[0] == 0:
         return status
     w = carve(ws)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
-    evaluate_rows(con_i, con_f, con_t, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
+    evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
                   cw.gamma, cw.G)
     na, nv = active.shape[0], qdd.shape[0]
     for k in range(na):                                   # f_lambda = gamma - G qdd_free (eq. 13)
@@ -245,9 +252,10 @@ def constrained_trajectory(node_i, node_f, force_i, force_f, gravity, U_force, T
     acceleration (a_0 = -g, with the constraint forces), the rows' multipliers LAM[k], unit wrenches
     WRENCH[k] and residuals H[k]. Returns OK or the failing status."""
     w = carve(ws)
+    every_row = np.arange(con_i.shape[0])
     for k in range(Q.shape[0]):
         status = constrained_dynamics(node_i, node_f, force_i, force_f, gravity, U_force[k], TAU[k], Q[k], V[k], ws,
-                                      con_i, con_f, CON_T[k], active, cw, solver, 0.0, 0.0, QDD[k])
+                                      con_i, con_f, CON_T[k], every_row, active, cw, solver, 0.0, 0.0, QDD[k])
         if status != OK:
             return status
         for i in range(node_i.shape[0]):                  # node accelerations with the final qdd

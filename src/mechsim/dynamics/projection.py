@@ -44,12 +44,12 @@ def integrate_coordinates(node_i, q, dv):
 
 
 @njit(**JIT)
-def constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, cw):
-    """Evaluate every constraint row at (q, v) into cw (h, hd, gamma, G, wrench)."""
+def constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, rows, cw):
+    """Evaluate the listed constraint rows at (q, v) into cw (h, hd, gamma, G, wrench)."""
     w = carve(ws)
     first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
-    evaluate_rows(con_i, con_f, con_t, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
+    evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
                   cw.gamma, cw.G)
 
 
@@ -104,7 +104,7 @@ def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, 
             status = aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, dz)
             if status != OK:
                 return status
-            constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, cw)
+            constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, active, cw)
             constraint_jacobian_solves(node_i, ws, active, cw.G, cw.X)
             if not correction(cw, active, cw.h, solver, dz):
                 return SINGULAR
@@ -117,7 +117,7 @@ def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, 
         return OK
     previous = np.inf
     for iteration in range(MAX_ITERATIONS + 1):           # sequential projection (eqs. 23–25), weighted
-        constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, cw)
+        constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, active, cw)
         residual = max_abs(cw.h, active)
         # done: far below the error tolerance, no longer improving (rounding), or out of iterations
         if residual <= 1e-3 * atol or not residual < previous or iteration == MAX_ITERATIONS:

@@ -45,7 +45,7 @@ def derivative(sys, t, y, dy):
     q, v = y[:nq], y[nq:]
     kinematic_map(sys.node_i, q, v, dy[:nq])
     return constrained_dynamics(sys.node_i, sys.node_f, sys.force_i, sys.force_f, sys.gravity, sys.u, sys.tau, q, v,
-                                sys.ws, sys.con_i, sys.con_f, sys.con_t, sys.active, sys.cw, sys.solver, sys.alpha,
+                                sys.ws, sys.con_i, sys.con_f, sys.con_t, sys.active, sys.active, sys.cw, sys.solver, sys.alpha,
                                 sys.beta, dy[nq:])
 
 
