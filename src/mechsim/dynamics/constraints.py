@@ -98,14 +98,20 @@ def geometric_row(kind, f, na, nb, R, p, vel, acc0, w):
         wb, ab = node_omega(vel, acc0, nb)
         e, _, _ = direction_motion(R, vel, acc0, na, f[EA:EA + 3])
         s, _, _ = direction_motion(R, vel, acc0, nb, f[DB:DB + 3])
-        angle = np.arctan2(_dot(_cross(e, s), d), _dot(e, s))
+        x, y = _dot(e, s), _dot(_cross(e, s), d)           # angle = atan2(y, x) from e (on a) to s (on b)
+        angle = np.arctan2(y, x)
         turns = np.round((h / pitch - angle) / (2.0 * np.pi)) if pitch != 0.0 else 0.0
+        # d angle/dt = k . (w_b - w_a), k = (x s x (d x e) + y e x s) / (x^2 + y^2), = d on the manifold
+        k = _add(_cross(s, _cross(d, e)), _cross(e, s), y / x) if abs(x) > abs(y) else \
+            _add(_cross(e, s), _cross(s, _cross(d, e)), x / y)
+        scale = (x if abs(x) > abs(y) else y) / (x * x + y * y)
+        k = (k[0] * scale, k[1] * scale, k[2] * scale)
         wr, ar = _add(wb, wa, -1.0), _add(ab, aa, -1.0)
-        for k in range(3):
-            w[k] -= pitch * d[k]
+        for j in range(3):
+            w[j] -= pitch * k[j]
         h -= pitch * (angle + 2.0 * np.pi * turns)     # the branch nearest the slide, so h is continuous
-        hd -= pitch * _dot(d, wr)
-        hdd -= pitch * (_dot(dd, wr) + _dot(d, ar))
+        hd -= pitch * _dot(k, wr)
+        hdd -= pitch * (_dot(dd, wr) + _dot(k, ar))     # kdot taken as ddot: exact on the manifold
     return h, hd, hdd
 
 
