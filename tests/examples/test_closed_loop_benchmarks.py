@@ -93,8 +93,6 @@ def test_andrews_initial_accelerations_match_the_test_set():
         assert res[f"{name}.a"][0] == pytest.approx(value, rel=1e-9, abs=1e-6)
 
 
-@pytest.mark.xfail(strict=False, reason="ms.forward_dynamics (core 1cc410b) does "
-                                        "not apply the loop constraints (gamma'' = -1.9e5 instead of 0)")
 def test_andrews_forward_dynamics_applies_the_loops():
     """ms.forward_dynamics (SPEC §3: loops and drivers applied) at the test set's consistent start."""
     angles = script("andrews_squeezer").ANGLES
@@ -251,8 +249,6 @@ def test_n_four_bar_two_windows_pass_the_flat_position():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="the closed-loop core (1cc410b) stops at the first flat "
-                                        "position for N = 40 (step size underflow at t = 1.244 s)")
 def test_n_four_bar_benchmark_ten_seconds():
     """N = 40, 10 s: energy conserved, the crank angle follows the exact parallelogram motion through
     every flat (singular) position, B0 as in the benchmark's reference (x = -L sin phi, y = L cos phi)."""

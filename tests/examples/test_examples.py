@@ -25,6 +25,14 @@ CASES = {
     "spherical_pendulum_flywheel_zero_g": ("spherical_pendulum_flywheel", {"zero_g": True}, 10.0, 200, 4),
     "chain20": ("chain20", {}, 2.0, 100, 20),
     "tumbling_body": ("tumbling_body", {}, 20.0, 100, 6),
+    "four_bar": ("four_bar", {}, 2.0, 100, 1),
+    "slider_crank": ("slider_crank", {}, 1.0, 100, 0),
+    "slider_crank_free": ("slider_crank", {"driven": False}, 1.0, 100, 1),
+    "five_bar": ("five_bar", {}, 1.0, 100, 1),
+    "stewart_platform": ("stewart_platform", {}, 0.5, 100, 6),
+    "andrews_squeezer": ("andrews_squeezer", {}, 0.03, 1000, 1),
+    "bricard": ("bricard", {}, 1.0, 100, 1),
+    "n_four_bar": ("n_four_bar", {}, 0.5, 100, 1),
 }
 _modules, _runs = {}, {}
 
@@ -261,6 +269,14 @@ README_SIGNALS = {
     "spherical_pendulum_flywheel_zero_g": "ball.q,spin.v",
     "chain20": "j01.q,j20.q",
     "tumbling_body": "block.omega",
+    "four_bar": "j1.q,j4.q",
+    "slider_crank": "slide.q,j1.force",
+    "slider_crank_free": "j1.q,slide.q",
+    "five_bar": "a1.q,a2.q,a3.q",
+    "stewart_platform": "platform.position",
+    "andrews_squeezer": "beta.q,theta.q",
+    "bricard": "j1.q,j2.q",
+    "n_four_bar": "a0.q,b40.q",
 }
 
 
@@ -271,7 +287,7 @@ def test_command_line_in_readme(case, tmp_path, capsys):
     text = (EXAMPLES / "README.md").read_text()
     assert f"mechsim simulate examples/{case}.yaml" in text
     assert f"--signals {README_SIGNALS[case]}" in (EXAMPLES / f"{case}.yaml").read_text()
-    argv = ["simulate", str(EXAMPLES / f"{case}.yaml"), "--t-end", "0.2", "-o", str(tmp_path / "out.csv"),
+    argv = ["simulate", str(EXAMPLES / f"{case}.yaml"), "--t-end", str(min(0.2, CASES[case][2])), "-o", str(tmp_path / "out.csv"),
             "--signals", README_SIGNALS[case]]
     if importlib.util.find_spec("matplotlib") is not None:
         argv += ["--plot", str(tmp_path / "out.png")]
