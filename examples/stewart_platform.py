@@ -125,6 +125,14 @@ def nominal_platform_position():
     return np.array([0.0, 0.0, HEIGHT])
 
 
+def leg_extensions(offset=(0.0, 0.0, 0.0), rotation=np.eye(3)):
+    """Inverse kinematics: each prismatic joint's coordinate (leg length minus nominal length) that
+    puts the platform centre at the nominal position + offset with the given rotation matrix."""
+    centre = nominal_platform_position() + np.asarray(offset, float)
+    R = np.asarray(rotation, float)
+    return np.array([np.linalg.norm(centre + R @ p - b) - length for b, p, _, length in legs()])
+
+
 def perturbed_guess(angle=0.3, stroke=0.05, seed=1):
     """Leg joint guesses off the nominal pose: each universal joint's two angles by about +-angle rad,
     each prismatic joint by about +-stroke m (between 70 and 100 % of it, random signs):
