@@ -193,3 +193,42 @@ def test_python_dash_m(pendulum, tmp_path):
     assert (tmp_path / "out.csv").read_text().startswith("t,")
     bad = run("check", str(tmp_path / "none.yaml"))
     assert bad.returncode == 1 and bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
+
+
+FOUR_BAR = Path(__file__).resolve().parents[2] / "examples" / "four_bar.yaml"
+
+
+def test_check_reports_loops_and_redundant_equations(capsys):
+    assert main(["check", str(FOUR_BAR)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("dof: 1\n")
+    assert "cut joints: 1 (j3)" in out and "loop 1: j1 -> j2 -> j3 -> j4" in out
+    assert "redundant constraints: 3 (j3[2], j3[3], j3[4])" in out
+
+
+def test_assemble_prints_and_writes_the_state(tmp_path, capsys):
+    model = ms.load(FOUR_BAR)
+    data = model.to_dict()
+    data["joints"][1]["q0"] += 0.3                       # the coupler 0.3 rad off its closed position
+    path = tmp_path / "off.yaml"
+    ms.io.save(ms.io.load_dict(data), path)
+    assert main(["assemble", str(path), "--fixed", "j1"]) == 0
+    lines = dict(line.split(" = ") for line in capsys.readouterr().out.splitlines())
+    assert float(lines["j1.q"]) == 1.5708
+    assert float(lines["j2.q"]) == pytest.approx(model.joints["j2"].q0[0], abs=1e-9)
+    assert main(["assemble", str(path), "-o", str(tmp_path / "state.json")]) == 0
+    import json
+    state = json.loads((tmp_path / "state.json").read_text())
+    assert set(state) == {"j1.q", "j2.q", "j4.q", "j1.v", "j2.v", "j4.v"}
+
+
+def test_assemble_errors_are_one_line(tmp_path, capsys):
+    assert_user_error(capsys, main(["assemble", str(FOUR_BAR), "--fixed", "j9"]), "unknown coordinate 'j9'")
+    assert_user_error(capsys, main(["assemble", str(FOUR_BAR), "-o", str(tmp_path / "s.txt")]), ".json")
+    data = ms.load(FOUR_BAR).to_dict()
+    data["bodies"][1]["frames"]["tip"] = [9.0, 0, 0]     # a coupler too long to close the loop
+    data["bodies"][1]["com"] = [4.5, 0, 0]
+    path = tmp_path / "broken.yaml"
+    ms.io.save(ms.io.load_dict(data), path)
+    assert_user_error(capsys, main(["assemble", str(path)]), "cannot assemble the loop j1 -> j2 -> j3 -> j4",
+                      "cut joint 'j3'")

@@ -247,3 +247,12 @@ def test_multiplier_solvers_agree_on_the_four_bar(solver):
                               t_eval=[2.0])
     reference = four_bar().simulate(t_end=2.0, rtol=1e-10, atol=1e-12, t_eval=[2.0])
     np.testing.assert_allclose(res["j1.q"], reference["j1.q"], atol=1e-7)
+
+
+def test_simulate_options_of_closed_loops_are_checked():
+    m = four_bar()
+    for options, message in (({"drift": "magic"}, "drift='magic' is not one of"),
+                             ({"constraint_solver": "lu"}, "constraint_solver='lu' is not one of"),
+                             ({"formulation": "penalty"}, "formulation='penalty' is not available")):
+        with pytest.raises(ms.MechsimError, match=message):
+            m.simulate(t_end=1.0, **options)

@@ -50,6 +50,9 @@ def _options(model, options):
                          ("formulation", FORMULATIONS)):
         if opts[key] not in allowed:
             raise MechsimError(f"simulate(): {key}={opts[key]!r} is not one of {', '.join(allowed)}")
+    if opts["formulation"] != "lagrange":
+        raise MechsimError(f"simulate(): formulation={opts['formulation']!r} is not available in this version of "
+                           "mechsim; use 'lagrange' (multipliers with drift control)")
     if opts["solver"] in FIXED_METHODS and not (opts["h"] and opts["h"] > 0):
         raise MechsimError(f"simulate(): solver {opts['solver']!r} is fixed-step: give the step h > 0")
     for key in ("rtol", "atol"):

@@ -24,6 +24,8 @@ def build_parser(parser=None):
     parser.add_argument("--engines", default="pin,mujoco",
                         help="comparison engines, comma-separated (default: pin,mujoco; empty for none)")
     parser.add_argument("--no-startup", action="store_true", help="skip the CLI start-up measurement")
+    parser.add_argument("--groups", default=None, metavar="NAMES",
+                        help="sections to run, comma-separated (default: all; see mechsim.bench.suite.GROUPS)")
     return parser
 
 
@@ -31,8 +33,9 @@ def run_from_args(args):
     """Run the suite with parsed ``build_parser`` options; MechsimError if the engines disagree."""
     from ..errors import MechsimError
     engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
+    groups = None if args.groups is None else tuple(g.strip() for g in args.groups.split(",") if g.strip())
     try:
-        run(quick=args.quick, output=args.output, engines=engines, startup_check=not args.no_startup)
+        run(quick=args.quick, output=args.output, engines=engines, startup_check=not args.no_startup, groups=groups)
     except (AssertionError, ValueError) as exc:
         raise MechsimError(str(exc)) from None
 

@@ -1,5 +1,5 @@
-"""The ``mechsim`` command line (SPEC §3, C11): simulate, check and list the signals of model files;
-run the speed suite.
+"""The ``mechsim`` command line (SPEC §3, C11): simulate, check, assemble and list the signals of
+model files; run the speed suite.
 
 Exit codes: 0 on success; 1 on a user error, reported as one line ``error: ...`` on stderr
 (``MECHSIM_DEBUG=1`` re-raises it with its traceback instead); 2 on bad command-line usage.
@@ -8,6 +8,7 @@ only by the subcommands that integrate.
 """
 import argparse
 import difflib
+import json
 import os
 import sys
 from contextlib import contextmanager
@@ -73,6 +74,15 @@ def _parser():
     check = commands.add_parser("check", help="print the degrees of freedom, topology, bodies and joints")
     check.add_argument("model", help="model file")
     check.set_defaults(run=_check)
+
+    assemble = commands.add_parser("assemble", help="make q0/v0 consistent with the loops, constraints and "
+                                   "drivers; print or write the assembled state")
+    assemble.add_argument("model", help="model file")
+    assemble.add_argument("-o", "--output", help="write the state to this .json (name: value) or .csv file")
+    assemble.add_argument("--fixed", type=_names, metavar="NAMES",
+                          help="comma-separated joints or coordinates to hold at their q0/v0")
+    assemble.add_argument("--t", type=float, default=0.0, metavar="T", help="time of the drivers' motions")
+    assemble.set_defaults(run=_assemble)
 
     signals = commands.add_parser("signals", help="list the signal names of a model, one per line")
     signals.add_argument("model", help="model file")
@@ -211,6 +221,22 @@ def _table(header, rows):
     rows = [header, *rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     return "\n".join("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows)
+
+
+def _assemble(args):
+    _check_target(args.output, (".json", ".csv"), "--output")
+    state = load(args.model).assemble(fixed=args.fixed, t=args.t)
+    values = state.to_dict()
+    if args.output is None:
+        width = max(map(len, values), default=0)
+        print("\n".join(f"{name:<{width}} = {value:.12g}" for name, value in values.items()))
+        return
+    with _writing(args.output):
+        if args.output.endswith(".json"):
+            Path(args.output).write_text(json.dumps(values, indent=2) + "\n")
+        else:
+            Path(args.output).write_text("name,value\n" + "".join(f"{k},{v!r}\n" for k, v in values.items()))
+    print(f"wrote {args.output}: {len(values)} coordinates")
 
 
 def _signals(args):
