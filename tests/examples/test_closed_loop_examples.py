@@ -120,6 +120,7 @@ def test_four_bar_energy_balance():
     balance = fb.energy_balance(m, res)
     work = fb.TORQUE * (res["j1.q"][-1] - res["j1.q"][0])
     assert np.ptp(balance) < 1e-6 * work
+    assert np.ptp(balance) < 1e-6 * np.abs(fb.energy(m, res)).max()
 
 
 @pytest.mark.slow
@@ -131,9 +132,9 @@ def test_four_bar_stabilized_runs_stay_bounded(drift):
     ref = fb.reference()
     m, res = four_bar_run(drift)
     assert np.isfinite(res.q).all()
-    assert res.constraint_error.max() < 1e-5
-    assert abs(res["j1.q"][-1] - ref["crank"][-1]) < 1e-3
-    assert np.ptp(fb.energy_balance(m, res)) < 1e-3 * fb.TORQUE * res["j1.q"][-1]
+    assert res.constraint_error.max() < 1e-7
+    assert abs(res["j1.q"][-1] - ref["crank"][-1]) < 1e-5
+    assert np.ptp(fb.energy_balance(m, res)) < 1e-6 * fb.TORQUE * res["j1.q"][-1]
 
 
 # ============================================================================== slider-crank
@@ -239,6 +240,52 @@ def test_five_bar_swings_as_a_compound_pendulum():
     T = fb.period()
     assert crossing[0] == pytest.approx(T / 2, abs=1e-5) and crossing[1] == pytest.approx(T, abs=1e-5)
     assert res["a1.q"].min() == pytest.approx(-np.pi - fb.THETA0, abs=1e-4)
+
+
+def five_bar_driven_run(t_end=20.0):
+    fb = script("five_bar")
+    return cached(("five_bar", "driven", t_end),
+                  lambda: (lambda m: (m, fb.simulate(m, t_end=t_end, rate=1000)))(fb.build_model(driven=True)))
+
+
+def test_five_bar_driven_at_the_papers_speed():
+    """papers/001 §4.1: one crank driven at 6.28 rad/s for 20 s, through the flat positions where all
+    bars are collinear (theta = 0, pi: the parallelogram's bifurcation). The cranks stay parallel,
+    the coupler horizontal, the loops closed; the driver holds the linkage against gravity alone:
+    torque = k cos(theta) (the compound pendulum's moment, theta'' = 0)."""
+    fb = script("five_bar")
+    m, res = five_bar_driven_run()
+    theta = res["a1.q"]
+    np.testing.assert_allclose(theta, fb.THETA0 + fb.OMEGA * res.t, rtol=0, atol=1e-12)
+    assert np.abs(res["a2.q"] - theta).max() < 1e-9 and np.abs(res["a3.q"] - theta).max() < 1e-9
+    assert np.abs(res["b1.q"] + theta).max() < 1e-9
+    assert res.constraint_error.max() < 1e-9
+    _, k = fb.pendulum_constants()
+    err = np.abs(res["a1.force"] - k * np.cos(theta))
+    # away from the flat positions (where the driver's share of the load is ill-conditioned) and from
+    # the vertical ones (see the xfail test below)
+    regular = (np.abs(np.sin(theta)) > 0.1) & (np.abs(np.cos(theta)) > 0.1)
+    assert err[regular].max() < 1e-6 * k
+
+
+@pytest.mark.xfail(reason="core: the rows kept after the redundancy analysis (cm.active) are chosen once at the "
+                          "assembled pose and lose rank where the cranks are vertical (theta = +-pi/2), though "
+                          "the full set keeps rank 3; the driver torque and the free motion go wrong there",
+                   strict=False)
+def test_five_bar_cranks_vertical():
+    fb = script("five_bar")
+    m, res = five_bar_driven_run()
+    theta = res["a1.q"]
+    _, k = fb.pendulum_constants()
+    err = np.abs(res["a1.force"] - k * np.cos(theta))
+    vertical = np.abs(np.cos(theta)) < 0.1
+    assert err[vertical].max() < 1e-6 * k
+    # the free swing at a tight tolerance: its energy integral must not jump where theta = -pi/2
+    J, k = fb.pendulum_constants()
+    free = fb.build_model().simulate(t_end=5.0, t_eval=np.linspace(0, 5, 1001), solver="DOP853", rtol=1e-12,
+                                     atol=1e-13)
+    E = J / 2 * free["a1.v"] ** 2 + k * np.sin(free["a1.q"])
+    assert np.abs(E - E[0]).max() < 1e-9 * k
 
 
 # ============================================================================== Stewart platform
