@@ -37,9 +37,7 @@ Same model as ``andrews_squeezer.yaml``. Run: ``python examples/andrews_squeezer
 (``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +48,7 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 REFERENCE = Path(__file__).resolve().parent / "reference" / "andrews_squeezer.json"
 # parameters of the test set (SI units)
@@ -64,7 +63,7 @@ Q0 = (-0.0617138900142764496358948458001, 0.0, 0.455279819163070380255912382449,
       0.222668390165885884674473185609, 0.487364979543842550225598953530,
       -0.222668390165885884674473185609, 1.23054744454982119249735015568)
 T_REF = 0.03
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", str(T_REF)))
+T_END = common.t_end(T_REF)
 
 
 def planar_inertia(izz):
@@ -130,10 +129,8 @@ def coordinates(res, i=-1):
 def main():
     m = build_model()
     print(m.check())
-    start = time.perf_counter()
-    res = simulate(m)
-    wall = time.perf_counter() - start
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s in {wall:.3f} s wall time")
+    res, wall = common.timed(simulate, m)
+    print(common.run_line(m, res, wall))
     print(f"loop-closure error: max |g| = {np.max(res.constraint_error):.2e}")
     q, v = coordinates(res)
     if abs(res.t[-1] - T_REF) < 1e-12:

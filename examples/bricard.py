@@ -33,9 +33,7 @@ it integrated by scipy); ``python examples/bricard.py --reference`` writes it to
 Same model as ``bricard.yaml``. Run: ``python examples/bricard.py``
 (``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
-import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +44,7 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, LENGTH, G = 1.0, 1.0, 9.81
 I_ROD = MASS * LENGTH ** 2 / 12
@@ -59,7 +58,7 @@ RODS = {
 }
 CLOSING_AXIS = (1, 0, 0)                # j6 at P6 = (0, 0, 1), rod5 to ground
 P6 = (0.0, 0.0, LENGTH)
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "10"))
+T_END = common.t_end("10")
 REFERENCE = Path(__file__).resolve().parent / "reference" / "bricard.json"
 
 
@@ -90,16 +89,7 @@ def simulate(m, t_end=T_END, **options):
 
 def energy(m, res, names=tuple(RODS)):
     """Kinetic plus potential energy (J) at every sample, from the body signals."""
-    g = np.asarray(m.gravity)
-    E = np.zeros(len(res.t))
-    for name in names:
-        body = m.bodies[name]
-        R, w = res[f"{name}.rotation"], res[f"{name}.omega"]
-        c = res.point(name, body.com)
-        vc = res[f"{name}.velocity"] + np.cross(w, c - res[f"{name}.position"])
-        Iw = np.einsum("nij,jk,nlk,nl->ni", R, body.inertia, R, w)      # R I R^T w
-        E += 0.5 * body.mass * np.einsum("ni,ni->n", vc, vc) + 0.5 * np.einsum("ni,ni->n", w, Iw) - body.mass * c @ g
-    return E
+    return common.energy(m, res, names)
 
 
 # ------------------------------------------------------------------------------ independent reference
@@ -237,16 +227,13 @@ def main(argv=()):
         return None
     m = build_model()
     print(m.check())
-    start = time.perf_counter()
-    res = simulate(m)
-    wall = time.perf_counter() - start
+    res, wall = common.timed(simulate, m)
     E = energy(m, res)
     p3 = res.point("rod2", (0, -LENGTH, 0))
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s in {wall:.3f} s wall time")
+    print(common.run_line(m, res, wall))
     print(f"j1.q in [{res['j1.q'].min():+.6f}, {res['j1.q'].max():+.6f}] rad; "
           f"P3 at t_end: ({p3[-1, 0]:+.6f}, {p3[-1, 1]:+.6f}, {p3[-1, 2]:+.6f}) m")
-    print(f"energy E(0) = {E[0]:.6f} J, max |E - E(0)| = {np.abs(E - E[0]).max():.2e} J; "
-          f"loop-closure error max |g| = {np.max(res.constraint_error):.2e}")
+    print(f"{common.energy_line(E)}; loop-closure error max |g| = {np.max(res.constraint_error):.2e}")
     plot(res, p3, E)
     return res
 

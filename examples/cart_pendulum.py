@@ -14,7 +14,6 @@ drains the pendulum's energy: the swing dies down and beats as it passes energy 
 Same model as ``cart_pendulum.yaml``. Run: ``python examples/cart_pendulum.py``
 (``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
-import os
 import sys
 from pathlib import Path
 
@@ -26,6 +25,7 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 # parameters (ours; the paper does not give numbers)
 M_CART, CART_BOX = 1.0, (0.2, 0.1, 0.1)          # kg; a_A, b_A, c_A (m)
@@ -34,7 +34,7 @@ K_SD, B_SD = 20.0, 0.5                           # N/m, N s/m
 Q2_0 = 0.1                                       # rad, the paper's initial condition
 G = 9.81
 
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "10"))
+T_END = common.t_end("10")
 
 
 def box_inertia(mass, a, b, c):

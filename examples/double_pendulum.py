@@ -9,7 +9,6 @@ energy is conserved (no friction) — tests/examples checks it.
 Same model as ``double_pendulum.yaml``. Run: ``python examples/double_pendulum.py``
 (``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
-import os
 import sys
 from pathlib import Path
 
@@ -21,13 +20,14 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, LENGTH = 1.0, 1.0
 INERTIA = (0.0834, 0.0001, 0.0834)       # about the COM: ~ m (L^2 + a^2) / 12 for a 0.02 m section
 G = 9.81
 Q0 = (np.pi / 2, 0.0)
 
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "10"))
+T_END = common.t_end("10")
 
 
 def build_model():
@@ -45,16 +45,7 @@ def simulate(m, t_end=T_END):
 
 def energy(m, res):
     """Kinetic plus potential energy (J) at every sample, from the body signals."""
-    g = np.asarray(m.gravity)
-    E = np.zeros(len(res.t))
-    for name in ("upper", "lower"):
-        body = m.bodies[name]
-        R, w = res[f"{name}.rotation"], res[f"{name}.omega"]
-        c = res.point(name, body.com)
-        vc = res[f"{name}.velocity"] + np.cross(w, c - res[f"{name}.position"])
-        Iw = np.einsum("nij,jk,nlk,nl->ni", R, body.inertia, R, w)      # R I R^T w
-        E += 0.5 * body.mass * np.einsum("ni,ni->n", vc, vc) + 0.5 * np.einsum("ni,ni->n", w, Iw) - body.mass * c @ g
-    return E
+    return common.energy(m, res, ("upper", "lower"))
 
 
 def main():
@@ -63,10 +54,10 @@ def main():
     E = energy(m, res)
     tip = res.point("lower", (0, -LENGTH, 0))
     flips = np.count_nonzero(np.diff(np.floor((res["j1.q"] + res["j2.q"] + np.pi) / (2 * np.pi))))
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s")
+    print(common.run_line(m, res))
     print(f"j1.q(t_end) = {res['j1.q'][-1]:+.6f} rad, j2.q(t_end) = {res['j2.q'][-1]:+.6f} rad")
     print(f"lower tip at t_end: ({tip[-1, 0]:+.4f}, {tip[-1, 1]:+.4f}) m; lower rod flipped over the top {flips} times")
-    print(f"energy E(0) = {E[0]:.6f} J, max |E - E(0)| = {np.abs(E - E[0]).max():.2e} J")
+    print(common.energy_line(E))
     plot(res, tip)
     return res
 

@@ -27,7 +27,6 @@ bars are collinear (θ = 0, π).
 Same model as ``five_bar.yaml``. Run: ``python examples/five_bar.py [--driven]``
 (``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
-import os
 import sys
 from pathlib import Path
 
@@ -39,6 +38,7 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 CRANK_LENGTH, CRANK_MASS = 1.0, 1.0
 COUPLER_LENGTH, COUPLER_MASS = 2.0, 2.0
@@ -46,7 +46,7 @@ PIVOTS = (0.0, 1.0, 2.0)                  # x of the ground pivots a1, a2, a3 (=
 G = 9.81
 THETA0 = -np.pi / 4                       # 45 degrees from hanging straight down
 OMEGA = 6.28                              # the paper's driven crank speed (rad/s)
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "5"))
+T_END = common.t_end("5")
 RTOL, ATOL = 1e-10, 1e-12
 PAPER_DOF, PAPER_REDUNDANT = 1, 7
 
@@ -96,16 +96,7 @@ def simulate(m, t_end=T_END, rate=100, **options):
 
 def energy(m, res):
     """Kinetic plus potential energy (J) at every sample, from the body signals."""
-    g = np.asarray(m.gravity)
-    E = np.zeros(len(res.t))
-    for name in ("crank1", "crank2", "crank3", "coupler"):
-        body = m.bodies[name]
-        R, w = res[f"{name}.rotation"], res[f"{name}.omega"]
-        c = res.point(name, body.com)
-        vc = res[f"{name}.velocity"] + np.cross(w, c - res[f"{name}.position"])
-        Iw = np.einsum("nij,jk,nlk,nl->ni", R, body.inertia, R, w)
-        E += 0.5 * body.mass * np.einsum("ni,ni->n", vc, vc) + 0.5 * np.einsum("ni,ni->n", w, Iw) - body.mass * c @ g
-    return E
+    return common.energy(m, res, ("crank1", "crank2", "crank3", "coupler"))
 
 
 def main(driven=False):
@@ -115,14 +106,13 @@ def main(driven=False):
     print(f"paper (papers/001 §4.1): {PAPER_DOF - int(driven)} DOF, {PAPER_REDUNDANT} redundant constraints; "
           f"mechsim: dof {report.dof}, {len(report.redundant)} redundant")
     res = simulate(m)
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s")
+    print(common.run_line(m, res))
     print(f"max loop-closure error {res.constraint_error.max():.2e}; coupler angle stays within "
           f"{np.abs(res.point('coupler', (COUPLER_LENGTH, 0, 0))[:, 1] - res['coupler.position'][:, 1]).max():.1e} m "
           f"of horizontal")
     if not driven:
         E = energy(m, res)
-        print(f"energy E(0) = {E[0]:.6f} J, max |E - E(0)| = {np.abs(E - E[0]).max():.2e} J; "
-              f"exact period {period():.6f} s")
+        print(f"{common.energy_line(E)}; exact period {period():.6f} s")
     plot(res, driven)
     return res
 

@@ -22,9 +22,7 @@ Same model as ``four_bar.yaml``. Run: ``python examples/four_bar.py``
 (``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
 import json
-import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +33,7 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 L0, L1, L2, L3 = 3.0, 1.0, 4.0, 2.5      # ground, crank, coupler, rocker (m)
 MASS = 1.0
@@ -43,7 +42,7 @@ TORQUE = 6.0
 THETA0 = 1.5708
 REFERENCE = Path(__file__).resolve().parent / "reference" / "four_bar.json"
 DRIFTS = ("projection", "stabilization", "baumgarte")
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "10"))
+T_END = common.t_end("10")
 RTOL, ATOL = 1e-11, 1e-11
 
 
@@ -99,16 +98,7 @@ def absolute_angles(res):
 
 def energy(m, res):
     """Kinetic plus potential energy (J) at every sample, from the body signals."""
-    g = np.asarray(m.gravity)
-    E = np.zeros(len(res.t))
-    for name in ("crank", "coupler", "rocker"):
-        body = m.bodies[name]
-        R, w = res[f"{name}.rotation"], res[f"{name}.omega"]
-        c = res.point(name, body.com)
-        vc = res[f"{name}.velocity"] + np.cross(w, c - res[f"{name}.position"])
-        Iw = np.einsum("nij,jk,nlk,nl->ni", R, body.inertia, R, w)      # R I R^T w
-        E += 0.5 * body.mass * np.einsum("ni,ni->n", vc, vc) + 0.5 * np.einsum("ni,ni->n", w, Iw) - body.mass * c @ g
-    return E
+    return common.energy(m, res, ("crank", "coupler", "rocker"))
 
 
 def energy_balance(m, res):
@@ -122,9 +112,7 @@ def main():
     ref = reference()
     runs = {}
     for drift in DRIFTS:
-        start = time.perf_counter()
-        res = simulate(m, drift)
-        wall = time.perf_counter() - start
+        res, wall = common.timed(simulate, m, drift)
         runs[drift] = res
         theta = res["j1.q"]
         line = f"{drift:>13}: {wall:6.2f} s wall, max loop-closure error {res.constraint_error.max():.1e}"
@@ -135,7 +123,7 @@ def main():
         line += f", energy balance drift {np.ptp(eb):.1e} J"
         print(line)
     res = runs["projection"]
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s")
+    print(common.run_line(m, res))
     print(f"crank angle at t_end = {res['j1.q'][-1]:.9f} rad ({res['j1.q'][-1] / (2 * np.pi):.2f} turns), "
           f"rate {res['j1.v'][-1]:.6f} rad/s")
     plot(runs, ref)

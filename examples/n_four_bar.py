@@ -26,9 +26,7 @@ angle phi from the vertical, counter-clockwise; the start velocity is ``a0.v = -
 ``python examples/n_four_bar.py --write-yaml``. Run: ``python examples/n_four_bar.py [--n N]``
 (``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
-import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -39,12 +37,13 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 N = 40                                  # the benchmark's number of four-bar windows
 MASS, LENGTH, G = 1.0, 1.0, 9.81
 I_BAR = MASS * LENGTH ** 2 / 12          # uniform slender bar about its centre
 SPEED_B0 = 1.0                           # initial x velocity of B0 (m/s)
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "10"))
+T_END = common.t_end("10")
 YAML_PATH = Path(__file__).resolve().parent / "n_four_bar.yaml"
 SIMULATION = dict(t_end=10.0, rtol=1e-10, atol=1e-12, t_eval=dict(start=0.0, stop=10.0, num=1001))
 HEADER = """\
@@ -82,11 +81,7 @@ def build_model(n=N):
 
 
 def write_yaml(path=YAML_PATH):
-    m = build_model()
-    m.to_yaml(path)
-    path = Path(path)
-    path.write_text(HEADER + path.read_text(encoding="utf-8"), encoding="utf-8")
-    return path
+    return common.write_yaml(build_model(), path, HEADER)
 
 
 def simulate(m, t_end=T_END, **options):
@@ -110,17 +105,7 @@ def exact_solution(t, n=N):
 
 def energy(m, res):
     """Kinetic plus potential energy (J) at every sample, from the body signals."""
-    g = np.asarray(m.gravity)
-    E = np.zeros(len(res.t))
-    for name, body in m.bodies.items():
-        if name == "ground":
-            continue
-        R, w = res[f"{name}.rotation"], res[f"{name}.omega"]
-        c = res.point(name, body.com)
-        vc = res[f"{name}.velocity"] + np.cross(w, c - res[f"{name}.position"])
-        Iw = np.einsum("nij,jk,nlk,nl->ni", R, body.inertia, R, w)      # R I R^T w
-        E += 0.5 * body.mass * np.einsum("ni,ni->n", vc, vc) + 0.5 * np.einsum("ni,ni->n", w, Iw) - body.mass * c @ g
-    return E
+    return common.energy(m, res, [name for name in m.bodies if name != "ground"])
 
 
 def flat_crossings(phi):
@@ -129,26 +114,22 @@ def flat_crossings(phi):
 
 
 def main(argv=()):
-    if "--write-yaml" in argv:
-        print(f"wrote {write_yaml()}")
+    if common.write_yaml_requested(argv, write_yaml):
         return None
     n = int(argv[argv.index("--n") + 1]) if "--n" in argv else N
     m = build_model(n)
     print(m.check())
-    start = time.perf_counter()
-    res = simulate(m)
-    wall = time.perf_counter() - start
+    res, wall = common.timed(simulate, m)
     E = energy(m, res)
     phi = res["a0.q"]
     phi_ref, _ = exact_solution(res.t, n)
     b0 = res.point("crank0", (0, LENGTH, 0))
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s in {wall:.3f} s wall time")
+    print(common.run_line(m, res, wall))
     print(f"crank angle a0.q(t_end) = {phi[-1]:+.6f} rad (exact {phi_ref[-1]:+.6f}), "
           f"max |phi - phi_exact| = {np.abs(phi - phi_ref).max():.2e} rad; "
           f"passed the flat position {flat_crossings(phi)} times")
     print(f"B0 at t_end: ({b0[-1, 0]:+.6f}, {b0[-1, 1]:+.6f}) m")
-    print(f"energy E(0) = {E[0]:.6f} J, max |E - E(0)| = {np.abs(E - E[0]).max():.2e} J; "
-          f"loop-closure error max |g| = {np.max(res.constraint_error):.2e}")
+    print(f"{common.energy_line(E)}; loop-closure error max |g| = {np.max(res.constraint_error):.2e}")
     plot(res, b0, phi_ref)
     return res
 

@@ -19,7 +19,6 @@ x = r + l.
 Same models as the model files. Run: ``python examples/slider_crank.py`` (``--free`` for the free
 variant; ``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
-import os
 import sys
 from pathlib import Path
 
@@ -31,12 +30,13 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 R, L = 0.15, 0.5                          # crank radius, rod length (m)
 M_CRANK, M_ROD, M_SLIDER = 0.5, 1.0, 0.8
 G = 9.81
 OMEGA = 2 * np.pi                         # crank speed (rad/s): driven, or launch speed of the free variant
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "3"))
+T_END = common.t_end("3")
 RTOL, ATOL = 1e-10, 1e-12
 
 
@@ -74,16 +74,7 @@ def simulate(m, t_end=T_END, rate=200, **options):
 
 def energy(m, res):
     """Kinetic plus potential energy (J) at every sample, from the body signals."""
-    g = np.asarray(m.gravity)
-    E = np.zeros(len(res.t))
-    for name in ("crank", "rod", "slider"):
-        body = m.bodies[name]
-        R_, w = res[f"{name}.rotation"], res[f"{name}.omega"]
-        c = res.point(name, body.com)
-        vc = res[f"{name}.velocity"] + np.cross(w, c - res[f"{name}.position"])
-        Iw = np.einsum("nij,jk,nlk,nl->ni", R_, body.inertia, R_, w)
-        E += 0.5 * body.mass * np.einsum("ni,ni->n", vc, vc) + 0.5 * np.einsum("ni,ni->n", w, Iw) - body.mass * c @ g
-    return E
+    return common.energy(m, res, ("crank", "rod", "slider"))
 
 
 def main(driven=True):
@@ -91,7 +82,7 @@ def main(driven=True):
     print(m.check())
     res = simulate(m)
     x, theta = res["slide.q"], res["j1.q"]
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s")
+    print(common.run_line(m, res))
     print(f"max |x - closed form| = {np.abs(x - slider_position(theta)).max():.2e} m, "
           f"max loop-closure error {res.constraint_error.max():.2e}")
     if driven:
@@ -99,8 +90,7 @@ def main(driven=True):
         print(f"driver torque between {tau.min():+.4f} and {tau.max():+.4f} N m")
     else:
         E = energy(m, res)
-        print(f"crank angle at t_end {theta[-1]:.6f} rad; energy E(0) = {E[0]:.6f} J, max |E - E(0)| = "
-              f"{np.abs(E - E[0]).max():.2e} J")
+        print(f"crank angle at t_end {theta[-1]:.6f} rad; {common.energy_line(E)}")
     plot(res, driven)
     return res
 

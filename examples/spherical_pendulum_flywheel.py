@@ -41,7 +41,6 @@ Run: ``python examples/spherical_pendulum_flywheel.py [--zero-g] [--internal-tor
 (``--internal-torque`` uses 0.05 N m: the rod counter-spins 65 times faster than the wheel)
 (``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
-import os
 import sys
 from pathlib import Path
 
@@ -53,6 +52,7 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 G = 9.81
 M_ROD, I_ROD = 2.71944, (0.05708, 0.05708, 0.0008498)        # papers/001 table 2
@@ -62,7 +62,7 @@ TILT0 = np.pi / 6                                            # ours: 30 degrees 
 TORQUE, T_ON, T_OFF = 5.0, 1.5, 4.5                          # N m (ours), s, s (paper)
 DOWN = [[1, 0, 0], [0, -1, 0], [0, 0, -1]]                   # pivot frame: z pointing down (-Z)
 
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "10"))
+T_END = common.t_end("10")
 
 
 def build_model(zero_g=False, torque=TORQUE, react_to_ground=True):
@@ -177,7 +177,7 @@ def main(argv=()):
     tilt, az = tilt_and_azimuth(e3)
     L, h = angular_momentum(m, res), axial_momentum(res)
     E = energy(m, res, gravity=not zero_g)
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s")
+    print(common.run_line(m, res))
     for t in (0.0, T_ON, T_OFF, res.t[-1]):
         if t <= res.t[-1]:
             i = np.searchsorted(res.t, t - 1e-12)

@@ -23,7 +23,6 @@ length), so the platform, released at the nominal pose, sags under its weight an
 Run: ``python examples/stewart_platform.py`` (``MECHSIM_EXAMPLE_T_END`` shortens the run,
 ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
-import os
 import sys
 from pathlib import Path
 
@@ -35,6 +34,7 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 BASE_RADIUS, PLATFORM_RADIUS, HEIGHT = 0.25, 0.125, 0.25
 HALF_SPREAD = np.radians(15.0)
@@ -42,7 +42,7 @@ PLATFORM_MASS, PLATFORM_DISC = 2.0, 0.15
 LOWER_MASS, UPPER_MASS, TUBE = 0.4, 0.3, 0.2
 STIFFNESS, DAMPING = 2000.0, 60.0
 G = 9.81
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "2"))
+T_END = common.t_end("2")
 RTOL, ATOL = 1e-9, 1e-11
 YAML_PATH = Path(__file__).resolve().with_name("stewart_platform.yaml")
 HEADER = """\
@@ -114,11 +114,7 @@ def build_model(guess=None):
 
 
 def write_yaml(path=YAML_PATH):
-    m = build_model()
-    m.to_yaml(path)
-    path = Path(path)
-    path.write_text(HEADER + path.read_text(encoding="utf-8"), encoding="utf-8")
-    return path
+    return common.write_yaml(build_model(), path, HEADER)
 
 
 def nominal_platform_position():
@@ -155,15 +151,14 @@ def simulate(m, t_end=T_END, rate=200, **options):
 
 
 def main(argv=()):
-    if "--write-yaml" in argv:
-        print(f"wrote {write_yaml()}")
+    if common.write_yaml_requested(argv, write_yaml):
         return None
     m = build_model()
     print(m.check())
     res = simulate(m)
     pos = res["platform.position"]
     legs_q = np.column_stack([res[f"p{i}.q"] for i in range(1, 7)])
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s")
+    print(common.run_line(m, res))
     print(f"platform height: {pos[0, 2]:.6f} m at rest, {pos[-1, 2]:.6f} m at t_end "
           f"(sag {1e3 * (pos[0, 2] - pos[-1, 2]):.3f} mm); max loop-closure error {res.constraint_error.max():.2e}")
     print(f"leg extensions at t_end (mm): {np.array2string(1e3 * legs_q[-1], precision=3)}")

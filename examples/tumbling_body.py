@@ -11,7 +11,6 @@ momentum stay exactly constant (tests/examples checks both to 1e-6).
 Same model as ``tumbling_body.yaml``. Run: ``python examples/tumbling_body.py``
 (``MECHSIM_EXAMPLE_T_END`` shortens the run, ``MECHSIM_EXAMPLE_OUT`` moves the plot).
 """
-import os
 import sys
 from pathlib import Path
 
@@ -23,13 +22,14 @@ except ImportError:                      # running from a source checkout withou
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
 from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, BOX = 1.2, (0.3, 0.2, 0.1)
 INERTIA = (0.005, 0.010, 0.013)            # = m (b^2 + c^2) / 12, ...: principal, body axes
 OMEGA0 = (0.01, 6.0, 0.01)                 # rad/s, body axes: spin about the intermediate axis y
 VELOCITY0 = (0.2, 0.0, 0.0)                # m/s, drift of the centre of mass
 
-T_END = float(os.environ.get("MECHSIM_EXAMPLE_T_END", "20"))
+T_END = common.t_end("20")
 
 
 def build_model():
@@ -74,7 +74,7 @@ def main():
     T, L = kinetic_energy_and_momentum(m, res)
     Lnorm = np.linalg.norm(L, axis=1)
     flips = np.flatnonzero(np.diff(np.sign(w[:, 1])))
-    print(f"{m!r}: {len(res.t)} samples to t = {res.t[-1]:g} s")
+    print(common.run_line(m, res))
     print(f"spin about the intermediate axis changed sign {len(flips)} times, at t = "
           + ", ".join(f"{res.t[i]:.2f}" for i in flips) + " s")
     print(f"kinetic energy {T[0]:.9f} J, relative spread {np.ptp(T) / T[0]:.1e}; "
