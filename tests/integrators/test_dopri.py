@@ -196,3 +196,37 @@ def test_small_chunks_resume_bitwise(dense):
     assert small[2] == large[2] == OK
     assert np.array_equal(small[0], large[0]) and np.array_equal(small[1], large[1])
     assert len(seen) > 20 and np.all(np.diff(seen) > 0) and seen[-1] == 5.0
+
+
+# ---------------------------------------------------------------------------------------- DOP853
+def scipy_rhs(sys):
+    def f(t, y):
+        dy = np.empty_like(y)
+        derivative(sys, t, y, dy)
+        return dy
+    return f
+
+
+@pytest.mark.parametrize("rtol", [1e-6, 1e-10])
+def test_dop853_takes_scipys_steps(rtol):
+    """The compiled DOP853 follows scipy's DOP853: on the chaotic double pendulum the same number
+    of f evaluations and steps, with step sizes equal but for rounding in the error norm; on the
+    oscillator the same error against the exact solution."""
+    sys, y0, _ = double_pendulum()
+    counts = {}
+    times, Y, status, _ = integrate_compiled(sys, 0.0, y0, 5.0, "DOP853", rtol, rtol, counts=counts)
+    ref = solve_ivp(scipy_rhs(sys), (0.0, 5.0), y0, method="DOP853", rtol=rtol, atol=rtol)
+    assert status == OK and counts["nfev"] == ref.nfev and len(times) == len(ref.t)
+    np.testing.assert_allclose(times, ref.t, rtol=1e-6)
+    sys, y0, _ = oscillator()
+    times, Y, status, _ = integrate_compiled(sys, 0.0, y0, 10.0, "DOP853", rtol, rtol)
+    ref = solve_ivp(scipy_rhs(sys), (0.0, 10.0), y0, method="DOP853", rtol=rtol, atol=rtol)
+    assert oscillator_error(times, Y) == pytest.approx(oscillator_error(ref.t, ref.y.T), rel=0.2)
+
+
+def test_dop853_dense_output_is_seventh_order_accurate():
+    sys, y0, _ = oscillator()
+    t_eval = np.linspace(0.0, 10.0, 337)
+    times, Y, status, _ = integrate_compiled(sys, 0.0, y0, 10.0, "DOP853", 1e-11, 1e-13, t_eval=t_eval)
+    assert status == OK and np.array_equal(times, t_eval)
+    assert oscillator_error(times, Y) < 1e-9

@@ -1,10 +1,13 @@
-"""Compiled adaptive Runge–Kutta integration: the Dormand–Prince 5(4) pair (scipy's "RK45") with its
-continuous extension, the whole loop — stages, error control, dense output, drift correction —
-in machine code, so that a step costs the right-hand side evaluations and little else (SPEC §6).
+"""Compiled adaptive Runge–Kutta integration: the Dormand–Prince pairs 5(4) (scipy's "RK45") and
+8(5,3) ("DOP853") with their continuous extensions, the whole loop — stages, error control, dense
+output, drift correction — in machine code, so that a step costs the right-hand side evaluations
+and little else (SPEC §6).
 
 References (HNW): E. Hairer, S. P. Nørsett, G. Wanner, Solving Ordinary Differential Equations I,
 2nd ed., Springer 1993 — §II.4 automatic step size control and the starting step size,
-§II.5 the embedded pair DOPRI5(4), §II.6 dense output (the continuous DOPRI5 of order 4).
+§II.5 the embedded pairs DOPRI5(4) and DOP853, §II.6 dense output (the continuous DOPRI5 of
+order 4; DOP853's of order 7 with three extra stages). DOP853's coefficient tables are taken from
+scipy (scipy.integrate._ivp.dop853_coefficients), which publishes Hairer's values.
 
 Error control is scipy's: the error norm is the RMS of err / (atol + rtol max(|y|, |y_new|)), a
 step is accepted when that norm is below 1 and the next step is h (0.9 norm^(-1/5)) clipped to
@@ -18,6 +21,7 @@ import warnings
 
 import numpy as np
 from numba import njit
+from scipy.integrate._ivp import dop853_coefficients as _dop853
 
 from ..dynamics.system import correct, derivative
 from ..spatial.algebra import JIT
@@ -43,7 +47,19 @@ N_STAGES = 7
 ERROR_EXPONENT = -1 / 5   # the error estimate is O(h^5) (embedded order 4)
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
-METHODS = ("RK45",)
+# DOP853, HNW §II.5/§II.10: 12 stages, the 8th-order solution B, the 5th- and 3rd-order error
+# estimators E5, E3 (weights over the 12 stages and f(t + h, y_new)), three extra stages and D for
+# the dense output of order 7.
+A8, B8, C8 = (np.ascontiguousarray(_dop853.A), np.ascontiguousarray(_dop853.B), np.ascontiguousarray(_dop853.C))
+E3_8, E5_8, D8 = (np.ascontiguousarray(_dop853.E3), np.ascontiguousarray(_dop853.E5),
+                  np.ascontiguousarray(_dop853.D))
+N8, N8_EXTENDED = _dop853.N_STAGES, _dop853.N_STAGES_EXTENDED     # 12, 16
+
+RK45, DOP853 = 0, 1
+METHODS = {"RK45": RK45, "DOP853": DOP853}
+EXPONENT = np.array([ERROR_EXPONENT, -1 / 8])    # DOP853's error estimate is O(h^8)
+LAST_STAGE = np.array([N_STAGES - 1, N8])         # the stage holding f(t + h, y_new)
+STAGE_ROWS = np.array([N_STAGES, N8_EXTENDED])    # rows of K a method needs
 
 
 # ------------------------------------------------------------------------------------------ norms
@@ -78,7 +94,25 @@ def all_finite(x):
 
 # ---------------------------------------------------------------------------------- starting step
 @njit(**JIT)
-def initial_step(sys, t0, y0, f0, t_end, max_step, rtol, atol, y1, f1):
+def error_norm8(y, y_new, h, K, rtol, atol):
+    """DOP853's error norm (HNW §II.10): |h| |err5|^2 / sqrt((|err5|^2 + 0.01 |err3|^2) n), both
+    estimates scaled by atol + rtol max(|y|, |y_new|)."""
+    e5 = e3 = 0.0
+    for i in range(y.shape[0]):
+        s5 = s3 = 0.0
+        for j in range(N8 + 1):
+            s5 += E5_8[j] * K[j, i]
+            s3 += E3_8[j] * K[j, i]
+        scale = atol[i] + rtol * max(abs(y[i]), abs(y_new[i]))
+        e5 += (s5 / scale) ** 2
+        e3 += (s3 / scale) ** 2
+    if e5 == 0.0 and e3 == 0.0:
+        return 0.0
+    return abs(h) * e5 / np.sqrt((e5 + 0.01 * e3) * y.shape[0])
+
+
+@njit(**JIT)
+def initial_step(sys, t0, y0, f0, t_end, max_step, rtol, atol, y1, f1, exponent):
     """Starting step size of HNW §II.4 ("Starting Step Size"), as scipy's select_initial_step:
     h0 from |y0| / |f0|, then h1 from a difference estimate of y'' after an Euler step of h0.
     y1, f1 are scratch. Returns (status, |h|)."""
@@ -100,12 +134,12 @@ def initial_step(sys, t0, y0, f0, t_end, max_step, rtol, atol, y1, f1):
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
-        h1 = (0.01 / max(d1, d2)) ** (-ERROR_EXPONENT)
+        h1 = (0.01 / max(d1, d2)) ** (-exponent)
     return OK, min(100 * h0, h1, interval, max_step)
 
 
 @njit(**JIT)
-def start(sys, t0, y0, f0, t_end, max_step, rtol, atol, counts):
+def start(method, sys, t0, y0, f0, t_end, max_step, rtol, atol, counts):
     """f0 = f(t0, y0) and the starting step size. Returns (status, |h|)."""
     if not all_finite(y0):
         return NON_FINITE, 0.0
@@ -118,12 +152,13 @@ def start(sys, t0, y0, f0, t_end, max_step, rtol, atol, counts):
     if t_end == t0:
         return OK, 0.0
     counts[0] += 1
-    return initial_step(sys, t0, y0, f0, t_end, max_step, rtol, atol, np.empty_like(y0), np.empty_like(y0))
+    return initial_step(sys, t0, y0, f0, t_end, max_step, rtol, atol, np.empty_like(y0), np.empty_like(y0),
+                        EXPONENT[method])
 
 
 # ------------------------------------------------------------------------------------------- step
 @njit(**JIT)
-def stage_state(y, h, K, s, out):
+def stage_state(A, y, h, K, s, out):
     """out = y + h sum_{j<s} A[s, j] K_j; False if a component is not finite."""
     finite = True
     for i in range(y.shape[0]):
@@ -141,7 +176,7 @@ def rk_stages(sys, t, y, h, K, y_new):
     5th-order solution, left in y_new, and K[6] = f(t + h, y_new). Returns the derivative
     status, or NON_FINITE when a stage point is not finite (the derivative never sees it)."""
     for s in range(1, N_STAGES):
-        if not stage_state(y, h, K, s, y_new):
+        if not stage_state(A, y, h, K, s, y_new):
             return NON_FINITE
         status = derivative(sys, t + C[s] * h, y_new, K[s])
         if status != OK:
@@ -150,7 +185,27 @@ def rk_stages(sys, t, y, h, K, y_new):
 
 
 @njit(**JIT)
-def step(sys, t, y, f, h_abs, t_end, rtol, atol, max_step, K, y_new, counts):
+def dop853_stages(sys, t, y, h, K, y_new):
+    """Stages 1..11 of DOP853, y_new = y + h sum B_j K_j and K[12] = f(t + h, y_new) (HNW §II.5).
+    Returns the derivative status or NON_FINITE."""
+    for s in range(1, N8):
+        if not stage_state(A8, y, h, K, s, y_new):
+            return NON_FINITE
+        status = derivative(sys, t + C8[s] * h, y_new, K[s])
+        if status != OK:
+            return status
+    for i in range(y.shape[0]):
+        acc = 0.0
+        for j in range(N8):
+            acc += B8[j] * K[j, i]
+        y_new[i] = y[i] + h * acc
+    if not all_finite(y_new):
+        return NON_FINITE
+    return derivative(sys, t + h, y_new, K[N8])
+
+
+@njit(**JIT)
+def step(method, sys, t, y, f, h_abs, t_end, rtol, atol, max_step, K, y_new, counts):
     """Attempt steps from (t, y), f = f(t, y), until one is accepted (HNW §II.4, scipy's rules).
     Returns (status, t_new, h, |h| proposed for the next step); on OK, y_new and the stages K
     belong to the accepted step. counts: [f evaluations, accepted steps, rejected steps]."""
@@ -162,19 +217,23 @@ def step(sys, t, y, f, h_abs, t_end, rtol, atol, max_step, K, y_new, counts):
         t_new = min(t + h_abs, t_end)
         h = t_new - t
         K[0] = f
-        status = rk_stages(sys, t, y, h, K, y_new)
-        counts[0] += N_STAGES - 1
+        status = rk_stages(sys, t, y, h, K, y_new) if method == RK45 else dop853_stages(sys, t, y, h, K, y_new)
+        counts[0] += LAST_STAGE[method]
         if status != OK and status != NON_FINITE:
             return status, t, h, h_abs
-        norm = error_norm(y, y_new, h, K, rtol, atol) if status == OK else np.inf
+        if status != OK:
+            norm = np.inf
+        else:
+            norm = error_norm(y, y_new, h, K, rtol, atol) if method == RK45 else error_norm8(y, y_new, h, K, rtol, atol)
+        exponent = EXPONENT[method]
         if norm < 1.0:
-            factor = MAX_FACTOR if norm == 0.0 else min(MAX_FACTOR, SAFETY * norm ** ERROR_EXPONENT)
+            factor = MAX_FACTOR if norm == 0.0 else min(MAX_FACTOR, SAFETY * norm ** exponent)
             if rejected:
                 factor = min(1.0, factor)
             counts[1] += 1
             return OK, t_new, h, abs(h) * factor
         failure = STEP_TOO_SMALL if np.isfinite(norm) else NON_FINITE
-        h_abs = abs(h) * (max(MIN_FACTOR, SAFETY * norm ** ERROR_EXPONENT) if np.isfinite(norm) else MIN_FACTOR)
+        h_abs = abs(h) * (max(MIN_FACTOR, SAFETY * norm ** exponent) if np.isfinite(norm) else MIN_FACTOR)
         rejected = True
         counts[2] += 1
     return failure, t, 0.0, h_abs
@@ -208,15 +267,58 @@ def dense_point(y, h, K, theta, w, out):
 
 
 @njit(**JIT)
-def record_dense(sys, t, y, t_new, h, K, y_new, t_eval, n_out, T, Y, w):
+def dop853_dense_prepare(sys, t, y, h, K, y_new, F, scratch):
+    """The three extra stages of DOP853's dense output and its coefficients F (7, n) (HNW §II.6):
+    F0 = dy, F1 = h f0 - dy, F2 = 2 dy - h (f1 + f0), F3.. = h D K. Returns the status."""
+    for s in range(N8 + 1, N8_EXTENDED):
+        stage_state(A8, y, h, K, s, scratch)
+        status = derivative(sys, t + C8[s] * h, scratch, K[s])
+        if status != OK:
+            return status
+    for i in range(y.shape[0]):
+        dy = y_new[i] - y[i]
+        F[0, i] = dy
+        F[1, i] = h * K[0, i] - dy
+        F[2, i] = 2.0 * dy - h * (K[N8, i] + K[0, i])
+        for k in range(D8.shape[0]):
+            acc = 0.0
+            for j in range(N8_EXTENDED):
+                acc += D8[k, j] * K[j, i]
+            F[3 + k, i] = h * acc
+    return OK
+
+
+@njit(**JIT)
+def dop853_dense_point(y, F, x, out):
+    """out = y + the nested product of F at x = (t - t_old) / h, alternating x and 1 - x."""
+    for i in range(y.shape[0]):
+        acc = 0.0
+        for k in range(F.shape[0] - 1, -1, -1):
+            acc += F[k, i]
+            acc *= x if (F.shape[0] - 1 - k) % 2 == 0 else 1.0 - x
+        out[i] = y[i] + acc
+
+
+@njit(**JIT)
+def record_dense(method, sys, t, y, t_new, h, K, y_new, t_eval, n_out, T, Y, w, F, counts):
     """Record the t_eval points in (t, t_new] from the step (y, h, K) just accepted, each
     corrected; y_new (already corrected) is used as it is at t_new. Returns (status, n_out)."""
+    prepared = method == RK45
     while n_out < t_eval.shape[0] and t_eval[n_out] <= t_new:
         T[n_out] = t_eval[n_out]
         if t_eval[n_out] == t_new:
             Y[n_out] = y_new
         else:
-            dense_point(y, h, K, (t_eval[n_out] - t) / h, w, Y[n_out])
+            if not prepared:
+                counts[0] += N8_EXTENDED - N8 - 1
+                status = dop853_dense_prepare(sys, t, y, h, K, y_new, F, Y[n_out])
+                if status != OK:
+                    return status, n_out
+                prepared = True
+            if method == RK45:
+                dense_point(y, h, K, (t_eval[n_out] - t) / h, w, Y[n_out])
+            else:
+                dop853_dense_point(y, F, (t_eval[n_out] - t) / h, Y[n_out])
             status = correct(sys, t_eval[n_out], Y[n_out])
             if status != OK:
                 return status, n_out
@@ -226,7 +328,7 @@ def record_dense(sys, t, y, t_new, h, K, y_new, t_eval, n_out, T, Y, w):
 
 # ------------------------------------------------------------------------------------------- loop
 @njit(**JIT)
-def finish_step(sys, t_new, y_new, K, f, saved, counts):
+def finish_step(method, sys, t_new, y_new, K, f, saved, counts):
     """Drift correction of the accepted y_new in place; f becomes f(t_new, y_new). When correct()
     changed y_new, f is re-evaluated at the corrected state (not taken from the last stage), so
     the next step starts exactly from a point on the manifold with its own derivative.
@@ -241,31 +343,33 @@ def finish_step(sys, t_new, y_new, K, f, saved, counts):
         if y_new[i] != saved[i]:
             counts[0] += 1
             return derivative(sys, t_new, y_new, f)
-    f[:] = K[N_STAGES - 1]
+    f[:] = K[LAST_STAGE[method]]
     return OK
 
 
 @njit(**JIT)
-def dopri5(sys, t, y, f, h_abs, t_end, rtol, atol, max_step, every_step, t_eval, n_out, T, Y, max_steps, counts):
+def rk_loop(method, sys, t, y, f, h_abs, t_end, rtol, atol, max_step, every_step, t_eval, n_out, T, Y, max_steps,
+            counts):
     """Advance (t, y) towards t_end by at most max_steps accepted steps; y and f = f(t, y) are
     updated in place. Records (T[n_out], Y[n_out]) after every accepted step when every_step
     (pausing when T is full), else at the points t_eval[n_out:] the steps pass (dense output).
     Returns (status, t, |h| for the next step, n_out): OK at t_end, PAUSED to be called again
     with these values (the resumed run is bitwise the uninterrupted one), or a failure code."""
     n = y.shape[0]
-    K = np.empty((N_STAGES, n))
+    K = np.empty((STAGE_ROWS[method], n))
     y_new, saved, w = np.empty(n), np.empty(n), np.empty(N_STAGES)
+    F = np.empty((_dop853.INTERPOLATOR_POWER, n))
     for _ in range(max_steps):
         if t >= t_end:
             return OK, t, h_abs, n_out
         if every_step and n_out == T.shape[0]:
             return PAUSED, t, h_abs, n_out
-        status, t_new, h, h_next = step(sys, t, y, f, h_abs, t_end, rtol, atol, max_step, K, y_new, counts)
+        status, t_new, h, h_next = step(method, sys, t, y, f, h_abs, t_end, rtol, atol, max_step, K, y_new, counts)
         if status != OK:
             return status, t, h_abs, n_out
-        status = finish_step(sys, t_new, y_new, K, f, saved, counts)
+        status = finish_step(method, sys, t_new, y_new, K, f, saved, counts)
         if status == OK and not every_step:
-            status, n_out = record_dense(sys, t, y, t_new, h, K, y_new, t_eval, n_out, T, Y, w)
+            status, n_out = record_dense(method, sys, t, y, t_new, h, K, y_new, t_eval, n_out, T, Y, w, F, counts)
         if status != OK:
             return status, t, h_abs, n_out
         t, h_abs = t_new, h_next
@@ -310,7 +414,7 @@ def _checked_t_eval(t_eval, t0, t_end):
 def integrate_compiled(sys, t0, y0, t_end, method="RK45", rtol=1e-3, atol=1e-6, max_step=np.inf, t_eval=None,
                        progress=None, *, chunk=2000, counts=None):
     """Integrate dy/dt = derivative(sys, t, y) from (t0, y0) to t_end with ``method`` ("RK45":
-    Dormand–Prince 5(4)), correcting the state after every accepted step and at every output.
+    Dormand–Prince 5(4); "DOP853": Dormand–Prince 8(5,3)), correcting the state after every accepted step and at every output.
 
     Outputs are every accepted step (t0 included) when t_eval is None, else the t_eval points
     (sorted, within [t0, t_end]) from the dense output. The compiled loop runs in chunks of
@@ -335,7 +439,8 @@ def integrate_compiled(sys, t0, y0, t_end, method="RK45", rtol=1e-3, atol=1e-6, 
     t_eval = np.empty(0) if every_step else _checked_t_eval(t_eval, t0, t_end)
     f = np.empty_like(y)
     tally = np.zeros(3, dtype=np.int64)
-    status, h_abs = start(sys, t0, y, f, t_end, max_step, rtol, atol, tally)
+    code = METHODS[method]
+    status, h_abs = start(code, sys, t0, y, f, t_end, max_step, rtol, atol, tally)
     t, n_out = t0, 0
     if every_step:
         T, Y = np.empty(chunk), np.empty((chunk, y.size))
@@ -347,8 +452,8 @@ def integrate_compiled(sys, t0, y0, t_end, method="RK45", rtol=1e-3, atol=1e-6, 
     if status == OK:
         status = PAUSED                                                  # started: run the loop
     while status == PAUSED:
-        status, t, h_abs, n_out = dopri5(sys, t, y, f, h_abs, t_end, rtol, atol, max_step, every_step, t_eval,
-                                         n_out, T, Y, chunk, tally)
+        status, t, h_abs, n_out = rk_loop(code, sys, t, y, f, h_abs, t_end, rtol, atol, max_step, every_step,
+                                          t_eval, n_out, T, Y, chunk, tally)
         if every_step:
             times.append(T[:n_out].copy())
             states.append(Y[:n_out].copy())
