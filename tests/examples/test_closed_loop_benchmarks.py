@@ -2,22 +2,15 @@
 Bari test set's reference solution, Bricard's overconstrained 6R loop (IFToMM A04) and the N four-bar
 mechanism through its singular flat positions (IFToMM A02) against energy conservation and an exact
 parallelogram solution; each model file against its script, through the command line and as a script."""
-import importlib.util
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
 import mechsim as ms
-
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
-_modules, _runs = {}, {}
+from example_helpers import (EXAMPLES, cached, cli_simulate, finish_script, model_file_and_script, readme_cli,
+                             script, start_script)
 
 
 def _closed_loops_supported():
@@ -32,24 +25,6 @@ def _closed_loops_supported():
 
 pytestmark = pytest.mark.skipif(not _closed_loops_supported(),
                                 reason="this mechsim has no closed-loop core yet")
-
-
-def script(name):
-    """The example script examples/<name>.py, imported as a module (its main() is not run)."""
-    if str(EXAMPLES) not in sys.path:
-        sys.path.append(str(EXAMPLES))
-    if name not in _modules:
-        spec = importlib.util.spec_from_file_location(f"mechsim_loop_example_{name}", EXAMPLES / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _modules[name] = module
-    return _modules[name]
-
-
-def cached(key, make):
-    if key not in _runs:
-        _runs[key] = make()
-    return _runs[key]
 
 
 def relative_drift(E):
@@ -75,9 +50,7 @@ def test_andrews_topology():
 
 
 def test_andrews_model_file_matches_script():
-    m_file, m_api = ms.load(EXAMPLES / "andrews_squeezer.yaml"), script("andrews_squeezer").build_model()
-    assert m_file.coordinates() == m_api.coordinates()
-    assert m_file.signals() == m_api.signals()
+    m_file, m_api = model_file_and_script("andrews_squeezer")
     t = np.linspace(0.0, 0.002, 11)
     r_file = m_file.simulate(t_end=0.002, t_eval=t, rtol=1e-10, atol=1e-12)
     r_api = m_api.simulate(t_end=0.002, t_eval=t, rtol=1e-10, atol=1e-12)
@@ -141,9 +114,7 @@ def test_bricard_is_one_dof_with_one_redundant_equation():
 
 
 def test_bricard_model_file_matches_script():
-    m_file, m_api = ms.load(EXAMPLES / "bricard.yaml"), script("bricard").build_model()
-    assert m_file.coordinates() == m_api.coordinates()
-    assert m_file.signals() == m_api.signals()
+    m_file, m_api = model_file_and_script("bricard")
     t = np.linspace(0.0, 0.5, 51)
     r_file = m_file.simulate(t_end=0.5, t_eval=t, rtol=1e-10, atol=1e-12)
     r_api = m_api.simulate(t_end=0.5, t_eval=t, rtol=1e-10, atol=1e-12)
@@ -279,14 +250,9 @@ CLI_CASES = {                       # model file -> (--t-end, --signals)
 @pytest.mark.parametrize("case", list(CLI_CASES))
 def test_command_line_simulates_the_model_file(case, tmp_path, capsys):
     """``mechsim simulate examples/<case>.yaml -o out.csv`` (shortened), as the README shows."""
-    cli = pytest.importorskip("mechsim.cli.main")
     t_end, signals = CLI_CASES[case]
-    assert f"mechsim simulate examples/{case}.yaml" in (EXAMPLES / "README.md").read_text()
-    assert f"--signals {signals}" in (EXAMPLES / f"{case}.yaml").read_text()
-    out = tmp_path / "out.csv"
-    assert cli.main(["simulate", str(EXAMPLES / f"{case}.yaml"), "--t-end", t_end, "-o", str(out),
-                     "--signals", signals]) == 0, capsys.readouterr().err
-    lines = out.read_text().splitlines()
+    cli = readme_cli(case, signals)
+    lines = cli_simulate(cli, case, t_end, signals, tmp_path, capsys, plot=False)
     assert lines[0].split(",") == ["t", *signals.split(",")]
     assert float(lines[-1].split(",")[0]) == pytest.approx(float(t_end))
 
@@ -308,12 +274,5 @@ SCRIPT_RUNS = {                     # script -> (arguments, MECHSIM_EXAMPLE_T_EN
 @pytest.mark.parametrize("name", list(SCRIPT_RUNS))
 def test_example_script_runs(name, tmp_path):
     args, t_end = SCRIPT_RUNS[name]
-    env = dict(os.environ, MECHSIM_EXAMPLE_T_END=t_end, MECHSIM_EXAMPLE_OUT=str(tmp_path))
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
-    proc = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py"), *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert f"to t = {float(t_end):g} s" in proc.stdout
-    assert proc.stdout.startswith("dof: 1")
-    if importlib.util.find_spec("matplotlib") is not None:
-        assert len(list(tmp_path.glob("*.png"))) == 1, proc.stdout
+    stdout = finish_script(start_script(name, args, t_end, tmp_path), name, t_end, tmp_path, timeout=300)
+    assert stdout.startswith("dof: 1")

@@ -1,45 +1,16 @@
 """The closed-loop examples from the literature (examples/four_bar, slider_crank, five_bar,
 stewart_platform): each against a reference computed without mechsim, the conservation laws and
 topology numbers each is there to show, and each model file through the command line."""
-import importlib.util
 import json
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-import mechsim as ms
+from example_helpers import (EXAMPLES, cached, cli_simulate, file_options, finish_script, model_file_and_script,
+                             readme_cli, script)
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
 REFERENCE = EXAMPLES / "reference" / "four_bar.json"
-_modules, _runs = {}, {}
-
-
-def script(name):
-    """The example script examples/<name>.py, imported as a module (its main() is not run)."""
-    if str(EXAMPLES) not in sys.path:                 # as when run directly: its helpers beside it
-        sys.path.append(str(EXAMPLES))
-    if name not in _modules:
-        spec = importlib.util.spec_from_file_location(f"mechsim_closed_loop_example_{name}", EXAMPLES / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _modules[name] = module
-    return _modules[name]
-
-
-def cached(key, make):
-    """One simulation per key per session (several tests look at the same run)."""
-    if key not in _runs:
-        start = time.perf_counter()
-        value = make()
-        _runs[key] = (value, time.perf_counter() - start)
-    return _runs[key][0]
 
 
 def wrap(angle):
@@ -353,6 +324,30 @@ def test_stewart_short_simulation_sags_symmetrically():
     assert np.abs(res["platform.rotation"] - np.eye(3)).max() < 1e-8
 
 
+def test_stewart_settles_at_the_static_equilibrium():
+    """After 2 s the damped platform rests where the potential energy (leg springs + gravity on the
+    platform and on every leg part), minimised over the vertical translation the symmetry allows,
+    is least — computed here with the script's geometry and numpy/scipy only."""
+    from scipy.optimize import minimize_scalar
+    sp_ = script("stewart_platform")
+
+    def potential(z):
+        V = sp_.G * sp_.PLATFORM_MASS * z
+        for b, p, _, length in sp_.legs():
+            d = p + [0.0, 0.0, z] - b
+            L = np.linalg.norm(d)
+            u = d / L
+            V += 0.5 * sp_.STIFFNESS * (L - length) ** 2 + sp_.G * (sp_.LOWER_MASS * sp_.TUBE / 2 * u[2]
+                                                                     + sp_.UPPER_MASS * (z - sp_.TUBE / 2 * u[2]))
+        return V
+
+    z_eq = minimize_scalar(potential, bracket=(sp_.HEIGHT - 0.02, sp_.HEIGHT), tol=1e-14).x
+    m, res = stewart_run(t_end=2.0)
+    assert res["platform.position"][-1, 2] == pytest.approx(z_eq, abs=1e-8)
+    assert np.abs(res["platform.velocity"][-1]).max() < 1e-8
+    assert res.constraint_error.max() < 1e-8
+
+
 def test_stewart_yaml_is_generated_by_its_script(tmp_path):
     import yaml
     generated = script("stewart_platform").write_yaml(tmp_path / "stewart_platform.yaml")
@@ -374,13 +369,9 @@ FILES = {
 @pytest.mark.parametrize("case", list(FILES))
 def test_model_file_matches_script(case):
     name, kwargs, dof, _ = FILES[case]
-    m_file = ms.load(EXAMPLES / f"{case}.yaml")
-    m_api = script(name).build_model(**kwargs)
-    assert m_file.coordinates() == m_api.coordinates()
-    assert m_file.signals() == m_api.signals()
+    m_file, m_api = model_file_and_script(case, name, **kwargs)
     assert m_file.check().dof == m_api.check().dof == dof
-    options = {k: m_file.simulation[k] for k in ("solver", "rtol", "atol") if k in m_file.simulation}
-    options.update(t_end=0.3, t_eval=np.linspace(0.0, 0.3, 31))
+    options = file_options(m_file, 0.3, 100)
     r_file, r_api = m_file.simulate(**options), m_api.simulate(**options)
     assert np.abs(r_file.q - r_api.q).max() <= 1e-9
     assert np.abs(r_file.v - r_api.v).max() <= 1e-9
@@ -390,19 +381,11 @@ def test_model_file_matches_script(case):
 def test_command_lines(case, tmp_path, capsys):
     """``mechsim check`` prints the dof; ``mechsim simulate ... -o out.csv`` (the README's line,
     shortened) writes the signals."""
-    cli = pytest.importorskip("mechsim.cli.main")
     _, _, dof, signals = FILES[case]
-    text = (EXAMPLES / "README.md").read_text()
-    assert f"mechsim simulate examples/{case}.yaml" in text
-    assert f"--signals {signals}" in (EXAMPLES / f"{case}.yaml").read_text()
+    cli = readme_cli(case, signals)
     assert cli.main(["check", str(EXAMPLES / f"{case}.yaml")]) == 0, capsys.readouterr().err
     assert capsys.readouterr().out.startswith(f"dof: {dof}")
-    argv = ["simulate", str(EXAMPLES / f"{case}.yaml"), "--t-end", "0.2", "-o", str(tmp_path / "out.csv"),
-            "--signals", signals]
-    if importlib.util.find_spec("matplotlib") is not None:
-        argv += ["--plot", str(tmp_path / "out.png")]
-    assert cli.main(argv) == 0, capsys.readouterr().err
-    header = (tmp_path / "out.csv").read_text().splitlines()[0].split(",")
+    header = cli_simulate(cli, case, "0.2", signals, tmp_path, capsys)[0].split(",")
     assert header[0] == "t" and len(header) > 2
 
 
@@ -416,33 +399,9 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
 }
 
 
-@pytest.fixture(scope="module")
-def script_runs(tmp_path_factory):
-    """Every example script, run at once in subprocesses with a short end time: id -> (process, out dir)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
-    procs = {}
-    for key, (name, args, t_end) in SCRIPT_RUNS.items():
-        out = tmp_path_factory.mktemp(key)
-        procs[key] = (subprocess.Popen([sys.executable, str(EXAMPLES / f"{name}.py"), *args], cwd=ROOT,
-                                       env=dict(env, MECHSIM_EXAMPLE_T_END=t_end, MECHSIM_EXAMPLE_OUT=str(out)),
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), out)
-    yield procs
-    for proc, _ in procs.values():
-        if proc.poll() is None:
-            proc.kill()
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("key", list(SCRIPT_RUNS))
-def test_example_script_runs(script_runs, key):
+def test_example_script_runs(script_runs, key):      # script_runs: conftest.py, over SCRIPT_RUNS
     proc, out = script_runs[key]
-    try:
-        stdout, stderr = proc.communicate(timeout=180)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        pytest.fail(f"examples/{SCRIPT_RUNS[key][0]}.py did not finish in 180 s")
-    assert proc.returncode == 0, stderr
-    assert f"to t = {float(SCRIPT_RUNS[key][2]):g} s" in stdout
-    if importlib.util.find_spec("matplotlib") is not None:
-        assert len(list(out.glob("*.png"))) == 1, stdout
+    name, _, t_end = SCRIPT_RUNS[key]
+    finish_script(proc, name, t_end, out, timeout=180)

@@ -1,21 +1,13 @@
 """The runnable examples in examples/: every model file loads and simulates to the same trajectory
 as the Python script that builds the same model; the physics each example is there to show; every
 script and the README's command lines run."""
-import importlib.util
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import yaml
 from scipy.integrate import solve_ivp
 
 import mechsim as ms
-
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
+from example_helpers import EXAMPLES, cached, cli_simulate, file_options, finish_script, readme_cli, script
 
 # model file -> (script, build_model kwargs, span simulated here [s], samples per second, dof)
 CASES = {
@@ -34,32 +26,18 @@ CASES = {
     "bricard": ("bricard", {}, 1.0, 100, 1),
     "n_four_bar": ("n_four_bar", {}, 0.5, 100, 1),
 }
-_modules, _runs = {}, {}
-
-
-def script(name):
-    """The example script examples/<name>.py, imported as a module (its main() is not run)."""
-    if str(EXAMPLES) not in sys.path:                 # as when run directly: its helpers beside it
-        sys.path.append(str(EXAMPLES))
-    if name not in _modules:
-        spec = importlib.util.spec_from_file_location(f"mechsim_example_{name}", EXAMPLES / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _modules[name] = module
-    return _modules[name]
 
 
 def run(case):
     """(yaml model, its result, script model, its result) over the case's span, simulated once
     with the model file's solver and tolerances."""
-    if case not in _runs:
+    def make():
         name, kwargs, span, rate, _ = CASES[case]
         m_file = ms.load(EXAMPLES / f"{case}.yaml")
         m_api = script(name).build_model(**kwargs)
-        options = {k: m_file.simulation[k] for k in ("solver", "rtol", "atol") if k in m_file.simulation}
-        options.update(t_end=span, t_eval=np.linspace(0.0, span, int(rate * span) + 1))
-        _runs[case] = (m_file, m_file.simulate(**options), m_api, m_api.simulate(**options))
-    return _runs[case]
+        options = file_options(m_file, span, rate)
+        return m_file, m_file.simulate(**options), m_api, m_api.simulate(**options)
+    return cached(("model file and script", case), make)
 
 
 # ------------------------------------------------------------------------------ model files vs scripts
@@ -230,36 +208,11 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
 }
 
 
-@pytest.fixture(scope="module")
-def script_runs(tmp_path_factory):
-    """Every example script, run at once in subprocesses with a short end time: id -> (process, out dir)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
-    procs = {}
-    for key, (name, args, t_end) in SCRIPT_RUNS.items():
-        out = tmp_path_factory.mktemp(key)
-        procs[key] = (subprocess.Popen([sys.executable, str(EXAMPLES / f"{name}.py"), *args], cwd=ROOT,
-                                       env=dict(env, MECHSIM_EXAMPLE_T_END=t_end, MECHSIM_EXAMPLE_OUT=str(out)),
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), out)
-    yield procs
-    for proc, _ in procs.values():
-        if proc.poll() is None:
-            proc.kill()
-
-
 @pytest.mark.parametrize("key", list(SCRIPT_RUNS))
-def test_example_script_runs(script_runs, key):
+def test_example_script_runs(script_runs, key):      # script_runs: conftest.py, over SCRIPT_RUNS
     proc, out = script_runs[key]
-    try:
-        stdout, stderr = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        pytest.fail(f"examples/{SCRIPT_RUNS[key][0]}.py did not finish in 120 s")
-    assert proc.returncode == 0, stderr
-    t_end = float(SCRIPT_RUNS[key][2])
-    assert f"to t = {t_end:g} s" in stdout
-    if importlib.util.find_spec("matplotlib") is not None:
-        assert len(list(out.glob("*.png"))) == 1, stdout
+    name, _, t_end = SCRIPT_RUNS[key]
+    finish_script(proc, name, t_end, out, timeout=120)
 
 
 README_SIGNALS = {
@@ -283,14 +236,6 @@ README_SIGNALS = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_command_line_in_readme(case, tmp_path, capsys):
     """``mechsim simulate examples/<case>.yaml -o out.csv --plot out.png --signals ...``, shortened."""
-    cli = pytest.importorskip("mechsim.cli.main")
-    text = (EXAMPLES / "README.md").read_text()
-    assert f"mechsim simulate examples/{case}.yaml" in text
-    assert f"--signals {README_SIGNALS[case]}" in (EXAMPLES / f"{case}.yaml").read_text()
-    argv = ["simulate", str(EXAMPLES / f"{case}.yaml"), "--t-end", str(min(0.2, CASES[case][2])), "-o", str(tmp_path / "out.csv"),
-            "--signals", README_SIGNALS[case]]
-    if importlib.util.find_spec("matplotlib") is not None:
-        argv += ["--plot", str(tmp_path / "out.png")]
-    assert cli.main(argv) == 0, capsys.readouterr().err
-    header = (tmp_path / "out.csv").read_text().splitlines()[0].split(",")
+    cli = readme_cli(case, README_SIGNALS[case])
+    header = cli_simulate(cli, case, min(0.2, CASES[case][2]), README_SIGNALS[case], tmp_path, capsys)[0].split(",")
     assert header[0] == "t" and len(header) > 2
