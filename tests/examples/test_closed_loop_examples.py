@@ -236,16 +236,15 @@ def test_five_bar_driven_at_the_papers_speed():
     _, k = fb.pendulum_constants()
     err = np.abs(res["a1.force"] - k * np.cos(theta))
     # away from the flat positions (where the driver's share of the load is ill-conditioned) and from
-    # the vertical ones (see the xfail test below)
+    # the vertical ones (the next test)
     regular = (np.abs(np.sin(theta)) > 0.1) & (np.abs(np.cos(theta)) > 0.1)
     assert err[regular].max() < 1e-6 * k
 
 
-@pytest.mark.xfail(reason="core: the rows kept after the redundancy analysis (cm.active) are chosen once at the "
-                          "assembled pose and lose rank where the cranks are vertical (theta = +-pi/2), though "
-                          "the full set keeps rank 3; the driver torque and the free motion go wrong there",
-                   strict=False)
 def test_five_bar_cranks_vertical():
+    """Where the cranks are vertical the independent rows chosen at assembly lose rank (the whole set
+    keeps rank 3): the multipliers then come from every row by truncated QR, so the driver torque
+    and the free swing's energy stay right there."""
     fb = script("five_bar")
     m, res = five_bar_driven_run()
     theta = res["a1.q"]

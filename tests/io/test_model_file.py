@@ -322,3 +322,11 @@ def test_file_level_errors(tmp_path):
     (tmp_path / "empty.yaml").write_text("# nothing\n")
     with pytest.raises(ModelError, match="empty.yaml: the model file is empty"):
         load(tmp_path / "empty.yaml")
+
+
+def test_simulation_section_takes_the_closed_loop_options():
+    m = load_dict({**LOOP, "drivers": [], "simulation": {"drift": "stabilization", "constraint_solver": "qr",
+                                                         "baumgarte": [5, 5], "t_end": 0.1}})
+    assert m.simulation["drift"] == "stabilization"
+    res = m.simulate()
+    assert res.constraint_error.max() < 1e-9

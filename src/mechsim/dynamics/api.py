@@ -68,7 +68,7 @@ def _constrained_forward_dynamics(cm, q, v, tau, t):
     rows.set_targets(t)
     qdd = np.empty(cm.nv)
     status = constrained_dynamics(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, cm.fd_u, tau, q, v,
-                                  cm.workspace, rows.con_i, rows.con_f, rows.con_t, cm.active, cm.active,
+                                  cm.workspace, rows.con_i, rows.con_f, rows.con_t, cm.every_row, cm.active,
                                   cm.constraint_workspace, CHOLESKY, 0.0, 0.0, qdd)
     if status == SINGULAR:
         raise SimulationError(f"the constraint equations of '{m.name}' cannot be solved at this state")
@@ -109,5 +109,5 @@ def constraint_values(cm, q, v, t=0.0):
     rows, cw = cm.rows, cm.constraint_workspace
     rows.set_targets(t)
     constraint_state(cm.node_i, cm.node_f, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
-                     cm.workspace, rows.con_i, rows.con_f, rows.con_t, np.arange(cm.n_rows), cw)
+                     cm.workspace, rows.con_i, rows.con_f, rows.con_t, cm.every_row, cw)
     return cw.h.copy(), cw.hd.copy(), cw.G.copy()

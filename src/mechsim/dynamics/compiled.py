@@ -24,7 +24,8 @@ class CompiledModel:
         self.zero_tau = np.zeros(self.nv)
         self.rows = ConstraintRows(self)
         self.n_rows = len(self.rows.owner)
-        self.active = np.arange(self.n_rows, dtype=np.int64)   # rows kept after the redundancy analysis
+        self.every_row = np.arange(self.n_rows, dtype=np.int64)
+        self.active = self.every_row.copy()                    # rows kept after the redundancy analysis
         self.constraint_workspace = new_constraint_workspace(self.n_nodes, self.n_rows, self.nv)
 
     # ---------------------------------------------------------------- tree

@@ -174,14 +174,10 @@ def truncated_qr_solve(A, b, n, x, work):
 
 @njit(**PASS)
 def solve_symmetric(A, b, n, x, solver, work):
-    """Lambda x = b: Cholesky (falling back to truncated QR when Lambda is singular) or truncated QR.
-    Returns False if the solution is not finite."""
+    """Lambda x = b by Cholesky (solver CHOLESKY; False if Lambda is not clearly positive definite)
+    or truncated QR (solver QR; False if the solution is not finite). A is overwritten."""
     if solver == CHOLESKY:
-        for i in range(n):                                # keep A for the fallback
-            for j in range(n):
-                work[3 + i, j] = A[i, j]
-        if cholesky_solve(work[3:3 + n], b, n, x):
-            return True
+        return cholesky_solve(A, b, n, x)
     truncated_qr_solve(A, b, n, x, work)
     for i in range(n):
         if not np.isfinite(x[i]):
@@ -209,40 +205,56 @@ def form_lambda(G, X, active, Lam):
             Lam[k, l] = Lam[l, k] = 0.5 * s
 
 
+@njit(**PASS)
+def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd):
+    """Solve Lambda lambda = f_lambda over the given rows (eqs. 12–14) and add X lambda to the free
+    accelerations in qdd; cw.lam holds every row's multiplier (0 for rows left out). Baumgarte's
+    -2 alpha hdot - beta^2 h enter f_lambda. False if the solver fails (qdd unchanged)."""
+    n, nv = rows.shape[0], qdd.shape[0]
+    for k in range(n):                                    # f_lambda = gamma - G qdd_free (eq. 13)
+        row = rows[k]
+        s = cw.gamma[row] - 2.0 * alpha * cw.hd[row] - beta * beta * cw.h[row]
+        for j in range(nv):
+            s -= cw.G[row, j] * qdd[j]
+        cw.rhs[k] = s
+    constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)
+    form_lambda(cw.G, cw.X, rows, cw.Lam)
+    if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work):
+        return False
+    for j in range(nv):                                   # qdd = qdd_free + X lambda
+        s = 0.0
+        for k in range(n):
+            s += cw.X[j, k] * cw.mu[k]
+        qdd[j] += s
+    cw.lam[:] = 0.0
+    for k in range(n):
+        cw.lam[rows[k]] = cw.mu[k]
+    return True
+
+
 @njit(**JIT)
 def constrained_dynamics(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
-                         rows, active, cw, solver, alpha, beta, qdd):
-    """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13),
-    with Baumgarte terms -2 alpha hdot - beta^2 h added to gamma (0, 0 for none). cw.lam holds the
-    multiplier of every row (0 for rows found redundant); the rows listed in ``rows`` (active, or all
-    for their residuals) are evaluated. Returns OK, a singular node or SINGULAR."""
+                         every_row, active, cw, solver, alpha, beta, qdd):
+    """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13).
+    Cholesky works on the active rows (the independent set found at assembly); where that set
+    loses rank although the whole set does not (a redundancy that moves with the configuration),
+    or where the mechanism is singular, or with solver QR, every row goes to the truncated QR of
+    eqs. 17–20, which drops whatever is dependent there. Returns OK, a singular node or SINGULAR."""
     status = aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, qdd)
     if status != OK or con_i.shape[0] == 0:
         return status
     w = carve(ws)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
-    evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
-                  cw.gamma, cw.G)
-    na, nv = active.shape[0], qdd.shape[0]
-    for k in range(na):                                   # f_lambda = gamma - G qdd_free (eq. 13)
-        row = active[k]
-        s = cw.gamma[row] - 2.0 * alpha * cw.hd[row] - beta * beta * cw.h[row]
-        for j in range(nv):
-            s -= cw.G[row, j] * qdd[j]
-        cw.rhs[k] = s
-    constraint_jacobian_solves(node_i, ws, active, cw.G, cw.X)
-    form_lambda(cw.G, cw.X, active, cw.Lam)
-    if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, solver, cw.work):
-        return SINGULAR
-    for j in range(nv):                                   # qdd = qdd_free + X lambda
-        s = 0.0
-        for k in range(na):
-            s += cw.X[j, k] * cw.mu[k]
-        qdd[j] += s
-    cw.lam[:] = 0.0                                       # per row; redundant rows carry none
-    for k in range(na):
-        cw.lam[active[k]] = cw.mu[k]
-    return OK
+    if solver == CHOLESKY:
+        evaluate_rows(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+                      cw.hd, cw.gamma, cw.G)
+        if multipliers(node_i, ws, cw, active, CHOLESKY, alpha, beta, qdd):
+            return OK
+    evaluate_rows(con_i, con_f, con_t, every_row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+                  cw.hd, cw.gamma, cw.G)
+    if multipliers(node_i, ws, cw, every_row, QR, alpha, beta, qdd):
+        return OK
+    return SINGULAR
 
 
 @njit(**JIT)
@@ -258,6 +270,8 @@ def constrained_trajectory(node_i, node_f, force_i, force_f, gravity, U_force, T
                                       con_i, con_f, CON_T[k], every_row, active, cw, solver, 0.0, 0.0, QDD[k])
         if status != OK:
             return status
+        evaluate_rows(con_i, con_f, CON_T[k], every_row, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel, cw.acc0,
+                      cw.wrench, cw.h, cw.hd, cw.gamma, cw.G)            # every residual and wrench
         for i in range(node_i.shape[0]):                  # node accelerations with the final qdd
             bias_acceleration(node_i, gravity, w.c, w.acc, i)
             add_joint_acceleration(w.S, QDD[k], w.acc, i, node_i[i, VI], dof(node_i[i, PTYPE]))

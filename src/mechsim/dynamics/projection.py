@@ -1,6 +1,8 @@
 """Drift control after an accepted step (papers/000 §3.3–3.5), compiled.
 
 Both schemes move the state by  dz = -X (G X)^-1 c(z)  with X = D G^T for a metric D:
+Every constraint row takes part and G X is solved by the truncated QR of §3.2 (eqs. 17–20), so
+redundant rows, whichever they are at the configuration, drop out.
 - coordinate projection (§3.4, eqs. 22–25): D = diag(atol + rtol |q|)^2, the integrator's error
   weights (footnote 4), repeated (sequential Gauss–Newton) until the weighted correction is far
   below the error tolerance or stops shrinking, then once for the velocities;
@@ -16,7 +18,7 @@ from ..spatial.algebra import JIT
 from .constraints import evaluate_rows, velocity_product_accelerations
 from .kernels import OK, aba, carve, first_pass, normalize_quaternions
 from .layout import PTYPE, QI, VI
-from .multipliers import SINGULAR, constraint_jacobian_solves, solve_symmetric
+from .multipliers import QR, SINGULAR, constraint_jacobian_solves, solve_symmetric
 
 PROJECTION, STABILIZATION = 0, 1
 MAX_ITERATIONS = 12
@@ -54,29 +56,29 @@ def constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, rows, cw):
 
 
 @njit(**JIT)
-def weighted_jacobian(node_i, q, active, G, rtol, atol, X):
-    """X[:, k] = D G[active[k]]^T with D = diag(atol + rtol |q|)^2 (rotation vectors: atol + rtol)."""
+def weighted_jacobian(node_i, q, rows, G, rtol, atol, X):
+    """X[:, k] = D G[rows[k]]^T with D = diag(atol + rtol |q|)^2 (rotation vectors: atol + rtol)."""
     for i in range(node_i.shape[0]):
         ptype, qi, vi = node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
         n = 1 if ptype <= PRIM_H else (3 if ptype == PRIM_S else 0)
         for j in range(vi, vi + n):
             scale = atol + rtol * (abs(q[qi]) if n == 1 else 1.0)
-            for k in range(active.shape[0]):
-                X[j, k] = scale * scale * G[active[k], j]
+            for k in range(rows.shape[0]):
+                X[j, k] = scale * scale * G[rows[k], j]
 
 
 @njit(**JIT)
-def correction(cw, active, residual, solver, dz):
-    """dz = -X (G X)^-1 residual[active]; False if G X cannot be solved."""
-    na, nv = active.shape[0], dz.shape[0]
+def correction(cw, rows, residual, dz):
+    """dz = -X (G X)^-1 residual[rows] by truncated QR; False if G X cannot be solved."""
+    na, nv = rows.shape[0], dz.shape[0]
     for k in range(na):
         for l in range(k + 1):
             s = 0.0
             for j in range(nv):
-                s += cw.G[active[k], j] * cw.X[j, l]
+                s += cw.G[rows[k], j] * cw.X[j, l]
             cw.Lam[k, l] = cw.Lam[l, k] = s
-        cw.rhs[k] = residual[active[k]]
-    if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, solver, cw.work):
+        cw.rhs[k] = residual[rows[k]]
+    if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, QR, cw.work):
         return False
     for j in range(nv):
         s = 0.0
@@ -87,16 +89,16 @@ def correction(cw, active, residual, solver, dz):
 
 
 @njit(**JIT)
-def max_abs(x, active):
+def max_abs(x, rows):
     m = 0.0
-    for k in range(active.shape[0]):
-        m = max(m, abs(x[active[k]]))
+    for k in range(rows.shape[0]):
+        m = max(m, abs(x[rows[k]]))
     return m
 
 
 @njit(**JIT)
-def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, v, ws, con_i, con_f, con_t, active,
-            cw, solver, mode, rtol, atol, dz):
+def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, v, ws, con_i, con_f, con_t, rows,
+            cw, mode, rtol, atol, dz):
     """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place (mode PROJECTION or
     STABILIZATION); dz is (nv,) scratch. Returns OK, NOT_CONVERGED, SINGULAR or a singular node."""
     if mode == STABILIZATION:
@@ -104,12 +106,12 @@ def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, 
             status = aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, dz)
             if status != OK:
                 return status
-            constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, active, cw)
-            constraint_jacobian_solves(node_i, ws, active, cw.G, cw.X)
-            if not correction(cw, active, cw.h, solver, dz):
+            constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, rows, cw)
+            constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)
+            if not correction(cw, rows, cw.h, dz):
                 return SINGULAR
             integrate_coordinates(node_i, q, dz)
-            if not correction(cw, active, cw.hd, solver, dz):
+            if not correction(cw, rows, cw.hd, dz):
                 return SINGULAR
             for j in range(v.shape[0]):
                 v[j] += dz[j]
@@ -117,21 +119,21 @@ def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, 
         return OK
     previous = np.inf
     for iteration in range(MAX_ITERATIONS + 1):           # sequential projection (eqs. 23–25), weighted
-        constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, active, cw)
-        residual = max_abs(cw.h, active)
+        constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, rows, cw)
+        residual = max_abs(cw.h, rows)
         # done: far below the error tolerance, no longer improving (rounding), or out of iterations
         if residual <= 1e-3 * atol or not residual < previous or iteration == MAX_ITERATIONS:
             break
         previous = residual
-        weighted_jacobian(node_i, q, active, cw.G, rtol, atol, cw.X)
-        if not correction(cw, active, cw.h, solver, dz):
+        weighted_jacobian(node_i, q, rows, cw.G, rtol, atol, cw.X)
+        if not correction(cw, rows, cw.h, dz):
             return SINGULAR
         integrate_coordinates(node_i, q, dz)
         normalize_quaternions(quat_q, q)
-    if not max_abs(cw.h, active) < max(1e3 * atol, 1e-9):
+    if not max_abs(cw.h, rows) < max(1e3 * atol, 1e-9):
         return NOT_CONVERGED
-    weighted_jacobian(node_i, q, active, cw.G, rtol, atol, cw.X)
-    if not correction(cw, active, cw.hd, solver, dz):     # velocities: one linear projection
+    weighted_jacobian(node_i, q, rows, cw.G, rtol, atol, cw.X)
+    if not correction(cw, rows, cw.hd, dz):     # velocities: one linear projection
         return SINGULAR
     for j in range(v.shape[0]):
         v[j] += dz[j]

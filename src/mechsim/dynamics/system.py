@@ -18,7 +18,7 @@ from .projection import PROJECTION, STABILIZATION, project
 DRIFT_CODES = {"projection": PROJECTION, "stabilization": STABILIZATION, "baumgarte": 2, "none": 3}
 SOLVER_CODES = {"cholesky": CHOLESKY, "qr": QR}
 
-System = namedtuple("System", "node_i node_f force_i force_f gravity u tau quat_q ws nq con_i con_f con_t active cw "
+System = namedtuple("System", "node_i node_f force_i force_f gravity u tau quat_q ws nq con_i con_f con_t every_row active cw "
                               "solver drift alpha beta rtol atol dz")
 
 
@@ -32,7 +32,7 @@ def make_system(cm, u=None, tau=None, drift="projection", constraint_solver="cho
     return System(cm.node_i, cm.node_f, cm.force_i, cm.force_f, np.ascontiguousarray(cm.gravity),
                   cm.u_const.copy() if u is None else np.asarray(u, dtype=float),
                   cm.zero_tau if tau is None else np.asarray(tau, dtype=float),
-                  cm.quat_q, cm.workspace, cm.nq, rows.con_i, rows.con_f, rows.con_t, cm.active,
+                  cm.quat_q, cm.workspace, cm.nq, rows.con_i, rows.con_f, rows.con_t, cm.every_row, cm.active,
                   cm.constraint_workspace, SOLVER_CODES[constraint_solver], code, alpha, beta,
                   float(rtol), float(atol), np.zeros(cm.nv))
 
@@ -45,8 +45,8 @@ def derivative(sys, t, y, dy):
     q, v = y[:nq], y[nq:]
     kinematic_map(sys.node_i, q, v, dy[:nq])
     return constrained_dynamics(sys.node_i, sys.node_f, sys.force_i, sys.force_f, sys.gravity, sys.u, sys.tau, q, v,
-                                sys.ws, sys.con_i, sys.con_f, sys.con_t, sys.active, sys.active, sys.cw, sys.solver, sys.alpha,
-                                sys.beta, dy[nq:])
+                                sys.ws, sys.con_i, sys.con_f, sys.con_t, sys.every_row, sys.active, sys.cw, sys.solver,
+                                sys.alpha, sys.beta, dy[nq:])
 
 
 @njit(**JIT)
@@ -57,5 +57,5 @@ def correct(sys, t, y):
     if sys.drift > STABILIZATION or sys.con_i.shape[0] == 0:
         return OK
     return project(sys.node_i, sys.node_f, sys.force_i, sys.force_f, sys.gravity, sys.u, sys.tau, sys.quat_q,
-                   y[:sys.nq], y[sys.nq:], sys.ws, sys.con_i, sys.con_f, sys.con_t, sys.active, sys.cw, sys.solver,
-                   sys.drift, sys.rtol, sys.atol, sys.dz)
+                   y[:sys.nq], y[sys.nq:], sys.ws, sys.con_i, sys.con_f, sys.con_t, sys.every_row, sys.cw, sys.drift,
+                   sys.rtol, sys.atol, sys.dz)

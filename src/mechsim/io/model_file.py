@@ -247,6 +247,8 @@ def _simulation(model, settings):
             continue
         if key == "solver":
             _check_type(value, str, key, "a solver name")
+        elif key in ("drift", "constraint_solver", "formulation"):
+            _check_type(value, str, key, "a name (see simulate())")
         elif key == "progress":
             _check_type(value, bool, key, "true or false")
         elif key == "t_eval":
