@@ -313,7 +313,7 @@ class _Run:
             t, k = t_next, k + 1
 
     def _run_fixed(self, y0, progress):
-        opts, cm = self.opts, self.cm
+        opts = self.opts
         h = float(opts["h"])
         n_steps = int(np.ceil((self.t_end - self.t0) / h - 1e-9))
         closed_loop = self.controller is not None

@@ -14,7 +14,7 @@ from numba import njit
 from ..spatial.algebra import INLINE
 from .kernels import PASS, dof
 from .layout import (C0, C1, DA, DB, EA, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
-                     ROW_PERP, ROW_POINT_DIR, ROW_SCREW, ROW_TYPE, VI)
+                     ROW_PERP, ROW_SCREW, ROW_TYPE, VI)
 
 
 @njit(**INLINE)

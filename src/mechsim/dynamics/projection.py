@@ -1,11 +1,11 @@
 """Drift control after an accepted step (papers/000 §3.3–3.5), compiled.
 
-Both schemes move the state by  dz = -X (G X)^-1 c(z)  with X = D G^T for a metric D:
-Every constraint row takes part and G X is solved by the truncated QR of §3.2 (eqs. 17–20), so
-redundant rows, whichever they are at the configuration, drop out.
+Both schemes move the state by  dz = -X (G X)^-1 c(z)  with X = D G^T for a metric D, every
+constraint row taking part and G X solved by the truncated QR of §3.2 (eqs. 17–20), so that the
+rows redundant at the configuration, whichever they are, drop out:
 - coordinate projection (§3.4, eqs. 22–25): D = diag(atol + rtol |q|)^2, the integrator's error
-  weights (footnote 4), repeated (sequential Gauss–Newton) until the weighted correction is far
-  below the error tolerance or stops shrinking, then once for the velocities;
+  weights (footnote 4), repeated (sequential Gauss–Newton) until the residual is below 1e-3 atol
+  or stops shrinking (rounding), then once for the velocities;
 - stabilization (§3.5, eqs. 33–34): D = M^-1, whose G M^-1 G^T the multiplier solve already forms;
   no iterations: applied twice, positions and velocities together (the deterministic real-time scheme).
 Position corrections are velocity-space increments mapped onto q (quaternions by the exponential map).
