@@ -195,7 +195,7 @@ def constraint_jacobian_solves(node_i, ws, active, G, X):
 
 @njit(**PASS)
 def form_lambda(G, X, active, Lam):
-    """Lambda = G X over the active rows (eq. 14), symmetrized."""
+    """Lambda = G X over the given rows (eq. 14; X = M^-1 G^T, or D G^T in a projection), symmetrized."""
     na, nv = active.shape[0], G.shape[1]
     for k in range(na):
         for l in range(k + 1):

@@ -18,7 +18,7 @@ from ..spatial.algebra import JIT
 from .constraints import evaluate_rows, velocity_product_accelerations
 from .kernels import OK, aba, carve, first_pass, normalize_quaternions
 from .layout import PTYPE, QI, VI
-from .multipliers import QR, SINGULAR, constraint_jacobian_solves, solve_symmetric
+from .multipliers import QR, SINGULAR, constraint_jacobian_solves, form_lambda, solve_symmetric
 
 PROJECTION, STABILIZATION = 0, 1
 MAX_ITERATIONS = 12
@@ -71,12 +71,8 @@ def weighted_jacobian(node_i, q, rows, G, rtol, atol, X):
 def correction(cw, rows, residual, dz):
     """dz = -X (G X)^-1 residual[rows] by truncated QR; False if G X cannot be solved."""
     na, nv = rows.shape[0], dz.shape[0]
+    form_lambda(cw.G, cw.X, rows, cw.Lam)
     for k in range(na):
-        for l in range(k + 1):
-            s = 0.0
-            for j in range(nv):
-                s += cw.G[rows[k], j] * cw.X[j, l]
-            cw.Lam[k, l] = cw.Lam[l, k] = s
         cw.rhs[k] = residual[rows[k]]
     if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, QR, cw.work):
         return False
