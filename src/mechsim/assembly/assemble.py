@@ -6,8 +6,10 @@ import numpy as np
 
 from ..analysis.state import State
 from ..dynamics.api import constraint_values
+from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import ModelError
+from ..modeling.joints import PRIM_H, PRIM_S
 from .redundancy import analyse
 
 TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in rad)
@@ -24,10 +26,9 @@ def assemble(model, fixed=None, t=0.0):
     free = np.setdiff1d(np.arange(cm.nv), held)
     analyse(cm, constraint_values(cm, q, v, t)[2])          # names an inconsistent driver before assembling
     q = _solve_positions(cm, q, v, t, free)
-    cm.analysis = analyse(cm, constraint_values(cm, q, v, t)[2])
-    cm.active = cm.analysis.active
     _, hd, G = constraint_values(cm, q, v, t)
-    rows = cm.active
+    cm.analysis = analyse(cm, G)
+    cm.active = rows = cm.analysis.active
     v[free] -= np.linalg.lstsq(G[np.ix_(rows, free)], hd[rows], rcond=None)[0]
     return State(cm, q, v, t)
 
@@ -67,7 +68,7 @@ def _velocity_of_position(cm):
     """For every q index, the v indices of the same primitive (a quaternion's 4 map to its 3)."""
     out = {}
     for ptype, qi, vi in cm.node_i[:, 1:4]:
-        nq, nv = (4, 3) if ptype == 3 else ((1, 1) if ptype <= 2 else (0, 0))
+        nq, nv = (4, 3) if ptype == PRIM_S else ((1, 1) if ptype <= PRIM_H else (0, 0))
         for k in range(nq):
             out[qi + k] = list(range(vi, vi + nv))
     return out
@@ -95,7 +96,7 @@ def _gauss_newton(cm, q, v, t, free, offset=None, max_iter=50):
             step *= radius / size
         trial = q.copy()
         integrate_coordinates(cm.node_i, trial, step)
-        _normalize(cm, trial)
+        normalize_quaternions(cm.quat_q, trial)
         h_new, G_new = _residual(cm, trial, v, t)
         r_new = h_new if offset is None else h_new - offset
         if np.linalg.norm(r_new) < norm:
@@ -106,11 +107,6 @@ def _gauss_newton(cm, q, v, t, free, offset=None, max_iter=50):
             if radius < 1e-14:
                 break
     return q, np.max(np.abs(r), initial=0.0)
-
-
-def _normalize(cm, q):
-    for qi in cm.quat_q:
-        q[qi:qi + 4] /= np.linalg.norm(q[qi:qi + 4])
 
 
 def _solve_positions(cm, q0, v, t, free):

@@ -261,6 +261,29 @@ def add_joint_acceleration(S, qdd, acc, i, vi, nd):
 
 
 @njit(**INLINE)
+def joint_bias_force(S, pA, tau, u, i, vi, nd):
+    """u_i = tau_i - S_i^T pA_i (RBDA Table 7.1)."""
+    for k in range(nd):
+        s = tau[vi + k]
+        for l in range(6):
+            s -= S[i, l, k] * pA[i, l]
+        u[i, k] = s
+
+
+@njit(**INLINE)
+def joint_acceleration(U, Dinv, u, acc, qdd, i, vi, nd):
+    """qdd_i = D_i^-1 (u_i - U_i^T a), a = acc[i] before S_i qdd_i is added (RBDA Table 7.1)."""
+    for k in range(nd):
+        s = 0.0
+        for j in range(nd):
+            t = u[i, j]
+            for l in range(6):
+                t -= U[i, l, j] * acc[i, l]
+            s += Dinv[i, k, j] * t
+        qdd[vi + k] = s
+
+
+@njit(**INLINE)
 def u_dinv(U, Dinv, i, r, k, nd):
     """Entry (r, k) of U_i D_i^-1, 0 for k >= nd."""
     s = 0.0
@@ -295,16 +318,13 @@ def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
     Returns OK or the first singular node."""
     for i in range(node_i.shape[0] - 1, -1, -1):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
-        for k in range(nd):                               # U = IA S, u = tau - S^T pA
+        for k in range(nd):                               # U = IA S
             for r in range(6):
                 s = 0.0
                 for l in range(6):
                     s += IA[i, r, l] * S[i, l, k]
                 U[i, r, k] = s
-            s = tau[vi + k]
-            for l in range(6):
-                s -= S[i, l, k] * pA[i, l]
-            u[i, k] = s
+        joint_bias_force(S, pA, tau, u, i, vi, nd)
         for k in range(nd):                               # D = S^T U, inverted in place
             for j in range(nd):
                 s = 0.0
@@ -318,14 +338,7 @@ def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
     for i in range(node_i.shape[0]):
         vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
         bias_acceleration(node_i, gravity, c, acc, i)
-        for k in range(nd):                               # qdd = D^-1 (u - U^T a)
-            s = 0.0
-            for j in range(nd):
-                t = u[i, j]
-                for l in range(6):
-                    t -= U[i, l, j] * acc[i, l]
-                s += Dinv[i, k, j] * t
-            qdd[vi + k] = s
+        joint_acceleration(U, Dinv, u, acc, qdd, i, vi, nd)
         add_joint_acceleration(S, qdd, acc, i, vi, nd)
     return OK
 

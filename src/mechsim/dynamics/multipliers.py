@@ -13,7 +13,8 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
 from .constraints import evaluate_rows, velocity_product_accelerations
-from .kernels import OK, PASS, aba, add_joint_acceleration, bias_acceleration, carve, dof
+from .kernels import (OK, PASS, aba, add_joint_acceleration, bias_acceleration, carve, dof, joint_acceleration,
+                      joint_bias_force, u_dinv)
 from .layout import PARENT, PTYPE, VI
 
 CHOLESKY, QR = 0, 1
@@ -43,33 +44,19 @@ def aba_solve(node_i, S, U, Dinv, u, pA, acc, tau, x):
     pA[:, :] = 0.0
     for i in range(n - 1, -1, -1):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
-        for k in range(nd):
-            s = tau[vi + k]
-            for l in range(6):
-                s -= S[i, l, k] * pA[i, l]
-            u[i, k] = s
-        if parent >= 0:
+        joint_bias_force(S, pA, tau, u, i, vi, nd)
+        if parent >= 0:                                   # pA_parent += pA + U D^-1 u
             for r in range(6):
                 pa = pA[i, r]
                 for k in range(nd):
-                    for j in range(nd):
-                        pa += U[i, r, k] * Dinv[i, k, j] * u[i, j]
+                    pa += u_dinv(U, Dinv, i, r, k, nd) * u[i, k]
                 pA[parent, r] += pa
     for i in range(n):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
         for r in range(6):
             acc[i, r] = acc[parent, r] if parent >= 0 else 0.0
-        for k in range(nd):
-            s = 0.0
-            for j in range(nd):
-                t = u[i, j]
-                for l in range(6):
-                    t -= U[i, l, j] * acc[i, l]
-                s += Dinv[i, k, j] * t
-            x[vi + k] = s
-        for k in range(nd):
-            for r in range(6):
-                acc[i, r] += S[i, r, k] * x[vi + k]
+        joint_acceleration(U, Dinv, u, acc, x, i, vi, nd)
+        add_joint_acceleration(S, x, acc, i, vi, nd)
 
 
 @njit(**INLINE)

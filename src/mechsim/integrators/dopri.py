@@ -171,11 +171,11 @@ def stage_state(A, y, h, K, s, out):
 
 
 @njit(**JIT)
-def rk_stages(sys, t, y, h, K, y_new):
-    """Stages 1..6 of DOPRI5 after K[0] = f(t, y) (HNW §II.5); the last stage point is the
-    5th-order solution, left in y_new, and K[6] = f(t + h, y_new). Returns the derivative
-    status, or NON_FINITE when a stage point is not finite (the derivative never sees it)."""
-    for s in range(1, N_STAGES):
+def stages(sys, A, C, n, t, y, h, K, y_new):
+    """Stages 1..n-1 of an explicit tableau (A, C) after K[0] = f(t, y); the last stage point stays
+    in y_new. Returns the derivative status, or NON_FINITE when a stage point is not finite (the
+    derivative never sees it)."""
+    for s in range(1, n):
         if not stage_state(A, y, h, K, s, y_new):
             return NON_FINITE
         status = derivative(sys, t + C[s] * h, y_new, K[s])
@@ -185,15 +185,19 @@ def rk_stages(sys, t, y, h, K, y_new):
 
 
 @njit(**JIT)
+def rk_stages(sys, t, y, h, K, y_new):
+    """Stages 1..6 of DOPRI5 (HNW §II.5); the last stage point is the 5th-order solution, left in
+    y_new, and K[6] = f(t + h, y_new)."""
+    return stages(sys, A, C, N_STAGES, t, y, h, K, y_new)
+
+
+@njit(**JIT)
 def dop853_stages(sys, t, y, h, K, y_new):
     """Stages 1..11 of DOP853, y_new = y + h sum B_j K_j and K[12] = f(t + h, y_new) (HNW §II.5).
     Returns the derivative status or NON_FINITE."""
-    for s in range(1, N8):
-        if not stage_state(A8, y, h, K, s, y_new):
-            return NON_FINITE
-        status = derivative(sys, t + C8[s] * h, y_new, K[s])
-        if status != OK:
-            return status
+    status = stages(sys, A8, C8, N8, t, y, h, K, y_new)
+    if status != OK:
+        return status
     for i in range(y.shape[0]):
         acc = 0.0
         for j in range(N8):

@@ -150,9 +150,8 @@ class Motion:
         if p is not None:
             return self._f(p, t)
         if v is not None:
-            return self.q0 + quad(lambda s: self._f(v, s), 0.0, t, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
-        return self.q0 + self.v0 * t + quad(lambda s: (t - s) * self._f(a, s), 0.0, t, epsabs=1e-13,
-                                           epsrel=1e-12, limit=200)[0]
+            return self.q0 + _integral(lambda s: self._f(v, s), t)
+        return self.q0 + self.v0 * t + _integral(lambda s: (t - s) * self._f(a, s), t)
 
     def velocity(self, t):
         p, v, a = self.sources
@@ -160,7 +159,7 @@ class Motion:
             return self._f(v, t)
         if p is not None:
             return _derivative(lambda s: self._f(p, s), t, self.H1 * (1 + abs(t)))
-        return self.v0 + quad(lambda s: self._f(a, s), 0.0, t, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+        return self.v0 + _integral(lambda s: self._f(a, s), t)
 
     def acceleration(self, t):
         p, v, a = self.sources
@@ -178,6 +177,11 @@ class Motion:
         if not np.all(np.isfinite(values)):
             raise ModelError(f"{self.what}: the prescribed motion is not finite at t = {t:.6g}")
         return values
+
+
+def _integral(f, t):
+    """The integral of f from 0 to t (adaptive quadrature)."""
+    return quad(f, 0.0, t, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
 
 
 def _derivative(f, t, h):

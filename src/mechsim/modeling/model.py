@@ -103,9 +103,8 @@ class Model:
         the derivatives not given are taken numerically (SPEC §3)."""
         with _item(f"driver on joint {joint!r}"):
             driver = Driver(self, joint, position, velocity, acceleration, coordinate, name)
-        for other in self.drivers.values():
-            if other.name == driver.name:
-                raise ModelError(f"duplicate driver name '{driver.name}'; give name= to tell drivers apart")
+        if driver.name in self.drivers:
+            raise ModelError(f"duplicate driver name '{driver.name}'; give name= to tell drivers apart")
         self.drivers[driver.name] = driver
         self._compiled = None
         self.specs["drivers"][driver.name] = {k: v for k, v in dict(
