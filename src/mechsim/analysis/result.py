@@ -36,8 +36,8 @@ class Result:
         return self._cm.signal_names()
 
     def _node_dynamics(self):
-        """(qdd, node R, p, vel, acc, multipliers, unit wrenches, residuals) at every sample, by one
-        compiled pass of the constrained forward dynamics."""
+        """(qdd, node R, p, vel, acc, multipliers, unit wrenches, residuals, joint wrenches) at every
+        sample, by one compiled pass of the constrained forward dynamics."""
         if self._dynamics is None:
             cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes, self._cm.n_rows
             targets = np.empty((N, nc, 3))
@@ -45,7 +45,8 @@ class Result:
                 cm.rows.set_targets(t)
                 targets[k] = cm.rows.con_t
             out = (np.empty((N, cm.nv)), np.empty((N, n, 3, 3)), np.empty((N, n, 3)), np.empty((N, n, 6)),
-                   np.empty((N, n, 6)), np.zeros((N, nc)), np.zeros((N, nc, 6)), np.zeros((N, nc)))
+                   np.empty((N, n, 6)), np.zeros((N, nc)), np.zeros((N, nc, 6)), np.zeros((N, nc)),
+                   np.empty((N, n, 6)))
             status = constrained_trajectory(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, self.u_force,
                                             self.tau, self.q, self.v, targets, cm.workspace, cm.rows.con_i,
                                             cm.rows.con_f, cm.active, cm.constraint_workspace, CHOLESKY, *out)
@@ -114,7 +115,7 @@ class Result:
                 if what == "driver" and joint == owner:
                     force[:, self.model.drivers[name].coordinate] += self._node_dynamics()[5][:, row]
             return squeeze(force)
-        if kind == "reaction" and (owner in cm.topology.cut or owner in self.model.constraints):
+        if kind == "reaction" and (owner in self.model.joints or owner in self.model.constraints):
             return self._reaction(owner)
         if owner in cm.body_names:
             R, p = self._body_frame(owner)
@@ -135,14 +136,18 @@ class Result:
         raise MechsimError(f"unknown signal {name!r}; m.signals() lists the available names")
 
     def _reaction(self, owner):
-        """(N, 6) wrench [torque; force] in world axes that a cut joint's parent exerts on its child at
-        M's origin, or a constraint exerts on body_b at point_b; (N,) generalized force on a gear's first joint."""
+        """(N, 6) wrench [torque; force] in world axes that a joint's parent exerts on its child at M's
+        origin (a tree joint: all it transmits; a cut joint: its constraint rows), or a constraint exerts
+        on body_b at point_b; (N,) generalized force on a gear's first joint."""
         cm, model = self._cm, self.model
-        lam, unit = self._node_dynamics()[5:7]
-        rows = [k for k, o in enumerate(cm.rows.owner) if o[1] == owner and o[0] != "driver"]
-        if owner in model.constraints and model.constraints[owner].kind == "gear":
-            return lam[:, rows[0]].copy()
-        wrench = np.einsum("nk,nkj->nj", lam[:, rows], unit[:, rows])      # at the world origin
+        lam, unit, joint_f = (self._node_dynamics()[k] for k in (5, 6, 8))
+        if owner in cm.joint_nodes:
+            wrench = joint_f[:, cm.joint_nodes[owner][-1]]                # at the world origin
+        else:
+            rows = [k for k, o in enumerate(cm.rows.owner) if o[1] == owner and o[0] != "driver"]
+            if owner in model.constraints and model.constraints[owner].kind == "gear":
+                return lam[:, rows[0]].copy()
+            wrench = np.einsum("nk,nkj->nj", lam[:, rows], unit[:, rows])
         if owner in model.joints:
             joint = model.joints[owner]
             x = self.point(joint.child, joint.child_pose[0])

@@ -77,22 +77,40 @@ def _constrained_forward_dynamics(cm, q, v, tau, t):
     return qdd
 
 
-def inverse_dynamics(m, q, v, a, t=0.0, inputs=None):
+def inverse_dynamics(m, q=None, v=None, a=None, t=0.0, inputs=None):
     """Generalized forces (nv,) that give accelerations a at (q, v), with the force elements acting
-    (so that forward_dynamics(m, q, v, tau) == a). q, v, a may be (N, nq)/(N, nv) arrays with t (N,)."""
+    (so that forward_dynamics(m, q, v, tau) == a), by recursive Newton-Euler. q, v, a may be
+    (N, nq)/(N, nv) arrays with t (N,); ``inverse_dynamics(res)`` takes them from a Result (with its
+    force values): the generalized forces, drivers' included, that reproduce its motion."""
+    if hasattr(m, "u_force"):                                   # a Result
+        res = m
+        cm = res.model._compiled or res.model.compile()
+        _refuse_closed_loops(cm, "inverse_dynamics")
+        return _rnea_samples(cm, res.q, res.v, res._node_dynamics()[0], res.u_force)
     cm = m._compiled or m.compile()
+    _refuse_closed_loops(cm, "inverse_dynamics")
+    if q is None or v is None or a is None:
+        raise MechsimError("inverse_dynamics(m, q, v, a): give q, v and a (or a Result alone)")
     q, v, a = (_state_vector(x, n, w, m, batch=True) for x, n, w in ((q, cm.nq, "q"), (v, cm.nv, "v"), (a, cm.nv, "a")))
     if q.ndim == 1:
-        tau = np.empty(cm.nv)
-        rnea(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, cm.force_values(t, inputs), q, v, a,
-             cm.workspace, tau)
-        return tau
+        return _rnea_samples(cm, q[None], v[None], a[None], cm.force_values(t, inputs)[None])[0]
     times = np.broadcast_to(np.asarray(t, dtype=float), (q.shape[0],))
-    tau = np.empty((q.shape[0], cm.nv))
-    for k in range(q.shape[0]):
-        rnea(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, cm.force_values(times[k], inputs),
-             q[k], v[k], a[k], cm.workspace, tau[k])
+    return _rnea_samples(cm, q, v, a, np.array([cm.force_values(tk, inputs) for tk in times]))
+
+
+def _rnea_samples(cm, Q, V, A, U):
+    tau = np.empty((Q.shape[0], cm.nv))
+    for k in range(Q.shape[0]):
+        rnea(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, U[k], Q[k], V[k], A[k], cm.workspace, tau[k])
     return tau
+
+
+def _refuse_closed_loops(cm, what):
+    closing = [f"cut joint '{j}'" for j in cm.topology.cut] + [f"constraint '{c}'" for c in cm.model.constraints]
+    if closing:
+        raise MechsimError(f"{what}: '{cm.model.name}' is not an open tree ({', '.join(closing)}): the forces of a "
+                           "closed mechanism do not follow from q, v and a alone; drive its degrees of freedom with "
+                           "m.add_driver and use m.kinematics(t_eval), whose joint forces and reactions are signals")
 
 
 def mass_matrix(m, q):

@@ -181,7 +181,7 @@ class CompiledModel:
         for jname in self.joint_order:
             if self.model.joints[jname].nv:
                 names += [f"{jname}.{s}" for s in ("q", "v", "a", "force")]
-        names += [f"{j}.reaction" for j in self.topology.cut]
+        names += [f"{j}.reaction" for j in self.model.joints]
         names += [f"{c}.reaction" for c in self.model.constraints]
         for b in self.body_names:
             names += [f"{b}.{s}" for s in ("position", "rotation", "quat", "velocity", "omega", "acceleration")]

@@ -375,35 +375,51 @@ def aba_packed(model_i, model_f, ws, q, v, tau_qdd):
                tau_qdd)
 
 
-@njit(**JIT)
-def rnea(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, ws, tau_out):
-    """Inverse dynamics by recursive Newton-Euler (papers/000 eqs. 4-6, RBDA Table 5.1): the joint
-    forces tau_out that, with the force elements, produce qdd."""
-    w = carve(ws)
-    S, IA, acc, f = w.S, w.IA, w.acc, w.pA   # body forces f, accumulated tip to base in pA's place
-    for k in range(tau_out.shape[0]):
-        tau_out[k] = 0.0                     # first the force elements' generalized forces
-    first_pass(node_i, node_f, q, v, w.R, w.p, S, w.RF, w.RJ, w.vel, w.c, IA, f)
-    applied_forces(force_i, force_f, u_force, q, v, w.R, w.p, w.vel, f, tau_out)
-    for i in range(node_i.shape[0]):         # f = I a + v x* I v - fext = I a + pA
-        vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
-        bias_acceleration(node_i, gravity, w.c, acc, i)
-        add_joint_acceleration(S, qdd, acc, i, vi, nd)
+@njit(**PASS)
+def body_forces(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, w, tau_elements):
+    """Forward pass of the recursive Newton-Euler algorithm (papers/000 eqs. 4-6, RBDA Table 5.1):
+    every node's acceleration w.acc (a_0 = -g) and the net force its body needs,
+    f_i = I_i a_i + v_i x* I_i v_i - f_ext,i, into w.pA; the force elements' generalized forces
+    are added to tau_elements."""
+    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+    applied_forces(force_i, force_f, u_force, q, v, w.R, w.p, w.vel, w.pA, tau_elements)
+    for i in range(node_i.shape[0]):
+        bias_acceleration(node_i, gravity, w.c, w.acc, i)
+        add_joint_acceleration(w.S, qdd, w.acc, i, node_i[i, VI], dof(node_i[i, PTYPE]))
         for r in range(6):
             s = 0.0
             for l in range(6):
-                s += IA[i, r, l] * acc[i, l]
-            f[i, r] += s
-    for i in range(node_i.shape[0] - 1, -1, -1):     # tau = S^T f less the force elements', f_parent += f
-        parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
-        for k in range(nd):
-            s = 0.0
-            for l in range(6):
-                s += S[i, l, k] * f[i, l]
-            tau_out[vi + k] = s - tau_out[vi + k]
+                s += w.IA[i, r, l] * w.acc[i, l]
+            w.pA[i, r] += s
+
+
+@njit(**PASS)
+def transmitted_forces(node_i, f):
+    """f_parent += f_i from the tips to the base (RBDA Table 5.1, backward pass): f_i becomes the
+    wrench transmitted across node i's joint, from its parent to its subtree."""
+    for i in range(node_i.shape[0] - 1, -1, -1):
+        parent = node_i[i, PARENT]
         if parent >= 0:
             for r in range(6):
                 f[parent, r] += f[i, r]
+
+
+@njit(**JIT)
+def rnea(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, ws, tau_out):
+    """Inverse dynamics by recursive Newton-Euler: the joint forces tau_out = S^T f that, with the
+    force elements, produce qdd."""
+    w = carve(ws)
+    for k in range(tau_out.shape[0]):
+        tau_out[k] = 0.0                     # first the force elements' generalized forces
+    body_forces(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, w, tau_out)
+    transmitted_forces(node_i, w.pA)
+    for i in range(node_i.shape[0]):
+        vi = node_i[i, VI]
+        for k in range(dof(node_i[i, PTYPE])):
+            s = 0.0
+            for l in range(6):
+                s += w.S[i, l, k] * w.pA[i, l]
+            tau_out[vi + k] = s - tau_out[vi + k]
 
 
 @njit(**JIT)

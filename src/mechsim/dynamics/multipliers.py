@@ -13,9 +13,9 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
 from .constraints import evaluate_rows, velocity_product_accelerations
-from .kernels import (OK, PASS, aba, add_joint_acceleration, bias_acceleration, carve, dof, joint_acceleration,
-                      joint_bias_force, u_dinv)
-from .layout import PARENT, PTYPE, VI
+from .kernels import (OK, PASS, aba, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
+                      joint_bias_force, transmitted_forces, u_dinv)
+from .layout import NODE_A, NODE_B, PARENT, PTYPE, VI
 
 CHOLESKY, QR = 0, 1
 SINGULAR = -3        # status: the constraint equations could not be solved (no finite multipliers)
@@ -244,14 +244,33 @@ def constrained_dynamics(node_i, node_f, force_i, force_f, gravity, u_force, tau
     return SINGULAR
 
 
+@njit(**PASS)
+def joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, lam, wrench, w, tau_scratch):
+    """The wrench every joint transmits from its parent to its child (world origin, world axes) into
+    w.pA, once qdd and the multipliers are known: the Newton-Euler body forces less the constraint
+    wrenches +-lambda w on the rows' nodes, summed from the tips (RBDA Table 5.1). The accelerations
+    w.acc include the constraint forces."""
+    body_forces(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, w, tau_scratch)
+    for row in range(con_i.shape[0]):
+        na, nb = con_i[row, NODE_A], con_i[row, NODE_B]
+        for r in range(6):
+            if nb >= 0:
+                w.pA[nb, r] -= lam[row] * wrench[row, r]
+            if na >= 0:
+                w.pA[na, r] += lam[row] * wrench[row, r]
+    transmitted_forces(node_i, w.pA)
+
+
 @njit(**JIT)
 def constrained_trajectory(node_i, node_f, force_i, force_f, gravity, U_force, TAU, Q, V, CON_T, ws, con_i, con_f,
-                           active, cw, solver, QDD, R_out, p_out, vel_out, acc_out, LAM, WRENCH, H):
+                           active, cw, solver, QDD, R_out, p_out, vel_out, acc_out, LAM, WRENCH, H, JOINT_F):
     """Constrained forward dynamics over samples k: QDD[k], every node's world pose, spatial velocity and
     acceleration (a_0 = -g, with the constraint forces), the rows' multipliers LAM[k], unit wrenches
-    WRENCH[k] and residuals H[k]. Returns OK or the failing status."""
+    WRENCH[k], residuals H[k] and the wrenches the joints transmit JOINT_F[k]. Returns OK or the
+    failing status."""
     w = carve(ws)
     every_row = np.arange(con_i.shape[0])
+    tau_scratch = np.empty(QDD.shape[1])
     for k in range(Q.shape[0]):
         status = constrained_dynamics(node_i, node_f, force_i, force_f, gravity, U_force[k], TAU[k], Q[k], V[k], ws,
                                       con_i, con_f, CON_T[k], every_row, active, cw, solver, 0.0, 0.0, QDD[k])
@@ -259,9 +278,8 @@ def constrained_trajectory(node_i, node_f, force_i, force_f, gravity, U_force, T
             return status
         evaluate_rows(con_i, con_f, CON_T[k], every_row, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel, cw.acc0,
                       cw.wrench, cw.h, cw.hd, cw.gamma, cw.G)            # every residual and wrench
-        for i in range(node_i.shape[0]):                  # node accelerations with the final qdd
-            bias_acceleration(node_i, gravity, w.c, w.acc, i)
-            add_joint_acceleration(w.S, QDD[k], w.acc, i, node_i[i, VI], dof(node_i[i, PTYPE]))
+        joint_wrenches(node_i, node_f, force_i, force_f, gravity, U_force[k], Q[k], V[k], QDD[k], con_i, cw.lam,
+                       cw.wrench, w, tau_scratch)
         R_out[k] = w.R
         p_out[k] = w.p
         vel_out[k] = w.vel
@@ -269,4 +287,5 @@ def constrained_trajectory(node_i, node_f, force_i, force_f, gravity, U_force, T
         LAM[k] = cw.lam
         WRENCH[k] = cw.wrench
         H[k] = cw.h
+        JOINT_F[k] = w.pA
     return OK
