@@ -61,6 +61,18 @@ def _options(model, options):
     return opts
 
 
+def input_sources(model, inputs, caller):
+    """{input name: Source} for the values the user gives the model's inputs (number or callable of t)."""
+    from ..modeling.forces import Source
+    sources = {}
+    for name, value in (inputs or {}).items():
+        if name not in model.inputs:
+            raise MechsimError(f"{caller}: inputs names unknown input {name!r}; the model's inputs are "
+                               f"{', '.join(model.inputs) or 'none (declare them with m.add_input)'}")
+        sources[name] = Source(value, f"input '{name}'")
+    return sources
+
+
 class _Controller:
     """A user controller in the loop: reads joint outputs from the state, commands inputs, which are
     held between samples when it has a sample_time (zero-order hold)."""
@@ -94,7 +106,7 @@ class _Run:
         if not self.t_end > self.t0:
             raise MechsimError(f"simulate(): t_end = {self.t_end} must be after the start time {self.t0}")
         self.t_eval = self._t_eval(opts["t_eval"], opts.get("t_eval_until_t_end", False))
-        self.input_sources = self._input_sources(opts["inputs"])
+        self.input_sources = input_sources(model, opts["inputs"], "simulate()")
         self.input_values = dict(model.inputs)
         self.controller = self._controller(opts["controller"], opts["outputs"], opts["sample_time"])
         self.u = np.empty(cm.n_slots)
@@ -115,16 +127,6 @@ class _Run:
         if np.any(np.diff(t_eval) <= 0) or t_eval[0] < self.t0 - 1e-12 or t_eval[-1] > self.t_end + 1e-12:
             raise MechsimError("simulate(): t_eval must be increasing and lie within [t0, t_end]")
         return t_eval
-
-    def _input_sources(self, inputs):
-        from ..modeling.forces import Source
-        sources = {}
-        for name, value in (inputs or {}).items():
-            if name not in self.model.inputs:
-                raise MechsimError(f"simulate(): inputs names unknown input {name!r}; the model's inputs are "
-                                   f"{', '.join(self.model.inputs) or 'none (declare them with m.add_input)'}")
-            sources[name] = Source(value, f"input '{name}'")
-        return sources
 
     def _controller(self, controller, outputs, sample_time):
         if controller is None:
@@ -151,7 +153,7 @@ class _Run:
     def inputs_at(self, t, y):
         """Update self.input_values at time t (open-loop sources, then the controller)."""
         for name, source in self.input_sources.items():
-            self.input_values[name] = source.constant if source.is_constant else float(source.function(t))
+            self.input_values[name] = source(t)
         ctl = self.controller
         if ctl is not None:
             if ctl.due(t):
@@ -338,7 +340,7 @@ class _Run:
         """(force values u, constraint targets) at t for the fixed-step integrator."""
         if self.controller is None:
             for name, source in self.input_sources.items():
-                self.input_values[name] = source.constant if source.is_constant else float(source.function(t))
+                self.input_values[name] = source(t)
         self.cm.rows.set_targets(t)
         return self.force_values(t, check=False).copy(), self.cm.rows.con_t.copy()
 

@@ -20,21 +20,28 @@ def assemble(model, fixed=None, t=0.0):
     redundancy analysis (cm.active, cm.analysis) at the assembled configuration."""
     cm = model.compile()
     q, v = cm.q0.copy(), cm.v0.copy()
-    held = _held_velocities(cm, fixed, q, v)
+    held = held_velocities(cm, fixed, q, v)
     if cm.n_rows == 0:
         return State(cm, q, v, t)
     free = np.setdiff1d(np.arange(cm.nv), held)
     analyse(cm, constraint_values(cm, q, v, t)[2])          # names an inconsistent driver before assembling
-    q = _solve_positions(cm, q, v, t, free)
+    q = solve_positions(cm, q, v, t, free)
+    cm.analysis = analyse(cm, constraint_values(cm, q, v, t)[2])
+    cm.active = cm.analysis.active
+    return State(cm, q, solve_velocities(cm, q, v, t, free), t)
+
+
+def solve_velocities(cm, q, v, t, free):
+    """v corrected over the free coordinates by least squares so that G v = f' on the active rows."""
     _, hd, G = constraint_values(cm, q, v, t)
-    cm.analysis = analyse(cm, G)
-    cm.active = rows = cm.analysis.active
+    rows, v = cm.active, v.copy()
     v[free] -= np.linalg.lstsq(G[np.ix_(rows, free)], hd[rows], rcond=None)[0]
-    return State(cm, q, v, t)
+    return v
 
 
-def _held_velocities(cm, fixed, q, v):
-    """Velocity indices of the coordinates the user holds; values given in a dict are set in q."""
+def held_velocities(cm, fixed, q, v, caller="assemble()"):
+    """Velocity indices of the coordinates the user holds (joint names, coordinate names, a dict of
+    values); values given in a dict are set in q or v."""
     if fixed is None:
         return np.zeros(0, dtype=int)
     items = fixed.items() if isinstance(fixed, dict) else ((name, None) for name in fixed)
@@ -59,7 +66,7 @@ def _held_velocities(cm, fixed, q, v):
                 v[index] = value
             held += range(index.start, index.stop) if isinstance(index, slice) else [index]
         else:
-            raise ModelError(f"assemble(): fixed names unknown coordinate {name!r}; use joint names or "
+            raise ModelError(f"{caller}: fixed names unknown coordinate {name!r}; use joint names or "
                              f"coordinate names ({', '.join(cm.q_names)})")
     return np.array(sorted(set(held)), dtype=int)
 
@@ -109,7 +116,9 @@ def _gauss_newton(cm, q, v, t, free, offset=None, max_iter=50):
     return q, np.max(np.abs(r), initial=0.0)
 
 
-def _solve_positions(cm, q0, v, t, free):
+def solve_positions(cm, q0, v, t, free):
+    """q on the constraints near q0, moving only the free velocity coordinates (Gauss–Newton, then
+    homotopy); ModelError naming the loop or constraint that cannot close."""
     q, err = _gauss_newton(cm, q0.copy(), v, t, free)
     if err < TOL:
         return q

@@ -37,6 +37,10 @@ class Source:
     def is_constant(self):
         return self.constant is not None
 
+    def __call__(self, t):
+        """The value at time t (not for a model input, which the caller looks up)."""
+        return self.constant if self.constant is not None else float(self.function(t))
+
 
 def vector_sources(value, what, n=3):
     """n Sources from a sequence of n values, or n Sources splitting one callable returning n values."""

@@ -167,6 +167,24 @@ class Model:
         from ..analysis.simulate import simulate
         return simulate(self, t_end=t_end, **options)
 
+    def kinematics(self, t_eval, inputs=None):
+        """The motion and forces of a fully driven machine over t_eval, as a Result (every joint's
+        reaction, the drivers' forces); see mechsim.analysis.kinematics."""
+        from ..analysis.kinematics import kinematics
+        return kinematics(self, t_eval, inputs)
+
+    def trim(self, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
+        """An equilibrium State (zero accelerations on the constraints) near q0 with the ``fixed``
+        coordinates held and the ``free_inputs`` solved for; see mechsim.analysis.trim."""
+        from ..analysis.trim import trim
+        return trim(self, fixed, free_inputs, t, inputs, tol)
+
+    def linearize(self, state=None, inputs=None, outputs=None, minimal=False, independent=None,
+                  perturbation=1e-3, adaptive=True):
+        """A, B, C, D about a state on the constraint manifold; see mechsim.analysis.linearize."""
+        from ..analysis.linearize import linearize
+        return linearize(self, state, inputs, outputs, minimal, independent, perturbation, adaptive)
+
     def to_dict(self):
         from ..io.model_file import model_to_dict
         return model_to_dict(self)

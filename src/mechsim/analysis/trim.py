@@ -1,0 +1,99 @@
+"""Trim (SPEC C7, ``m.trim``; papers/000 §5): a steady state on the constraint manifold.
+
+Unknowns: the joint coordinates the user does not hold, as a velocity-space step from the
+assembled configuration (quaternions by the exponential map), and the inputs left free.
+Equations: the position constraints g(q, t) = 0 (every row: redundant ones are satisfied with the
+others) and zero accelerations, with the velocities held (zero unless ``fixed`` gives them) and
+kept consistent with the constraints. The system is solved by scipy's Levenberg–Marquardt
+(trust-region reflective when there are more unknowns than equations).
+"""
+import numpy as np
+from scipy.optimize import least_squares
+
+from ..assembly.assemble import held_velocities, solve_velocities
+from ..dynamics.api import constraint_values, forward_dynamics
+from ..dynamics.kernels import normalize_quaternions
+from ..dynamics.projection import integrate_coordinates
+from ..errors import MechsimError, ModelError
+from .state import State
+
+
+def trim(model, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
+    """An equilibrium State near q0: max |g| <= tol and max |a| <= tol max(1, |gravity|). ``fixed``
+    names held coordinates as m.assemble does ("j.v" entries set velocities); ``free_inputs`` are
+    model inputs solved for; ``inputs`` gives the others' values. The State carries ``inputs`` (every
+    input's value) and ``residual`` (the largest |g| or |a| left). ModelError if none is found."""
+    cm = model.compile()
+    values = _input_values(model, inputs, free_inputs)
+    free_inputs = list(free_inputs or [])
+    positions, velocities = _split_fixed(cm, fixed)
+    start = model.assemble(fixed=positions, t=t)
+    q_ref = start.q
+    v_held = np.zeros(cm.nv)
+    held_v = held_velocities(cm, velocities, q_ref.copy(), v_held, "trim()")
+    v_free = np.setdiff1d(np.arange(cm.nv), held_v)
+    moving = np.setdiff1d(np.arange(cm.nv), held_velocities(cm, positions, q_ref.copy(), np.zeros(cm.nv), "trim()"))
+    a_tol = tol * max(1.0, float(np.linalg.norm(model.gravity)))
+
+    def state(x):
+        q, dq = q_ref.copy(), np.zeros(cm.nv)
+        dq[moving] = x[:moving.size]
+        integrate_coordinates(cm.node_i, q, dq)
+        normalize_quaternions(cm.quat_q, q)
+        v = solve_velocities(cm, q, v_held, t, v_free) if cm.n_rows else v_held.copy()
+        values.update(zip(free_inputs, x[moving.size:]))
+        return q, v
+
+    def residual(x):
+        q, v = state(x)
+        a = forward_dynamics(model, q, v, t=t, inputs=values)
+        h = constraint_values(cm, q, v, t)[0] if cm.n_rows else np.zeros(0)
+        return np.concatenate([h / tol, a / a_tol])
+
+    x0 = np.concatenate([np.zeros(moving.size), [values[name] for name in free_inputs]])
+    if x0.size:
+        method = "lm" if cm.n_rows + cm.nv >= x0.size else "trf"
+        try:
+            x0 = least_squares(residual, x0, jac="3-point", method=method, xtol=1e-15, ftol=1e-15, gtol=1e-15,
+                               max_nfev=200 * (x0.size + 1)).x
+        except MechsimError:
+            pass                    # a singular configuration on the way: judged by the residual below
+    q, v = state(x0)
+    a = forward_dynamics(model, q, v, t=t, inputs=values)
+    h = constraint_values(cm, q, v, t)[0] if cm.n_rows else np.zeros(0)
+    worst_a, worst_h = np.max(np.abs(a), initial=0.0), np.max(np.abs(h), initial=0.0)
+    if worst_a > a_tol or worst_h > tol:
+        raise ModelError(_failure_message(model, cm, a, worst_a, worst_h, free_inputs))
+    op = State(cm, q, v, t)
+    op.inputs, op.residual = dict(values), float(max(worst_a, worst_h))
+    return op
+
+
+def _input_values(model, inputs, free_inputs):
+    values = dict(model.inputs)
+    for name in list(inputs or {}) + list(free_inputs or []):
+        if name not in model.inputs:
+            raise MechsimError(f"trim(): unknown input {name!r}; the model's inputs are "
+                               f"{', '.join(model.inputs) or 'none (declare them with m.add_input)'}")
+    values.update({name: float(value) for name, value in (inputs or {}).items()})
+    return values
+
+
+def _split_fixed(cm, fixed):
+    """(position items, velocity items) of a fixed argument: velocity names ("j.v", "j.v[i]") apart."""
+    if fixed is None:
+        return None, None
+    items = fixed.items() if isinstance(fixed, dict) else ((name, None) for name in fixed)
+    positions, velocities = {}, {}
+    for name, value in items:
+        is_velocity = name in cm.v_names or (str(name).endswith(".v") and str(name)[:-2] in cm.joint_v)
+        (velocities if is_velocity else positions)[name] = value
+    return positions, velocities
+
+
+def _failure_message(model, cm, a, worst_a, worst_h, free_inputs):
+    where = cm.v_names[int(np.argmax(np.abs(a)))] if a.size else ""
+    return (f"trim(): no equilibrium of '{model.name}' found near its initial state: the largest acceleration "
+            f"left is {worst_a:.3g} (at '{where}'), the largest constraint error {worst_h:.3g}; "
+            + ("free an input (free_inputs=), " if not free_inputs else "free other inputs, ")
+            + "hold fewer coordinates in fixed, or start from other q0")
