@@ -1,5 +1,6 @@
-"""Analyses: simulate (forward dynamics), check (topology report); results and states."""
+"""Analyses: simulate (forward dynamics), kinematics, trim, linearize, check; results and states."""
+from .linearize import Linearization
 from .result import EventRecord, Result
 from .state import State
 
-__all__ = ["EventRecord", "Result", "State"]
+__all__ = ["EventRecord", "Linearization", "Result", "State"]

@@ -68,21 +68,21 @@ def linearize(model, state=None, inputs=None, outputs=None, minimal=False, indep
     outputs = _Outputs(model, cm, outputs)
     chosen = None
     linearizations = []
-    for q, v, t, u, tau in points:
-        lin = _Linearizer(cm, q, v, t, u, tau, inputs, outputs, float(perturbation), adaptive)
+    for q, v, t, u, tau, values in points:
+        lin = _Linearizer(cm, q, v, t, u, tau, values, inputs, outputs, float(perturbation), adaptive)
         chosen = lin.partition(independent if chosen is None else chosen, keep=chosen is not None)
         linearizations.append(lin.build(minimal))
     return linearizations if isinstance(state, Result) else linearizations[0]
 
 
 def _operating_points(model, cm, state):
-    """[(q, v, t, force values u, generalized forces tau)] to linearize about."""
+    """[(q, v, t, force values u, generalized forces tau, input values or None)] to linearize about."""
     if state is None:
         state = model.assemble()
     elif cm.n_rows and getattr(cm, "analysis", None) is None:
         model.assemble(t=getattr(state, "t", 0.0))               # the redundancy analysis
     if isinstance(state, Result):
-        return [(state.q[k], state.v[k], state.t[k], state.u_force[k], state.tau[k]) for k in range(len(state.t))]
+        return [(state.q[k], state.v[k], state.t[k], state.u_force[k], state.tau[k], None) for k in range(len(state.t))]
     if not isinstance(state, State):
         raise MechsimError("linearize(): state must be an ms.State (from m.assemble or m.trim), a Result or None")
     q, v = np.asarray(state.q, dtype=float), np.asarray(state.v, dtype=float)
@@ -90,7 +90,7 @@ def _operating_points(model, cm, state):
         raise MechsimError(f"linearize(): the state has {q.size} positions and {v.size} velocities; "
                            f"'{model.name}' has {cm.nq} and {cm.nv}")
     values = {**model.inputs, **(getattr(state, "inputs", None) or {})}
-    return [(q, v, state.t, cm.force_values(state.t, values).copy(), np.zeros(cm.nv))]
+    return [(q, v, state.t, cm.force_values(state.t, values).copy(), np.zeros(cm.nv), values)]
 
 
 def tangent_names(cm):
@@ -169,8 +169,8 @@ class _Outputs:
 
 
 class _Linearizer:
-    def __init__(self, cm, q, v, t, u, tau, inputs, outputs, perturbation, adaptive):
-        self.cm, self.q, self.v, self.t, self.u, self.tau = cm, q, v, float(t), u, tau
+    def __init__(self, cm, q, v, t, u, tau, values, inputs, outputs, perturbation, adaptive):
+        self.cm, self.q, self.v, self.t, self.u, self.tau, self.values = cm, q, v, float(t), u, tau, values
         self.inputs, self.outputs = inputs, outputs
         self.h0, self.adaptive = perturbation, adaptive
         self.G = constraint_values(cm, q, v, t)[2] if cm.n_rows else np.zeros((0, cm.nv))
@@ -303,7 +303,7 @@ class _Linearizer:
             if not minimal:
                 C[:, keep] = F_x[nv:]
             D, output_names = F_u[nv:], list(self.outputs.names)
-        state = State(cm, self.q, self.v, self.t)
+        state = State(cm, self.q, self.v, self.t, inputs=self.values)
         return Linearization(A, B, C, D, state_names, list(self.inputs.names), output_names,
                              [self.names[k] for k in ind], state)
 

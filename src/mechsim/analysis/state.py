@@ -8,11 +8,13 @@ class State:
     """Positions ``q`` and velocities ``v`` in ``m.coordinates()`` order; ``state["j1.q"]`` by name
     (a joint's whole coordinate block for "j.q"/"j.v", one entry for "j.q[i]")."""
 
-    def __init__(self, compiled, q, v, t=0.0):
+    def __init__(self, compiled, q, v, t=0.0, inputs=None, residual=None):
         self._cm = compiled
         self.q = np.array(q, dtype=float)
         self.v = np.array(v, dtype=float)
         self.t = float(t)
+        self.inputs = inputs          # {input: value} at an operating point (m.trim), else None
+        self.residual = residual      # m.trim: the largest |acceleration| or |g| left
 
     def _locate(self, name):
         cm = self._cm
@@ -39,4 +41,5 @@ class State:
         return {**dict(zip(self._cm.q_names, self.q.tolist())), **dict(zip(self._cm.v_names, self.v.tolist()))}
 
     def __repr__(self):
-        return "State(" + ", ".join(f"{k}={v:.6g}" for k, v in self.to_dict().items()) + ")"
+        inputs = "".join(f", {k}={v:.6g}" for k, v in (self.inputs or {}).items())
+        return "State(" + ", ".join(f"{k}={v:.6g}" for k, v in self.to_dict().items()) + inputs + ")"

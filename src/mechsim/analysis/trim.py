@@ -64,9 +64,7 @@ def trim(model, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
     worst_a, worst_h = np.max(np.abs(a), initial=0.0), np.max(np.abs(h), initial=0.0)
     if worst_a > a_tol or worst_h > tol:
         raise ModelError(_failure_message(model, cm, a, worst_a, worst_h, free_inputs))
-    op = State(cm, q, v, t)
-    op.inputs, op.residual = dict(values), float(max(worst_a, worst_h))
-    return op
+    return State(cm, q, v, t, inputs=dict(values), residual=float(max(worst_a, worst_h)))
 
 
 def _input_values(model, inputs, free_inputs):
