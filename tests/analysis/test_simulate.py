@@ -79,6 +79,27 @@ def test_continuous_controller_holds_upright_pendulum():
     assert abs(res["j.q"][-1] - np.pi) < 1e-3
 
 
+def test_controller_reads_body_and_force_signals():
+    """Outputs other than joint coordinates: the body's rotation and angular velocity (sensor signals)
+    hold it upright as the joint coordinates did; the motor force it reads back is the one held."""
+    m = motorized_pendulum(np.pi - 0.1)
+    kp, kd = 40.0, 10.0
+    seen = []
+
+    def controller(t, y):
+        angle = np.arctan2(y["bob.rotation"][1, 0], y["bob.rotation"][0, 0])      # the body's turn about z
+        seen.append((y["j.force"], y["bob.omega"][2] - y["j.v"]))
+        return {"u": -kp * (np.mod(angle, 2 * np.pi) - np.pi) - kd * y["bob.omega"][2]}
+    res = m.simulate(t_end=5.0, rtol=1e-8, controller=controller, sample_time=0.01,
+                     outputs=["j.v", "bob.rotation", "bob.omega", "j.force"])
+    assert abs(res["j.q"][-1] - np.pi) < 1e-3
+    assert all(abs(rate_difference) < 1e-12 for _, rate_difference in seen)
+    held = [force for force, _ in seen]
+    np.testing.assert_allclose(held[1:4], res["j.force"][np.searchsorted(res.t, [0.0, 0.01, 0.02])], rtol=1e-12)
+    with pytest.raises(ms.MechsimError, match="unknown controller output 'bob.speed'"):
+        m.simulate(t_end=0.1, controller=controller, outputs=["bob.speed"])
+
+
 def test_sampled_controller_is_zero_order_hold():
     m = motorized_pendulum(0.0)
     calls = []

@@ -74,11 +74,13 @@ def input_sources(model, inputs, caller):
 
 
 class _Controller:
-    """A user controller in the loop: reads joint outputs from the state, commands inputs, which are
-    held between samples when it has a sample_time (zero-order hold)."""
+    """A user controller in the loop: reads its outputs (joint .q/.v straight from the state, other
+    signals through ``measure``), commands inputs, which are held between samples when it has a
+    sample_time (zero-order hold)."""
 
-    def __init__(self, function, readers, sample_time, t0):
+    def __init__(self, function, readers, signals, measure, sample_time, t0):
         self.function, self.readers = function, readers      # readers: output name -> (slice of y, scalar)
+        self.signals, self.measure = signals, measure        # other signal names; measure(t, y, names) -> dict
         self.sample_time, self.next_sample = sample_time, t0
         self.held = {}
 
@@ -87,6 +89,8 @@ class _Controller:
 
     def sample(self, t, y, known_inputs):
         outputs = {name: (float(y[i][0]) if scalar else y[i].copy()) for name, (i, scalar) in self.readers.items()}
+        if self.signals:
+            outputs.update(self.measure(t, y, self.signals))
         for name, value in (self.function(t, outputs) or {}).items():
             if name not in known_inputs:
                 raise _Failure(f"controller returned unknown input {name!r} at t = {t:.6g}")
@@ -109,7 +113,7 @@ class _Run:
         self.input_sources = input_sources(model, opts["inputs"], "simulate()")
         self.input_values = dict(model.inputs)
         self.controller = self._controller(opts["controller"], opts["outputs"], opts["sample_time"])
-        self.u = np.empty(cm.n_slots)
+        self.u = cm.force_values(self.t0, self.input_values)   # the force values last applied
         self.sys = None                     # the compiled system, made once the initial state is assembled
         self.samples_t, self.samples_y, self.samples_u = [], [], []
 
@@ -136,18 +140,28 @@ class _Run:
         cm = self.cm
         names = outputs or [f"{j}.{k}" for j in cm.joint_order if cm.joint_v[j].stop > cm.joint_v[j].start
                             for k in ("q", "v")]
-        readers = {}
+        readers, signals, known = {}, [], set(cm.signal_names())
         for name in names:
             joint, _, kind = name.rpartition(".")
-            if kind not in ("q", "v") or joint not in cm.joint_q:
-                raise MechsimError(f"simulate(): controller output {name!r} must be a joint's .q or .v signal")
-            index = cm.joint_q[joint] if kind == "q" else slice(cm.nq + cm.joint_v[joint].start,
-                                                                cm.nq + cm.joint_v[joint].stop)
-            width = index.stop - index.start
-            readers[name] = (index, width == 1)
+            if kind in ("q", "v") and joint in cm.joint_q:
+                index = cm.joint_q[joint] if kind == "q" else slice(cm.nq + cm.joint_v[joint].start,
+                                                                    cm.nq + cm.joint_v[joint].stop)
+                readers[name] = (index, index.stop - index.start == 1)
+            elif name in known:
+                signals.append(name)
+            else:
+                raise MechsimError(f"simulate(): unknown controller output {name!r}; m.signals() lists the names")
         if sample_time is not None and not float(sample_time) > 0:
             raise MechsimError("simulate(): sample_time must be positive")
-        return _Controller(controller, readers, None if sample_time is None else float(sample_time), self.t0)
+        return _Controller(controller, readers, signals, self.measure, None if sample_time is None else
+                           float(sample_time), self.t0)
+
+    def measure(self, t, y, names):
+        """Signals at (t, y) for the controller: one-sample Result with the force values last applied
+        (the inputs held before this controller update)."""
+        cm = self.cm
+        res = Result(cm, [t], y[None, :cm.nq], y[None, cm.nq:], self.u[None].copy())
+        return {name: (float(res[name][0]) if np.ndim(res[name][0]) == 0 else res[name][0].copy()) for name in names}
 
     # ------------------------------------------------------------ evaluation
     def inputs_at(self, t, y):
