@@ -183,6 +183,9 @@ class _Linearizer:
         dof = cm.nv - rank
         names = tangent_names(cm)
         wanted = _indices(cm, independent)
+        if len(wanted) > dof:
+            raise MechsimError(f"linearize(): {len(wanted)} independent coordinates named, but the mechanism has "
+                               f"{dof} degree(s) of freedom")
         actuated = [cm.joint_v[j].start + k for j, pairs in cm.actuated.items() for k, _ in pairs]
         actuated += [vi for taus in self.inputs.taus for vi in taus]
         chosen = []
@@ -200,9 +203,6 @@ class _Linearizer:
         if keep and chosen != wanted:
             raise MechsimError(f"linearize(): the independent coordinates {', '.join(names[k] for k in wanted)} no "
                                f"longer determine the state at t = {self.t:.6g} (a singular configuration)")
-        if len(wanted) > dof:
-            raise MechsimError(f"linearize(): {len(wanted)} independent coordinates named, but the mechanism has "
-                               f"{dof} degree(s) of freedom")
         self.ind = np.array(chosen, dtype=int)
         self.dep = np.setdiff1d(np.arange(cm.nv), self.ind)
         self.names = names
@@ -217,7 +217,7 @@ class _Linearizer:
         if dep.size:
             Gd_pinv = np.linalg.pinv(G[:, dep])
             T[dep] = -Gd_pinv @ G[:, ind]
-            if np.any(self.v) or cm.rows.timed:       # d(G v)/dq along T by central differences of G v - f'
+            if np.any(self.v):                        # d(G v)/dq along T by central differences of G v - f'
                 eps = 1e-6
                 rate = lambda q: constraint_values(cm, q, self.v, self.t)[1]
                 dGv = np.column_stack([rate(plus) - rate(minus) for plus, minus in
@@ -226,9 +226,7 @@ class _Linearizer:
         return T, W
 
     def _moved(self, dq):
-        """q_bar (+) dq for every column of dq (nv,) or (nv, k) -> (nq,) or (k, nq)."""
-        if dq.ndim == 1:
-            return self._moved(dq[:, None])[0]
+        """q_bar (+) dq for every column of dq (nv, k) -> (k, nq)."""
         out = np.empty((dq.shape[1], self.cm.nq))
         for k in range(dq.shape[1]):
             out[k] = self.q
