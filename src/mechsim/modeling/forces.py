@@ -42,8 +42,9 @@ class Source:
         return self.constant if self.constant is not None else float(self.function(t))
 
 
-def vector_sources(value, what, n=3):
-    """n Sources from a sequence of n values, or n Sources splitting one callable returning n values."""
+def vector_sources(value, what, n=3, inputs=()):
+    """n Sources from a sequence of n values (numbers, callables, expressions or input names), or n
+    Sources splitting one callable returning n values."""
     if callable(value) and not isinstance(value, str):
         cache = {}
 
@@ -56,7 +57,7 @@ def vector_sources(value, what, n=3):
         return [Source(component(i), f"{what}[{i}]") for i in range(n)]
     if isinstance(value, str) or len(value) != n:
         raise ModelError(f"{what}: expected {n} values (numbers, functions or expressions), got {value!r}")
-    return [Source(v, f"{what}[{i}]") for i, v in enumerate(value)]
+    return [Source(v, f"{what}[{i}]", inputs) for i, v in enumerate(value)]
 
 
 class ForceElement:
@@ -150,8 +151,8 @@ def make_force(model, name, kind, opts):
     else:
         f.body = model.body(need("body"), what).name
         f.point = as_vector3(opts.get("point", (0, 0, 0)), f"{what} point")
-        f.force = vector_sources(opts.get("force", (0, 0, 0)), f"{what} force")
-        f.torque = vector_sources(opts.get("torque", (0, 0, 0)), f"{what} torque")
+        f.force = vector_sources(opts.get("force", (0, 0, 0)), f"{what} force", inputs=model.inputs)
+        f.torque = vector_sources(opts.get("torque", (0, 0, 0)), f"{what} torque", inputs=model.inputs)
     return f
 
 
