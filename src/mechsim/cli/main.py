@@ -91,6 +91,9 @@ def _parser():
     signals.add_argument("model", help="model file")
     signals.set_defaults(run=_signals)
 
+    from .analyses import add_parsers          # inverse, trim, linearize
+    add_parsers(commands)
+
     from ..bench import build_parser
     bench = commands.add_parser("bench", help="run the speed suite against Pinocchio and MuJoCo (SPEC §6)")
     build_parser(bench)
