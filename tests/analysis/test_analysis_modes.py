@@ -281,3 +281,31 @@ def test_body_force_components_as_inputs():
     np.testing.assert_allclose(lin.B[:, 0], [0.0, 1.0 / (0.02 + 0.25)], rtol=1e-10)
     res = m.simulate(t_end=0.2, inputs={"push": 2.0}, t_eval=[0.2], rtol=1e-10, atol=1e-12)
     assert res["j.q"][0] > 0.0                           # pushed towards +x: turns positively about z
+
+
+def test_linearize_refuses_a_state_off_the_constraints():
+    m = four_bar.build_model()
+    state = m.assemble()
+    state["j2.q"] += 0.2
+    with pytest.raises(ms.MechsimError, match="violates the constraints"):
+        m.linearize(state)
+    state = m.assemble()
+    state["j2.v"] = 1.0                                   # the loop's velocity equations broken
+    with pytest.raises(ms.MechsimError, match="violates the constraints"):
+        m.linearize(state)
+    with pytest.raises(ms.ModelError, match="linearize\\(\\): independent names unknown coordinate 'j9'"):
+        m.linearize(independent=["j9"])
+
+
+def test_trim_leaves_a_stationary_point_of_the_residual():
+    """A double pendulum held level (q0 = (0, 0)): the accelerations have no gradient there, yet trim
+    finds an equilibrium (hanging or upright: both links vertical)."""
+    m = ms.Model("double", gravity=(0, -G, 0))
+    for name, parent in (("a", "ground"), ("b", "a")):
+        m.add_body(name, mass=1.0, com=(0.5, 0, 0), inertia=(0.001, 0.08, 0.08))
+    m.add_joint("j1", "revolute", parent="ground", child="a", axis=(0, 0, 1))
+    m.add_joint("j2", "revolute", parent="a", child="b", parent_frame=(1.0, 0, 0), axis=(0, 0, 1))
+    op = m.trim()
+    assert abs(np.cos(op["j1.q"])) < 1e-12 and abs(np.sin(op["j2.q"])) < 1e-12
+    with pytest.raises(ms.ModelError, match="trim\\(\\): fixed names unknown coordinate 'j9'"):
+        m.trim(fixed=["j9"])

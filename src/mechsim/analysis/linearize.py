@@ -26,6 +26,7 @@ from .result import Result
 from .state import State
 
 LADDER = 6          # steps h0, h0/2, ..., h0/32 in the adaptive differences
+OFF_MANIFOLD = 1e-6  # largest constraint error (position or velocity) of a state to linearize about
 
 
 class Linearization:
@@ -173,7 +174,14 @@ class _Linearizer:
         self.cm, self.q, self.v, self.t, self.u, self.tau, self.values = cm, q, v, float(t), u, tau, values
         self.inputs, self.outputs = inputs, outputs
         self.h0, self.adaptive = perturbation, adaptive
-        self.G = constraint_values(cm, q, v, t)[2] if cm.n_rows else np.zeros((0, cm.nv))
+        self.G = np.zeros((0, cm.nv))
+        if cm.n_rows:
+            h, hd, self.G = constraint_values(cm, q, v, t)
+            error = max(np.abs(h).max(), np.abs(hd).max())
+            if error > OFF_MANIFOLD:
+                raise MechsimError(f"linearize(): the state at t = {t:.6g} violates the constraints (max |g|, |G v - "
+                                   f"f'| = {error:.3g}); linearize about a consistent state from m.assemble, m.trim "
+                                   "or a simulation")
 
     # ------------------------------------------------------------ partition (eqs. 47-48)
     def partition(self, independent, keep):
@@ -333,4 +341,4 @@ def _indices(cm, names):
     names = [names] if isinstance(names, str) else list(names)
     tangent = dict(zip(tangent_names(cm), cm.v_names))
     return [int(k) for k in held_velocities(cm, [tangent.get(n, n) for n in names], cm.q0.copy(), cm.v0.copy(),
-                                             "linearize()")]
+                                             "linearize(): independent")]

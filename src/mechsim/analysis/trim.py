@@ -10,7 +10,7 @@ kept consistent with the constraints. The system is solved by scipy's Levenbergâ
 import numpy as np
 from scipy.optimize import least_squares
 
-from ..assembly.assemble import held_velocities, solve_velocities
+from ..assembly.assemble import assemble, held_velocities, solve_velocities
 from ..dynamics.api import constraint_values, forward_dynamics
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
@@ -27,12 +27,12 @@ def trim(model, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
     values = _input_values(model, inputs, free_inputs)
     free_inputs = list(free_inputs or [])
     positions, velocities = _split_fixed(cm, fixed)
-    start = model.assemble(fixed=positions, t=t)
-    q_ref = start.q
+    q_ref = assemble(model, positions, t, "trim(): fixed").q
     v_held = np.zeros(cm.nv)
-    held_v = held_velocities(cm, velocities, q_ref.copy(), v_held, "trim()")
+    held_v = held_velocities(cm, velocities, q_ref.copy(), v_held, "trim(): fixed")
     v_free = np.setdiff1d(np.arange(cm.nv), held_v)
-    moving = np.setdiff1d(np.arange(cm.nv), held_velocities(cm, positions, q_ref.copy(), np.zeros(cm.nv), "trim()"))
+    moving = np.setdiff1d(np.arange(cm.nv), held_velocities(cm, positions, q_ref.copy(), np.zeros(cm.nv),
+                                                            "trim(): fixed"))
     a_tol = tol * max(1.0, float(np.linalg.norm(model.gravity)))
 
     def state(x):
@@ -50,21 +50,37 @@ def trim(model, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
         h = constraint_values(cm, q, v, t)[0] if cm.n_rows else np.zeros(0)
         return np.concatenate([h / tol, a / a_tol])
 
-    x0 = np.concatenate([np.zeros(moving.size), [values[name] for name in free_inputs]])
-    if x0.size:
-        method = "lm" if cm.n_rows + cm.nv >= x0.size else "trf"
-        try:
-            x0 = least_squares(residual, x0, jac="3-point", method=method, xtol=1e-15, ftol=1e-15, gtol=1e-15,
-                               max_nfev=200 * (x0.size + 1)).x
-        except MechsimError:
-            pass                    # a singular configuration on the way: judged by the residual below
-    q, v = state(x0)
+    x = np.concatenate([np.zeros(moving.size), [values[name] for name in free_inputs]])
+    if x.size:
+        x = _solve(residual, x, moving.size, "lm" if cm.n_rows + cm.nv >= x.size else "trf")
+    q, v = state(x)
     a = forward_dynamics(model, q, v, t=t, inputs=values)
     h = constraint_values(cm, q, v, t)[0] if cm.n_rows else np.zeros(0)
     worst_a, worst_h = np.max(np.abs(a), initial=0.0), np.max(np.abs(h), initial=0.0)
     if worst_a > a_tol or worst_h > tol:
         raise ModelError(_failure_message(model, cm, a, worst_a, worst_h, free_inputs))
     return State(cm, q, v, t, inputs=dict(values), residual=float(max(worst_a, worst_h)))
+
+
+def _solve(residual, x0, n_positions, method, nudge=1e-2):
+    """The least-squares solution with max |residual| <= 1 (converged), from x0 or, where x0 is a
+    stationary point of |residual| (a pendulum level with its pivot: no gradient to follow), from x0
+    with the coordinates nudged by +-nudge; otherwise the best found."""
+    best, best_norm = x0, np.inf
+    shift = np.zeros_like(x0)
+    shift[:n_positions] = nudge
+    for start in (x0, x0 + shift, x0 - shift):
+        try:
+            x = least_squares(residual, start, jac="3-point", method=method, xtol=1e-15, ftol=1e-15, gtol=1e-15,
+                              max_nfev=200 * (x0.size + 1)).x
+            norm = np.max(np.abs(residual(x)), initial=0.0)
+        except MechsimError:            # a singular configuration on the way
+            continue
+        if norm < best_norm:
+            best, best_norm = x, norm
+        if norm <= 1.0:
+            break
+    return best
 
 
 def _input_values(model, inputs, free_inputs):

@@ -15,12 +15,13 @@ from .redundancy import analyse
 TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in rad)
 
 
-def assemble(model, fixed=None, t=0.0):
+def assemble(model, fixed=None, t=0.0, what="assemble(): fixed"):
     """A State on the constraint manifold near q0/v0 with the ``fixed`` coordinates held; runs the
-    redundancy analysis (cm.active, cm.analysis) at the assembled configuration."""
+    redundancy analysis (cm.active, cm.analysis) at the assembled configuration. ``what`` names the
+    argument ``fixed`` in error messages."""
     cm = model.compile()
     q, v = cm.q0.copy(), cm.v0.copy()
-    held = held_velocities(cm, fixed, q, v)
+    held = held_velocities(cm, fixed, q, v, what)
     if cm.n_rows == 0:
         return State(cm, q, v, t)
     free = np.setdiff1d(np.arange(cm.nv), held)
@@ -39,7 +40,7 @@ def solve_velocities(cm, q, v, t, free):
     return v
 
 
-def held_velocities(cm, fixed, q, v, caller="assemble()"):
+def held_velocities(cm, fixed, q, v, what):
     """Velocity indices of the coordinates the user holds (joint names, coordinate names, a dict of
     values); values given in a dict are set in q or v."""
     if fixed is None:
@@ -66,7 +67,7 @@ def held_velocities(cm, fixed, q, v, caller="assemble()"):
                 v[index] = value
             held += range(index.start, index.stop) if isinstance(index, slice) else [index]
         else:
-            raise ModelError(f"{caller}: fixed names unknown coordinate {name!r}; use joint names or "
+            raise ModelError(f"{what} names unknown coordinate {name!r}; use joint names or "
                              f"coordinate names ({', '.join(cm.q_names)})")
     return np.array(sorted(set(held)), dtype=int)
 
