@@ -11,6 +11,19 @@ from ..spatial.rotations import matrix_to_quat
 EventRecord = namedtuple("EventRecord", "time kind detail")
 
 
+def save_columns(path, columns):
+    """Write {name: (N,) array} to .csv (a header row of names) or .npz."""
+    path = str(path)
+    if path.endswith(".npz"):
+        np.savez_compressed(path, **columns)
+    elif path.endswith(".csv"):
+        names = list(columns)
+        np.savetxt(path, np.column_stack([columns[n] for n in names]), delimiter=",",
+                   header=",".join(names), comments="", fmt="%.12g")
+    else:
+        raise MechsimError(f"cannot save to {path!r}: use a .csv or .npz file name")
+
+
 class Result:
     """Samples ``t`` (N,) with states ``q`` (N, nq), ``v`` (N, nv); ``res[name]`` for any name in
     ``m.signals()``; ``res.point(body, p)``; ``to_dataframe()``, ``save(path)``."""
@@ -176,16 +189,7 @@ class Result:
 
     def save(self, path, signals=None):
         """Write the signals to .csv (first column t) or .npz."""
-        path = str(path)
-        columns = self.flat_columns(signals)
-        if path.endswith(".npz"):
-            np.savez_compressed(path, **columns)
-        elif path.endswith(".csv"):
-            names = list(columns)
-            np.savetxt(path, np.column_stack([columns[n] for n in names]), delimiter=",",
-                       header=",".join(names), comments="", fmt="%.12g")
-        else:
-            raise MechsimError(f"cannot save to {path!r}: use a .csv or .npz file name")
+        save_columns(path, self.flat_columns(signals))
 
     def __repr__(self):
         span = f"t = {self.t[0]:g} … {self.t[-1]:g}" if len(self.t) else "empty"

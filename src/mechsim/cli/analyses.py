@@ -15,17 +15,16 @@ from pathlib import Path
 
 import numpy as np
 
+from ..analysis.result import save_columns
 from ..analysis.state import State
-from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
-from ..errors import MechsimError, SimulationError
+from ..errors import MechsimError
 from ..io import load
-from .main import OUTPUT_SUFFIXES, _check_target, _format, _known_signals, _names, _table, _writing
+from .main import OUTPUT_SUFFIXES, _check_target, _format, _known_signals, _names, _table, _writing, keeping_partial
 
 STATE_SUFFIXES = (".json", ".csv")
 LINEARIZATION_SUFFIXES = (".json", ".npz", ".csv")
 DEFAULT_SAMPLES = 101
-STATE_TOLERANCE = 1e-6      # largest constraint error accepted in a --state file
 
 
 # ------------------------------------------------------------------------------ parsers
@@ -111,15 +110,8 @@ def _inverse(args):
         return _inverse_dynamics(model, args)
     signals = _known_signals(model, args.signals, args.model)
     times = _time_grid(model, args)
-    try:
+    with keeping_partial(args.output, signals):
         result = model.kinematics(times, inputs=model.simulation.get("inputs"))
-    except SimulationError as exc:
-        partial = exc.partial
-        if not args.output or partial is None or not len(partial):
-            raise
-        with _writing(args.output):
-            partial.save(args.output, signals)
-        raise MechsimError(f"{exc} (partial results up to t = {partial.t[-1]:.6g} written to {args.output})") from exc
     if args.output:
         with _writing(args.output):
             result.save(args.output, signals)
@@ -187,13 +179,13 @@ def _inverse_dynamics(model, args):
     from scipy.interpolate import CubicSpline
 
     from ..analysis.simulate import input_sources
-    from ..dynamics.api import _refuse_closed_loops
+    from ..dynamics.api import refuse_closed_loops
 
     if args.signals or args.t_end is not None:
         raise MechsimError("--signals and --t-end do not apply to --motion: the motion file gives the times, "
                            "and every joint's .force is written")
     cm = model.compile()
-    _refuse_closed_loops(cm, "inverse --motion")
+    refuse_closed_loops(cm, "inverse --motion")
     columns = _read_columns(args.motion)
     if "t" not in columns:
         raise MechsimError(f"--motion {args.motion}: no column 't'")
@@ -240,7 +232,7 @@ def _inverse_dynamics(model, args):
             out[f"{joint}.force" if width == 1 else f"{joint}.force[{k}]"] = tau[:, vs.start + k]
     if args.output:
         with _writing(args.output):
-            _save_columns(args.output, out)
+            save_columns(args.output, out)
         print(f"wrote {args.output}: {N} samples, t = {t[0]:.6g} to {t[-1]:.6g}")
         return
     rows = [[name, f"{values[-1]:.6g}", f"{np.max(np.abs(values)):.6g}"] for name, values in out.items() if name != "t"]
@@ -264,15 +256,6 @@ def _read_columns(path):
     if data.shape[1] != len(header):
         raise MechsimError(f"cannot read {path}: {len(header)} names in the header row but {data.shape[1]} columns")
     return {name: data[:, k] for k, name in enumerate(header)}
-
-
-def _save_columns(path, columns):
-    if path.endswith(".npz"):
-        np.savez_compressed(path, **columns)
-    else:
-        names = list(columns)
-        np.savetxt(path, np.column_stack([columns[n] for n in names]), delimiter=",", header=",".join(names),
-                   comments="", fmt="%.12g")
 
 
 # ------------------------------------------------------------------------------ trim
@@ -441,16 +424,7 @@ def _read_state(model, model_path, path, t, values):
     if file_t is not None and t is not None and float(file_t) != t:
         raise MechsimError(f"--t {t:g} differs from the time t = {float(file_t):g} of the state in {path}")
     state = State(cm, q, v, t if file_t is None and t is not None else _number(file_t or 0.0, path, "t"))
-    normalize_quaternions(cm.quat_q, state.q)
-    if cm.n_rows:                      # an operating point must lie on the constraint manifold
-        g, gv, _ = constraint_values(cm, state.q, state.v, state.t)
-        for what, error in (("positions", g), ("velocities", gv)):
-            worst = float(np.max(np.abs(error), initial=0.0))
-            if not worst <= STATE_TOLERANCE:
-                raise MechsimError(f"{path}: the {what} do not satisfy the constraints and drivers at t = "
-                                   f"{state.t:.6g} (largest error {worst:.3g}); write a consistent state with "
-                                   f"'mechsim assemble {model_path} -o state.json' or 'mechsim trim {model_path} "
-                                   "-o op.json'")
+    normalize_quaternions(cm.quat_q, state.q)            # linearize refuses a state off the constraints
     state.inputs = {**model.inputs, **{k: _number(x, path, k) for k, x in inputs.items()}, **(values or {})}
     return state
 

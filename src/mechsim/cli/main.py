@@ -184,9 +184,15 @@ def _simulate_options(model, args):
 
 def _run(model, options, output, signals):
     """Simulate; if the run fails, write what it computed to ``output`` (when given) and say so."""
+    with np.errstate(all="ignore"), keeping_partial(output, signals):   # non-finite values end the run
+        return model.simulate(**options)
+
+
+@contextmanager
+def keeping_partial(output, signals):
+    """A failed run's SimulationError: its partial Result written to ``output`` (when given), and said so."""
     try:
-        with np.errstate(all="ignore"):    # a non-finite value ends the run with a SimulationError
-            return model.simulate(**options)
+        yield
     except SimulationError as exc:
         partial = exc.partial
         if not output or partial is None or not len(partial):

@@ -85,10 +85,10 @@ def inverse_dynamics(m, q=None, v=None, a=None, t=0.0, inputs=None):
     if hasattr(m, "u_force"):                                   # a Result
         res = m
         cm = res.model._compiled or res.model.compile()
-        _refuse_closed_loops(cm, "inverse_dynamics")
+        refuse_closed_loops(cm, "inverse_dynamics")
         return _rnea_samples(cm, res.q, res.v, res._node_dynamics()[0], res.u_force)
     cm = m._compiled or m.compile()
-    _refuse_closed_loops(cm, "inverse_dynamics")
+    refuse_closed_loops(cm, "inverse_dynamics")
     if q is None or v is None or a is None:
         raise MechsimError("inverse_dynamics(m, q, v, a): give q, v and a (or a Result alone)")
     q, v, a = (_state_vector(x, n, w, m, batch=True) for x, n, w in ((q, cm.nq, "q"), (v, cm.nv, "v"), (a, cm.nv, "a")))
@@ -105,7 +105,7 @@ def _rnea_samples(cm, Q, V, A, U):
     return tau
 
 
-def _refuse_closed_loops(cm, what):
+def refuse_closed_loops(cm, what):
     closing = [f"cut joint '{j}'" for j in cm.topology.cut] + [f"constraint '{c}'" for c in cm.model.constraints]
     if closing:
         raise MechsimError(f"{what}: '{cm.model.name}' is not an open tree ({', '.join(closing)}): the forces of a "
