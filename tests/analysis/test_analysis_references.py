@@ -15,9 +15,6 @@ itself.
     5. four-bar linearized (minimal and full) vs Lagrange's equation in theta alone, in the crank angle and
        in the rocker angle (exact change of coordinates), at rest and moving.
 """
-import importlib.util
-import inspect
-import re
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -30,30 +27,21 @@ from scipy.optimize import brentq
 import mechsim as ms
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+sys.path.insert(0, str(EXAMPLES))
+import cart_pendulum as cart_pendulum_example  # noqa: E402  (examples/)
+import four_bar  # noqa: E402
+import slider_crank  # noqa: E402
+
 G = 9.81
-_scripts = {}
 
 
-def script(name):
-    """examples/<name>.py imported as a module (main() not run)."""
-    if str(EXAMPLES) not in sys.path:
-        sys.path.append(str(EXAMPLES))
-    if name not in _scripts:
-        spec = importlib.util.spec_from_file_location(f"analysis_ref_example_{name}", EXAMPLES / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _scripts[name] = module
-    return _scripts[name]
-
-
-def needs(owner, attribute):
-    """Skip while an issue-4 feature is not in the tree yet (the method, or the module it imports)."""
-    method = getattr(owner, attribute, None)
-    if method is None:
-        pytest.skip(f"{attribute} not implemented yet")
-    for module in re.findall(r"from \.\.([\w.]+) import", inspect.getsource(method)):
-        if importlib.util.find_spec(f"mechsim.{module}") is None:
-            pytest.skip(f"{attribute}: mechsim.{module} not implemented yet")
+def driven_double_pendulum():
+    """The double pendulum with both joints driven along the prescribed motion."""
+    driven = double_pendulum()
+    for i, j in enumerate(("j1", "j2")):
+        driven.add_driver(j, position=lambda t, i=i: motion(t)[0][..., i], velocity=lambda t, i=i: motion(t)[1][..., i],
+                          acceleration=lambda t, i=i: motion(t)[2][..., i])
+    return driven
 
 
 def rel_err(a, b):
@@ -196,12 +184,7 @@ def test_inverse_dynamics_of_a_result():
     scale = np.abs(tau).max()
     assert np.abs(out).max() < 1e-10 * scale, np.abs(out).max()
     # (b)
-    needs(ms.Model, "kinematics")
-    driven = double_pendulum()
-    for i, j in enumerate(("j1", "j2")):
-        driven.add_driver(j, position=lambda t, i=i: motion(t)[0][..., i], velocity=lambda t, i=i: motion(t)[1][..., i],
-                          acceleration=lambda t, i=i: motion(t)[2][..., i])
-    kin = driven.kinematics(res.t)
+    kin = driven_double_pendulum().kinematics(res.t)
     assert np.abs(np.column_stack([kin["j1.q"], kin["j2.q"]]) - q).max() < 1e-12
     assert np.abs(np.column_stack([kin["j1.a"], kin["j2.a"]]) - a).max() < 1e-9
     out = ms.inverse_dynamics(kin)
@@ -291,12 +274,7 @@ def test_reactions_newton_euler_double_pendulum():
     m, plain, res = round_trip()
     q, v, a = motion(res.t)
     tau = np.array([double_pendulum_reference()(*x) for x in zip(q, v, a)])
-    needs(ms.Model, "kinematics")
-    driven = double_pendulum()
-    for i, j in enumerate(("j1", "j2")):
-        driven.add_driver(j, position=lambda t, i=i: motion(t)[0][..., i], velocity=lambda t, i=i: motion(t)[1][..., i],
-                          acceleration=lambda t, i=i: motion(t)[2][..., i])
-    kin = driven.kinematics(res.t)
+    kin = driven_double_pendulum().kinematics(res.t)
     err, z = double_pendulum_newton_euler(kin)
     assert err < 1e-10, err
     assert rel_err(z, tau) < 1e-10
@@ -306,7 +284,7 @@ def test_reactions_newton_euler_double_pendulum():
 
 
 def test_inverse_dynamics_refuses_closed_loops():
-    m = script("four_bar").build_model()
+    m = four_bar.build_model()
     with pytest.raises(ms.MechsimError, match="kinematics"):
         ms.inverse_dynamics(m, m.assemble().q, np.zeros(3), np.zeros(3))
 
@@ -316,7 +294,7 @@ def test_inverse_dynamics_refuses_closed_loops():
 def slider_crank_reference():
     """Closed-form slider-crank driven at theta = OMEGA t: slider x, x', x''; rod angle psi and derivatives;
     COM positions/accelerations; the driver torque from the power balance (sympy in t)."""
-    sc = script("slider_crank")
+    sc = slider_crank
     r, l, W = sc.R, sc.L, sc.OMEGA
     t = sp.Symbol("t")
     th = W * t
@@ -344,7 +322,6 @@ def slider_crank_reference():
 
 @lru_cache(maxsize=None)
 def slider_crank_kinematics():
-    needs(ms.Model, "kinematics")
     sc, ref, mass, izz = slider_crank_reference()
     m = sc.build_model(driven=True)
     t = np.linspace(0.0, 1.0, 101)                          # one turn, through both dead centres
@@ -355,7 +332,7 @@ def test_slider_crank_kinematics_closed_form():
     m, res, ref, _, _ = slider_crank_kinematics()
     t = res.t
     assert np.allclose(t, np.linspace(0, 1, 101))
-    sc = script("slider_crank")
+    sc = slider_crank
     np.testing.assert_allclose(res["j1.q"], sc.OMEGA * t, rtol=0, atol=1e-12)
     x, xd, xdd = ref["x"](t), ref["xd"](t), ref["xdd"](t)
     assert np.abs(x - sc.slider_position(sc.OMEGA * t)).max() < 1e-14   # the reference agrees with the script
@@ -421,8 +398,7 @@ def test_slider_crank_body_acceleration_signal():
 
 
 def test_kinematics_refuses_undriven_dofs():
-    needs(ms.Model, "kinematics")
-    m = script("slider_crank").build_model(driven=False)
+    m = slider_crank.build_model(driven=False)
     with pytest.raises(ms.ModelError, match="driver"):
         m.kinematics(np.linspace(0, 1, 5))
 
@@ -439,7 +415,6 @@ def compound_pendulum(q0=0.0):
 
 @pytest.mark.parametrize("top", [False, True])
 def test_linearize_compound_pendulum(top):
-    needs(ms.Model, "linearize")
     m, w2 = compound_pendulum(np.pi if top else 0.0)
     lin = m.linearize(m.assemble(fixed=["j1"]))
     assert lin.state_names == ["j1.q", "j1.v"]
@@ -452,7 +427,7 @@ def test_linearize_compound_pendulum(top):
 
 def cart_pendulum(stiffness=None, damping=None):
     """examples/cart_pendulum.py's model (its spring-damper, or one with the given constants)."""
-    cp = script("cart_pendulum")
+    cp = cart_pendulum_example
     if stiffness is None:
         return cp, cp.build_model()
     m = ms.Model("cart-pendulum-variant", gravity=(0, -cp.G, 0))
@@ -493,7 +468,6 @@ CART_STATES = ["slide.q", "hinge.q", "slide.v", "hinge.v"]
 
 
 def test_linearize_cart_pendulum_hanging():
-    needs(ms.Model, "linearize")
     cp, m = cart_pendulum()
     m.add_input("u")
     m.add_force("push", "joint_force", joint="slide", value="u")
@@ -529,8 +503,7 @@ def test_linearize_cart_pendulum_hanging():
 def test_linearize_cart_pendulum_inverted(spring):
     """Upright rod (q2 = pi), cart force 'slide.force' as the input; without the spring-damper (the paper's
     control problem: k_SD = b_SD = 0) and with the example's."""
-    needs(ms.Model, "linearize")
-    cp = script("cart_pendulum")
+    cp = cart_pendulum_example
     k, b = (cp.K_SD, cp.B_SD) if spring else (0.0, 0.0)
     _, m = cart_pendulum(k, b)
     state = m.assemble(fixed={"slide.q": 0.0, "hinge.q": np.pi})
@@ -546,7 +519,6 @@ def test_linearize_outputs():
     """outputs: C, D of named signals at the hanging cart-pendulum: a coordinate, a velocity, an acceleration
     (its row of the hand linearization: C = A's, D = B's) and a body-velocity component (the rod frame sits on
     the hinge, carried by the cart: its x velocity is q1')."""
-    needs(ms.Model, "linearize")
     cp, m = cart_pendulum()
     outputs = ["hinge.q", "slide.v", "hinge.a", "rod.velocity[0]"]
     lin = m.linearize(m.assemble(fixed={"slide.q": 0.0, "hinge.q": 0.0}), inputs=["slide.force"], outputs=outputs)
@@ -563,7 +535,6 @@ def test_linearize_outputs():
 def test_linearize_along_a_result():
     """A Result: one Linearization per sample; off equilibrium the compound pendulum's
     theta'' = -(g / l_eq) sin(theta) gives A = [[0, 1], [-(g / l_eq) cos(theta_k), 0]]."""
-    needs(ms.Model, "linearize")
     m, w2 = compound_pendulum(1.2)
     res = m.simulate(t_end=1.0, t_eval=np.linspace(0, 1, 5), solver="DOP853", rtol=1e-10, atol=1e-12)
     lins = m.linearize(res)
@@ -591,7 +562,6 @@ def spring_held_inverted_pendulum(q0, with_input=False):
 
 
 def test_trim_buckled_inverted_pendulum():
-    needs(ms.Model, "trim")
     mgl = MASS_T * G * L_T
     theta_star = brentq(lambda th: K_T * th - mgl * np.sin(th), 0.5, 3.0)
     assert theta_star > 1.0
@@ -606,7 +576,6 @@ def test_trim_buckled_inverted_pendulum():
 
 
 def test_trim_solves_for_a_free_input():
-    needs(ms.Model, "trim")
     mgl = MASS_T * G * L_T
     m = spring_held_inverted_pendulum(0.3, with_input=True)
     for theta1 in (0.4, -1.1, 2.0):
@@ -621,7 +590,6 @@ def test_trim_steady_spin_centrifugal_governor():
     axis (bob of mass m at distance l, isotropic inertia). Steady state in the rotating frame: the effective
     potential -m g l cos(th) - m OMEGA^2 l^2 sin(th)^2 / 2 is stationary at cos(th) = g / (OMEGA^2 l).
     A joint_force input on the shaft with a damper c on it: the input balances the damper, u = c OMEGA."""
-    needs(ms.Model, "trim")
     omega, l, mass, c = 6.0, 0.5, 1.1, 0.3
     m = ms.Model("governor", gravity=(0, -G, 0))
     m.add_body("shaft", mass=2.0, inertia=(0.05, 0.1, 0.05))
@@ -643,7 +611,6 @@ def test_trim_steady_spin_centrifugal_governor():
 
 
 def test_trim_impossible_raises():
-    needs(ms.Model, "trim")
     m = ms.Model("wheel", gravity=(0, -G, 0))
     m.add_body("wheel", mass=2.0, inertia=(0.1, 0.1, 0.2))
     m.add_joint("axle", "revolute", parent="ground", child="wheel", axis=(0, 0, 1))
@@ -664,7 +631,7 @@ def four_bar_reference():
         theta'' = f(theta, w) = (Q - V'(theta) - M'(theta) w^2 / 2) / M(theta).
     Returns functions of (theta, alpha, phi, w, tau0, k, rest, c): dict with 'V1' = V', 'f', 'df_dth',
     'df_dw', 'M', plus 'closure'."""
-    fb = script("four_bar")
+    fb = four_bar
     L0, L1, L2, L3, m_, g = fb.L0, fb.L1, fb.L2, fb.L3, fb.MASS, fb.G
     th, w, tau0, k, rest, c = sp.symbols("theta w tau0 k rest c")
     al, ph = sp.Function("alpha")(th), sp.Function("phi")(th)
@@ -721,7 +688,7 @@ K_FB, REST_FB, C_FB = 40.0, 0.4, 1.5      # torsional spring-damper added on the
 
 
 def four_bar_with_spring(theta0, with_input=False):
-    fb = script("four_bar")
+    fb = four_bar
     m = fb.build_model(theta0)                           # the motor's constant TORQUE acts on j1
     m.add_force("crank_spring", "joint_spring_damper", joint="j1", stiffness=K_FB, damping=C_FB, rest=REST_FB)
     if with_input:
@@ -754,7 +721,6 @@ def four_bar_equilibrium_angle():
 
 
 def test_trim_four_bar_virtual_work():
-    needs(ms.Model, "trim")
     fb, ev = four_bar_reference()
     theta_star = four_bar_equilibrium_angle()
     m = four_bar_with_spring(theta_star + 0.1)
@@ -773,7 +739,6 @@ def test_trim_four_bar_virtual_work():
 
 
 def test_trim_four_bar_input_at_a_fixed_crank_angle():
-    needs(ms.Model, "trim")
     fb, ev = four_bar_reference()
     m = four_bar_with_spring(1.3, with_input=True)
     for theta1 in (1.3, 2.4, -0.8):
@@ -805,7 +770,7 @@ def expected_four_bar_A_B(theta, omega, coordinate="j1"):
 
 def four_bar_state(theta, omega):
     m = four_bar_with_spring(theta)
-    fb = script("four_bar")
+    fb = four_bar
     state = m.assemble(fixed=["j1"])
     if omega:
         # velocities of the loop from the closed-form ratios (independent of mechsim's assembly)
@@ -823,7 +788,6 @@ def test_linearize_four_bar_minimal_vs_one_dof_lagrange(omega):
     """At the trimmed equilibrium (omega = 0: A21 = -(k + V'')/M) and at a moving, non-equilibrium state
     (the M' w^2/2 and M'' terms enter), minimal=True with the crank independent, then with the rocker
     independent (a change of coordinates, exact through the loop's closed-form derivatives)."""
-    needs(ms.Model, "linearize")
     theta = four_bar_equilibrium_angle() if omega == 0.0 else 1.1
     m, state = four_bar_state(theta, omega)
     lin = m.linearize(state, inputs=["j1.force"], minimal=True, independent=["j1"])
