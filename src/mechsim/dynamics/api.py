@@ -106,6 +106,7 @@ def _rnea_samples(cm, Q, V, A, U):
 
 
 def refuse_closed_loops(cm, what):
+    """MechsimError for a model with cut joints or constraints: its forces need m.kinematics."""
     closing = [f"cut joint '{j}'" for j in cm.topology.cut] + [f"constraint '{c}'" for c in cm.model.constraints]
     if closing:
         raise MechsimError(f"{what}: '{cm.model.name}' is not an open tree ({', '.join(closing)}): the forces of a "
