@@ -276,11 +276,11 @@ class _Linearizer:
         cm, ind, nv = self.cm, self.ind, self.cm.nv
         ni, nu = ind.size, len(self.inputs.names)
         T, W = self._extension()
-        zeros_u = np.zeros((nv, 2 * ni))
         dq = np.hstack([T, np.zeros_like(T)])                      # state columns [dq_i, dv_i]
         dv = np.hstack([W, T])
         scale = np.maximum(1.0, np.abs(np.concatenate([self._q_scale()[ind], self.v[ind]])))
-        F_x = self._derivatives(dq, dv, np.zeros((cm.n_slots, 2 * ni)), zeros_u, scale) if ni else np.zeros((0, 0))
+        F_x = self._derivatives(dq, dv, np.zeros((cm.n_slots, 2 * ni)), np.zeros((nv, 2 * ni)), scale) if ni \
+            else np.zeros((0, 0))
         F_x = F_x.reshape(nv + len(self.outputs.items), 2 * ni)
         du, dtau = np.zeros((cm.n_slots, nu)), np.zeros((nv, nu))
         for j, (slots, taus) in enumerate(zip(self.inputs.slots, self.inputs.taus)):
@@ -292,23 +292,22 @@ class _Linearizer:
         Phi_x = np.vstack([kinematic, F_x[:nv]])                   # (2 nv, 2 ni)
         Phi_u = np.vstack([np.zeros((nv, nu)), F_u[:nv]])
         keep = np.concatenate([ind, nv + ind])
-        if minimal:
-            A, B = Phi_x[keep], Phi_u[keep]
-            state_names = [self.names[k] for k in ind] + [cm.v_names[k] for k in ind]
-            C_states = np.eye(2 * ni)
-        else:
-            A = np.zeros((2 * nv, 2 * nv))
-            A[:, keep] = Phi_x
-            B = Phi_u
-            state_names = self.names + list(cm.v_names)
-            C_states = np.eye(2 * nv)
+
+        def columns(M):
+            """M's columns (the independent states) as the state vector asks: those only, or placed among
+            every state's (the dependent ones zero)."""
+            if minimal:
+                return M
+            full = np.zeros((M.shape[0], 2 * nv))
+            full[:, keep] = M
+            return full
+        A, B = (Phi_x[keep], Phi_u[keep]) if minimal else (columns(Phi_x), Phi_u)
+        state_names = [self.names[k] for k in ind] + [cm.v_names[k] for k in ind] if minimal \
+            else self.names + list(cm.v_names)
         if self.outputs.states:
-            C, D, output_names = C_states, np.zeros((C_states.shape[0], nu)), list(state_names)
+            C, D, output_names = np.eye(A.shape[0]), np.zeros((A.shape[0], nu)), list(state_names)
         else:
-            C = F_x[nv:] if minimal else np.zeros((len(self.outputs.items), 2 * nv))
-            if not minimal:
-                C[:, keep] = F_x[nv:]
-            D, output_names = F_u[nv:], list(self.outputs.names)
+            C, D, output_names = columns(F_x[nv:]), F_u[nv:], list(self.outputs.names)
         state = State(cm, self.q, self.v, self.t, inputs=self.values)
         return Linearization(A, B, C, D, state_names, list(self.inputs.names), output_names,
                              [self.names[k] for k in ind], state)

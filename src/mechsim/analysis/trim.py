@@ -44,18 +44,20 @@ def trim(model, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
         values.update(zip(free_inputs, x[moving.size:]))
         return q, v
 
-    def residual(x):
+    def evaluate(x):
+        """(q, v, accelerations, constraint residuals) at the unknowns x."""
         q, v = state(x)
         a = forward_dynamics(model, q, v, t=t, inputs=values)
-        h = constraint_values(cm, q, v, t)[0] if cm.n_rows else np.zeros(0)
+        return q, v, a, constraint_values(cm, q, v, t)[0] if cm.n_rows else np.zeros(0)
+
+    def residual(x):
+        _, _, a, h = evaluate(x)
         return np.concatenate([h / tol, a / a_tol])
 
     x = np.concatenate([np.zeros(moving.size), [values[name] for name in free_inputs]])
     if x.size:
         x = _solve(residual, x, moving.size, "lm" if cm.n_rows + cm.nv >= x.size else "trf")
-    q, v = state(x)
-    a = forward_dynamics(model, q, v, t=t, inputs=values)
-    h = constraint_values(cm, q, v, t)[0] if cm.n_rows else np.zeros(0)
+    q, v, a, h = evaluate(x)
     worst_a, worst_h = np.max(np.abs(a), initial=0.0), np.max(np.abs(h), initial=0.0)
     if worst_a > a_tol or worst_h > tol:
         raise ModelError(_failure_message(model, cm, a, worst_a, worst_h, free_inputs))
