@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
-from mechsim.dynamics.api import constraint_values
+from mechsim.dynamics.api import constraint_values, local_data
 from mechsim.dynamics.projection import integrate_coordinates
 
 CUT_KINDS = {
@@ -60,15 +60,16 @@ def test_cut_joint_rows_jacobian_and_bias_match_finite_differences(rng, kind):
     for _ in range(3):
         q, v = random_state(cm, rng)
         h, hd, G = constraint_values(cm, q, v, t=0.0)
-        gamma = cm.constraint_workspace.gamma.copy()       # f'' - Gdot v
-        target_rate = cm.rows.con_t[:, 1]
+        gamma = local_data(cm).cw.gamma.copy()       # f'' - Gdot v
+        targets = cm.targets(0.0)
+        target_rate = targets[:, 1]
         np.testing.assert_allclose(G @ v, rate_by_differences(cm, q, v, lambda x: constraint_values(cm, x, v)[0]),
                                    atol=2e-7, err_msg="G v = dg/dt")
         np.testing.assert_allclose(hd, G @ v - target_rate, atol=1e-12)
         gdot_v = rate_by_differences(cm, q, v, lambda x: constraint_values(cm, x, v)[2] @ v, eps=1e-5)
         if kind == "screw":          # the screw row's bias is exact on the manifold only (kdot ~ ddot)
-            gdot_v[expected_rows - 1] = cm.rows.con_t[expected_rows - 1, 2] - gamma[expected_rows - 1]
-        np.testing.assert_allclose(cm.rows.con_t[:, 2] - gamma, gdot_v, atol=1e-8 * max(1, np.abs(gdot_v).max()),
+            gdot_v[expected_rows - 1] = targets[expected_rows - 1, 2] - gamma[expected_rows - 1]
+        np.testing.assert_allclose(targets[:, 2] - gamma, gdot_v, atol=1e-8 * max(1, np.abs(gdot_v).max()),
                                    err_msg="Gdot v")
 
 
@@ -85,7 +86,7 @@ def test_constrained_accelerations_solve_the_dense_kkt_system(rng):
         qdd = ms.forward_dynamics(m, q, v, tau)
         free, M = ms.forward_dynamics(tree, q, v, tau), ms.mass_matrix(tree, q)
         _, _, G = constraint_values(cm, q, v)
-        gamma = cm.constraint_workspace.gamma.copy()
+        gamma = local_data(cm).cw.gamma.copy()
         kkt = np.block([[M, G.T], [G, np.zeros((len(G), len(G)))]])
         rhs = np.concatenate([M @ free, gamma])
         reference = np.linalg.solve(kkt, rhs)[:cm.nv]

@@ -1,6 +1,6 @@
 """Analyses: simulate (forward dynamics), kinematics, trim, linearize, check; results and states."""
 from .linearize import Linearization
-from .result import EventRecord, Result
+from .result import Result
 from .state import State
 
-__all__ = ["EventRecord", "Linearization", "Result", "State"]
+__all__ = ["Linearization", "Result", "State"]

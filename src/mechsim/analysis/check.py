@@ -35,7 +35,7 @@ def check(model):
     dof is what remains free after the independent constraint equations and the drivers."""
     cm = model.compile()
     model.assemble()
-    analysis = getattr(cm, "analysis", None)
+    analysis = cm.analysis
     return CheckReport(dof=cm.nv if analysis is None else analysis.dof, tree_joints=list(cm.joint_order),
                        cut_joints=list(cm.topology.cut), loops=[list(loop) for loop in cm.topology.loops],
                        n_constraints=cm.n_rows, redundant=[] if analysis is None else list(analysis.redundant),

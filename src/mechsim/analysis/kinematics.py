@@ -11,8 +11,8 @@ from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, SimulationError
+from ..simulation.run_inputs import input_sources
 from .result import Result
-from .simulate import input_sources
 
 
 def kinematics(model, t_eval, inputs=None):
@@ -43,7 +43,7 @@ def kinematics(model, t_eval, inputs=None):
 
 
 def _require_fully_driven(model, cm):
-    analysis = getattr(cm, "analysis", None)
+    analysis = cm.analysis
     dof = cm.nv if analysis is None else analysis.dof
     if dof > 0:
         driven = {d.joint for d in model.drivers.values()}

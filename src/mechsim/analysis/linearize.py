@@ -80,7 +80,7 @@ def _operating_points(model, cm, state):
     """[(q, v, t, force values u, generalized forces tau, input values or None)] to linearize about."""
     if state is None:
         state = model.assemble()
-    elif cm.n_rows and getattr(cm, "analysis", None) is None:
+    elif cm.n_rows and cm.analysis is None:
         model.assemble(t=getattr(state, "t", 0.0))               # the redundancy analysis
     if isinstance(state, Result):
         return [(state.q[k], state.v[k], state.t[k], state.u_force[k], state.tau[k], None) for k in range(len(state.t))]

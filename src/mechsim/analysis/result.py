@@ -1,14 +1,10 @@
 """ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v)."""
-from collections import namedtuple
-
 import numpy as np
 
-from ..dynamics.kernels import OK
-from ..dynamics.multipliers import CHOLESKY, constrained_trajectory
+from ..dynamics.multipliers import constrained_trajectory
 from ..errors import MechsimError
 from ..spatial.rotations import matrix_to_quat
-
-EventRecord = namedtuple("EventRecord", "time kind detail")
+from ..status import OK
 
 
 def save_columns(path, columns):
@@ -28,15 +24,19 @@ class Result:
     """Samples ``t`` (N,) with states ``q`` (N, nq), ``v`` (N, nv); ``res[name]`` for any name in
     ``m.signals()``; ``res.point(body, p)``; ``to_dataframe()``, ``save(path)``."""
 
-    def __init__(self, compiled, t, q, v, u_force, tau=None, events=None, message="", success=True):
+    def __init__(self, compiled, t, q, v, u_force, tau=None, events=None, message="", success=True, active=None,
+                 stats=None):
         self._cm = compiled
+        self.active = active          # the constraint rows the run kept (None: the model's latest analysis)
+        self.stats = dict(stats or {})
         self.model = compiled.model
         self.t = np.asarray(t, dtype=float)
         self.q = np.asarray(q, dtype=float).reshape(len(self.t), compiled.nq)
         self.v = np.asarray(v, dtype=float).reshape(len(self.t), compiled.nv)
         self.u_force = np.asarray(u_force, dtype=float).reshape(len(self.t), compiled.n_slots)
         self.tau = np.zeros_like(self.v) if tau is None else np.asarray(tau, dtype=float)
-        self.events = list(events or [])
+        self.events = list(events or [])          # ms.EventRecord(time, kind, name, detail)
+        self.t_events, self.y_events = [], []      # per event, as solve_ivp
         self.message, self.success = message, success
         self._dynamics = None
         self._cache = {}
@@ -53,16 +53,12 @@ class Result:
         sample, by one compiled pass of the constrained forward dynamics."""
         if self._dynamics is None:
             cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes, self._cm.n_rows
-            targets = np.empty((N, nc, 3))
-            for k, t in enumerate(self.t):
-                cm.rows.set_targets(t)
-                targets[k] = cm.rows.con_t
+            targets = np.array([cm.targets(t) for t in self.t]).reshape(N, nc, 3)
             out = (np.empty((N, cm.nv)), np.empty((N, n, 3, 3)), np.empty((N, n, 3)), np.empty((N, n, 6)),
                    np.empty((N, n, 6)), np.zeros((N, nc)), np.zeros((N, nc, 6)), np.zeros((N, nc)),
                    np.empty((N, n, 6)))
-            status = constrained_trajectory(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, self.u_force,
-                                            self.tau, self.q, self.v, targets, cm.workspace, cm.rows.con_i,
-                                            cm.rows.con_f, cm.active, cm.constraint_workspace, CHOLESKY, *out)
+            data = cm.new_data(active=self.active)
+            status = constrained_trajectory(cm.arrays, data, self.u_force, self.tau, self.q, self.v, targets, *out)
             if status != OK:
                 out[0][:] = np.nan
             self._dynamics = out

@@ -15,6 +15,7 @@ class State:
         self.t = float(t)
         self.inputs = inputs          # {input: value} at an operating point (m.trim), else None
         self.residual = residual      # m.trim: the largest |acceleration| or |g| left
+        self.analysis = None          # m.assemble: the redundancy analysis at this configuration
 
     def _locate(self, name):
         cm = self._cm

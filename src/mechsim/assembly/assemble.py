@@ -17,7 +17,7 @@ TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in ra
 
 def assemble(model, fixed=None, t=0.0, what="assemble(): fixed"):
     """A State on the constraint manifold near q0/v0 with the ``fixed`` coordinates held; runs the
-    redundancy analysis (cm.active, cm.analysis) at the assembled configuration. ``what`` names the
+    redundancy analysis at the assembled configuration (state.analysis, also kept as cm.analysis). ``what`` names the
     argument ``fixed`` in error messages."""
     cm = model.compile()
     q, v = cm.q0.copy(), cm.v0.copy()
@@ -27,15 +27,16 @@ def assemble(model, fixed=None, t=0.0, what="assemble(): fixed"):
     free = np.setdiff1d(np.arange(cm.nv), held)
     analyse(cm, constraint_values(cm, q, v, t)[2])          # names an inconsistent driver before assembling
     q = solve_positions(cm, q, v, t, free)
-    cm.analysis = analyse(cm, constraint_values(cm, q, v, t)[2])
-    cm.active = cm.analysis.active
-    return State(cm, q, solve_velocities(cm, q, v, t, free), t)
+    analysis = cm.analysis = analyse(cm, constraint_values(cm, q, v, t)[2])
+    state = State(cm, q, solve_velocities(cm, q, v, t, free), t)
+    state.analysis = analysis
+    return state
 
 
 def solve_velocities(cm, q, v, t, free):
     """v corrected over the free coordinates by least squares so that G v = f' on the active rows."""
     _, hd, G = constraint_values(cm, q, v, t)
-    rows, v = cm.active, v.copy()
+    rows, v = cm.analysis.active, v.copy()
     v[free] -= np.linalg.lstsq(G[np.ix_(rows, free)], hd[rows], rcond=None)[0]
     return v
 

@@ -178,7 +178,7 @@ def _inverse_dynamics(model, args):
     import mechsim as ms
     from scipy.interpolate import CubicSpline
 
-    from ..analysis.simulate import input_sources
+    from ..simulation.run_inputs import input_sources
     from ..dynamics.api import refuse_closed_loops
 
     if args.signals or args.t_end is not None:

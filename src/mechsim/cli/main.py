@@ -19,11 +19,12 @@ import numpy as np
 from .. import __version__
 from ..errors import MechsimError, SimulationError
 from ..io import load
+from ..simulation.options import describe
 from ..viz.plot import load_matplotlib, plot
 
 OUTPUT_SUFFIXES = (".csv", ".npz")
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")
-SIMULATE_OPTIONS = ("t_end", "solver", "rtol", "atol", "h", "max_step")
+SIMULATE_OPTIONS = ("t_end", "solver", "rtol", "atol", "h", "max_step", "backend")
 
 
 def main(argv=None):
@@ -60,12 +61,10 @@ def _parser():
                                    "simulation: section.")
     simulate.add_argument("model", help="model file")
     simulate.add_argument("-o", "--output", help="write the signals to this .csv or .npz file")
-    simulate.add_argument("--t-end", type=float, metavar="T", help="end time [s]")
-    simulate.add_argument("--solver", metavar="S", help="RK23, RK45, DOP853, Radau, BDF, LSODA, Euler or RK4")
-    simulate.add_argument("--rtol", type=float, metavar="R", help="relative tolerance")
-    simulate.add_argument("--atol", type=float, metavar="A", help="absolute tolerance")
-    simulate.add_argument("--h", type=float, metavar="H", help="step of the fixed-step solvers Euler and RK4")
-    simulate.add_argument("--max-step", type=float, metavar="M", help="largest step of the variable-step solvers")
+    for key, metavar, kind in (("t_end", "T", float), ("solver", "S", str), ("backend", "B", str),
+                               ("rtol", "R", float), ("atol", "A", float), ("h", "H", float),
+                               ("max_step", "M", float)):
+        simulate.add_argument("--" + key.replace("_", "-"), type=kind, metavar=metavar, help=describe(key))
     simulate.add_argument("--plot", metavar="PATH", help="plot the signals to this .png (.pdf, .svg) file")
     simulate.add_argument("--signals", type=_names, metavar="NAMES",
                           help="comma-separated signals to write, plot and summarize (default: all signals "
@@ -120,6 +119,8 @@ def _simulate(args):
         _require_matplotlib()
     result = _run(model, _simulate_options(model, args), args.output, signals)
     shown = signals or [name for name in model.signals() if name.endswith(".q")]
+    for record in result.events:
+        print(f"event at t = {record.time:.9g}: {record.kind} {record.name}: {record.detail}")
     if args.output:
         with _writing(args.output):
             result.save(args.output, signals)

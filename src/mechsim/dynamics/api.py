@@ -2,8 +2,11 @@
 import numpy as np
 
 from ..errors import MechsimError, SimulationError
-from .kernels import ABA_PACKED_SIGNATURE, OK, WRONG_SIZE, aba_packed, crba, rnea
-from .multipliers import CHOLESKY, SINGULAR, constrained_dynamics
+from ..status import OK, SINGULAR, WRONG_SIZE
+from .kernels import ABA_PACKED_SIGNATURE, aba_packed, crba, new_workspace, rnea
+from .layout import FORCE_VALUES
+from .multipliers import constrained_dynamics
+from .projection import constraint_state
 
 
 def _state_vector(x, n, what, model, batch=False):
@@ -35,41 +38,64 @@ def _fd_kernel(*args):
     return aba_packed(*args)
 
 
+def _packed(cm):
+    """This thread's (model_i, model_f, workspace) for aba_packed: its own copy of model_f, whose last
+    row holds the force values, and its own workspace."""
+    local = cm.local
+    if not hasattr(local, "packed"):
+        model_i, model_f = cm.packed_tables()
+        local.packed = (model_i, model_f, new_workspace(cm.n_nodes))
+        local.u = model_f[-1, FORCE_VALUES:FORCE_VALUES + cm.n_slots]
+    return local.packed
+
+
+def local_data(cm):
+    """This thread's Data for the one-off evaluations of the public functions (not for runs), with the
+    active rows of the model's latest redundancy analysis."""
+    active = cm.every_row if cm.analysis is None else cm.analysis.active
+    data = getattr(cm.local, "data", None)
+    if data is None or data.active is not active:
+        data = cm.local.data = cm.new_data(active=active)
+    return data
+
+
 def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     """Generalized accelerations (nv,) of model m at (q, v) with extra generalized forces tau,
     force elements evaluated at time t (inputs: name -> value, default the inputs' defaults);
     loop constraints and drivers are enforced by their multipliers."""
-    cm = m._compiled or m.compile()
-    if cm.timed_sources:
-        cm.force_values(t, inputs, out=cm.fd_u)
+    cm = m.compile()
     if cm.n_rows:
-        return _constrained_forward_dynamics(cm, q, v, tau, t)
+        return _constrained_forward_dynamics(cm, q, v, tau, t, inputs)
+    try:
+        model_i, model_f, ws = cm.local.packed
+    except AttributeError:
+        model_i, model_f, ws = _packed(cm)
+    if cm.varies_in_time:
+        cm.force_values(t, inputs, out=cm.local.u)
     try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
         qdd = np.zeros(cm.nv) if tau is None else tau.copy()    # tau, turned into qdd in place
-        status = _fd_kernel(cm.model_i, cm.model_f, cm.workspace, q, v, qdd)
+        status = _fd_kernel(model_i, model_f, ws, q, v, qdd)
     except (AttributeError, TypeError):    # lists, other dtypes, non-contiguous or read-only arrays
         status = WRONG_SIZE
     if status == OK:
         return qdd
     if status == WRONG_SIZE:                # convert them, or name the expected coordinates
         q, v = _state_vector(q, cm.nq, "q", m), _state_vector(v, cm.nv, "v", m)
-        qdd = _state_vector(cm.zero_tau if tau is None else tau, cm.nv, "tau", m).copy()
-        status = _fd_kernel(cm.model_i, cm.model_f, cm.workspace, q, v, qdd)
+        qdd = _state_vector(np.zeros(cm.nv) if tau is None else tau, cm.nv, "tau", m).copy()
+        status = _fd_kernel(model_i, model_f, ws, q, v, qdd)
         if status == OK:
             return qdd
     raise singular_node_error(cm, status)
 
 
-def _constrained_forward_dynamics(cm, q, v, tau, t):
-    m = cm.model
+def _constrained_forward_dynamics(cm, q, v, tau, t, inputs):
+    m, data = cm.model, local_data(cm)
     q, v = _state_vector(q, cm.nq, "q", m), _state_vector(v, cm.nv, "v", m)
-    tau = cm.zero_tau if tau is None else _state_vector(tau, cm.nv, "tau", m)
-    rows = cm.rows
-    rows.set_targets(t)
+    tau = np.zeros(cm.nv) if tau is None else _state_vector(tau, cm.nv, "tau", m)
+    cm.force_values(t, inputs, out=data.u)
+    cm.targets(t, out=data.con_t)
     qdd = np.empty(cm.nv)
-    status = constrained_dynamics(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, cm.fd_u, tau, q, v,
-                                  cm.workspace, rows.con_i, rows.con_f, rows.con_t, cm.every_row, cm.active,
-                                  cm.constraint_workspace, CHOLESKY, 0.0, 0.0, qdd)
+    status = constrained_dynamics(cm.arrays, data, q, v, tau, qdd)
     if status == SINGULAR:
         raise SimulationError(f"the constraint equations of '{m.name}' cannot be solved at this state")
     if status != OK:
@@ -84,10 +110,10 @@ def inverse_dynamics(m, q=None, v=None, a=None, t=0.0, inputs=None):
     force values): the generalized forces, drivers' included, that reproduce its motion."""
     if hasattr(m, "u_force"):                                   # a Result
         res = m
-        cm = res.model._compiled or res.model.compile()
+        cm = res._cm
         refuse_closed_loops(cm, "inverse_dynamics")
         return _rnea_samples(cm, res.q, res.v, res._node_dynamics()[0], res.u_force)
-    cm = m._compiled or m.compile()
+    cm = m.compile()
     refuse_closed_loops(cm, "inverse_dynamics")
     if q is None or v is None or a is None:
         raise MechsimError("inverse_dynamics(m, q, v, a): give q, v and a (or a Result alone)")
@@ -99,9 +125,10 @@ def inverse_dynamics(m, q=None, v=None, a=None, t=0.0, inputs=None):
 
 
 def _rnea_samples(cm, Q, V, A, U):
-    tau = np.empty((Q.shape[0], cm.nv))
+    tau, data = np.empty((Q.shape[0], cm.nv)), cm.new_data()
     for k in range(Q.shape[0]):
-        rnea(cm.node_i, cm.node_f, cm.force_i, cm.force_f, cm.gravity, U[k], Q[k], V[k], A[k], cm.workspace, tau[k])
+        data.u[:] = U[k]
+        rnea(cm.arrays, data, Q[k], V[k], A[k], tau[k])
     return tau
 
 
@@ -116,17 +143,17 @@ def refuse_closed_loops(cm, what):
 
 def mass_matrix(m, q):
     """Joint-space mass matrix (nv, nv) by the composite-rigid-body algorithm."""
-    cm = m._compiled or m.compile()
+    cm = m.compile()
     M = np.empty((cm.nv, cm.nv))
-    crba(cm.node_i, cm.node_f, _state_vector(q, cm.nq, "q", m), cm.workspace, M)
+    crba(cm.arrays, local_data(cm), _state_vector(q, cm.nq, "q", m), M)
     return M
 
 
 def constraint_values(cm, q, v, t=0.0):
     """(g, G v - f', G) of every constraint row of a compiled model at (q, v, t), as new arrays."""
-    from .projection import constraint_state
-    rows, cw = cm.rows, cm.constraint_workspace
-    rows.set_targets(t)
-    constraint_state(cm.node_i, cm.node_f, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
-                     cm.workspace, rows.con_i, rows.con_f, rows.con_t, cm.every_row, cw)
+    data = local_data(cm)
+    cm.targets(t, out=data.con_t)
+    constraint_state(cm.arrays, data, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
+                     cm.every_row)
+    cw = data.cw
     return cw.h.copy(), cw.hd.copy(), cw.G.copy()

@@ -7,6 +7,7 @@ angles to F's locked axes (a unit vector of F stays perpendicular to one of M).
 """
 import numpy as np
 
+from ..io.expressions import Expression
 from ..modeling.joints import plane_axes
 from . import layout as L
 
@@ -14,8 +15,10 @@ EX, EY, EZ = np.eye(3)
 
 
 class ConstraintRows:
-    """con_i, con_f, con_t (targets f, f', f'' per row), the owner of every row (name, kind, label),
-    and the rows whose target moves with time (row, Motion)."""
+    """con_i, con_f, the targets (f, f', f'') of the rows that do not move, the owner of every row
+    (name, kind, label), and the rows whose target moves with time: ``expressions`` (row, expression of
+    t), evaluated by the compiled kernels, and ``timed`` (row, Motion) for the other motions, evaluated
+    from Python by ``targets``."""
 
     def __init__(self, cm):
         self.cm = cm
@@ -30,11 +33,13 @@ class ConstraintRows:
             self._row(L.ROW_COORD, node, -1, ("driver", driver.name, driver.joint), motion=driver.motion)
         self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)
         self.con_f = np.array(self._f, dtype=float).reshape(-1, L.CON_F_COLS)
-        self.con_t = np.zeros((len(self.owner), 3))
-        self.timed = [(row, m) for row, m in self.motions if not m.is_constant]
+        self.constant_targets = np.zeros((len(self.owner), 3))
+        moving = [(row, m) for row, m in self.motions if not m.is_constant]
+        self.expressions = [(row, expression_of(m)) for row, m in moving if expression_of(m) is not None]
+        self.timed = [(row, m) for row, m in moving if expression_of(m) is None]
         for row, m in self.motions:
             if m.is_constant:
-                self.con_t[row] = m(0.0)
+                self.constant_targets[row] = m(0.0)
 
     def _row(self, kind, na, nb, owner, motion=None, **params):
         f = np.zeros(L.CON_F_COLS)
@@ -47,10 +52,11 @@ class ConstraintRows:
         self._i.append([kind, na, nb])
         self._f.append(f)
 
-    def set_targets(self, t):
-        """The targets of the time-dependent rows at t, into con_t."""
+    def targets(self, t, out):
+        """The targets of the rows moved from Python (callables, integrated or differentiated motions) at
+        t, into out (n_rows, 3)."""
         for row, motion in self.timed:
-            self.con_t[row] = motion(t)
+            out[row] = motion(t)
 
     # ------------------------------------------------------------- cut joints
     def _cut_joint(self, joint):
@@ -113,3 +119,13 @@ class ConstraintRows:
             directions = (c.normal,)
         for k, d in enumerate(directions):
             self._row(L.ROW_POINT_DIR, na, nb, owner(k), PA=PA, PB=PB, DA=cm.body_direction_in_node(c.body_a, d))
+
+
+def expression_of(motion):
+    """The expression of t a motion is given by as a position alone (compiled with its exact
+    derivatives), else None."""
+    position, velocity, acceleration = motion.sources
+    if velocity is None and acceleration is None and position is not None and \
+            isinstance(position.function, Expression):
+        return position.function
+    return None

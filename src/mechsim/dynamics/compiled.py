@@ -1,17 +1,22 @@
-"""Compile a Model once into flat arrays (SPEC §6): the only data the kernels see."""
+"""Compile a Model once into flat arrays (SPEC §6): the only model the kernels see."""
+import threading
+
 import numpy as np
 
 from ..errors import ModelError
+from ..io.expressions import Expression, compile_programs
 from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_S
 from . import layout as L
 from .closure import ConstraintRows
-from .kernels import new_workspace
-from .multipliers import new_constraint_workspace
+from .data import ModelArrays, new_data
+from .time_functions import evaluate, max_stack_depth
 from .topology import spanning_tree
 
 
 class CompiledModel:
-    """Tree nodes, force tables and name maps of a Model; rebuilt when the model changes."""
+    """Tree nodes, force tables, constraint rows and name maps of a Model, and ``arrays``, the
+    immutable ModelArrays the kernels take; rebuilt when the model changes. A run, analysis or
+    forward-dynamics call works on its own Data (``new_data``), never on this object."""
 
     def __init__(self, model):
         self.model = model
@@ -19,14 +24,33 @@ class CompiledModel:
         self.joint_order = self.topology.tree
         self._build_nodes(model)
         self._build_forces(model)
-        self._stack_tables()
-        self.workspace = new_workspace(self.n_nodes)
-        self.zero_tau = np.zeros(self.nv)
+        self.gravity = np.array(model.gravity, dtype=float)
         self.rows = ConstraintRows(self)
         self.n_rows = len(self.rows.owner)
         self.every_row = np.arange(self.n_rows, dtype=np.int64)
-        self.active = self.every_row.copy()                    # rows kept after the redundancy analysis
-        self.constraint_workspace = new_constraint_workspace(self.n_nodes, self.n_rows, self.nv)
+        self.arrays = self._model_arrays()
+        self.analysis = None                 # redundancy analysis at the last assembly (assembly/redundancy.py)
+        self.local = threading.local()       # forward_dynamics' per-thread data (dynamics/api.py)
+
+    def new_data(self, **settings):
+        """A fresh Data for one run or analysis (dynamics/data.py: new_data's settings)."""
+        return new_data(self, **settings)
+
+    def _model_arrays(self):
+        """The ModelArrays, with the expressions of t (force values, constraint targets) as one
+        program table (io/expressions.py) and each slot's / row's span in it (-1: none)."""
+        expressions = [e for _, e in self.expression_slots] + [e for _, e in self.rows.expressions]
+        ops, consts, spans = compile_programs(expressions)
+        slot_span = np.full((self.n_slots, 2), -1, dtype=np.int64)
+        row_span = np.full((self.n_rows, 2), -1, dtype=np.int64)
+        k = len(self.expression_slots)
+        for (slot, _), span in zip(self.expression_slots, spans[:k]):
+            slot_span[slot] = span
+        for (row, _), span in zip(self.rows.expressions, spans[k:]):
+            row_span[row] = span
+        self.stack_depth = max(1, max_stack_depth(ops, spans))
+        return ModelArrays(self.node_i, self.node_f, self.force_i, self.force_f, self.gravity, self.quat_q,
+                           self.rows.con_i, self.rows.con_f, self.every_row, ops, consts, slot_span, row_span, self.nq)
 
     # ---------------------------------------------------------------- tree
     def _build_nodes(self, model):
@@ -145,35 +169,53 @@ class CompiledModel:
         for slot, source in self.sources:
             if source.is_constant:
                 self.u_const[slot] = source.constant
-        self.timed_sources = [(s, src) for s, src in self.sources if not src.is_constant]
+        # slots whose value varies: named inputs, expressions of t (compiled), other callables (from Python)
+        self.input_slots = [(s, src.input) for s, src in self.sources if src.input is not None]
+        self.expression_slots = [(s, src.function) for s, src in self.sources if isinstance(src.function, Expression)]
+        self.python_slots = [(s, src) for s, src in self.sources
+                             if src.function is not None and not isinstance(src.function, Expression)]
 
-    def _stack_tables(self):
-        """model_i and model_f (layout.py) for the public forward_dynamics. The separate tables the other
-        kernels take are views of them, and so is fd_u, the force values forward_dynamics passes."""
+    def packed_tables(self):
+        """model_i = [node_i; force_i] and model_f = [node_f; force_f; globals] (layout.py), the two
+        tables the public forward_dynamics hands its kernel; model_f's last row holds gravity and the
+        force values, so each thread keeps its own copy (dynamics/api.py)."""
         assert L.NODE_I_COLS == L.FORCE_I_COLS and L.FORCE_F_COLS <= L.NODE_F_COLS
         n, n_forces = self.n_nodes, len(self.force_i)
-        self.model_i = np.concatenate([self.node_i, self.force_i])
-        self.model_f = np.zeros((n + n_forces + 1, max(L.NODE_F_COLS, L.FORCE_VALUES + self.n_slots)))
-        self.model_f[:n, :L.NODE_F_COLS] = self.node_f
-        self.model_f[n:n + n_forces, :L.FORCE_F_COLS] = self.force_f
-        last = self.model_f[-1]
-        last[L.GRAVITY:L.GRAVITY + 3] = self.model.gravity
-        last[L.FORCE_VALUES:L.FORCE_VALUES + self.n_slots] = self.u_const
-        self.node_i, self.force_i = self.model_i[:n], self.model_i[n:]
-        self.node_f, self.force_f = self.model_f[:n], self.model_f[n:-1]
-        self.gravity, self.fd_u = last[L.GRAVITY:L.GRAVITY + 3], last[L.FORCE_VALUES:L.FORCE_VALUES + self.n_slots]
+        model_i = np.concatenate([self.node_i, self.force_i])
+        model_f = np.zeros((n + n_forces + 1, max(L.NODE_F_COLS, L.FORCE_VALUES + self.n_slots)))
+        model_f[:n, :L.NODE_F_COLS] = self.node_f
+        model_f[n:n + n_forces, :L.FORCE_F_COLS] = self.force_f
+        model_f[-1, L.GRAVITY:L.GRAVITY + 3] = self.gravity
+        model_f[-1, L.FORCE_VALUES:L.FORCE_VALUES + self.n_slots] = self.u_const
+        return model_i, model_f
+
+    @property
+    def varies_in_time(self):
+        """True when some force value or constraint target depends on t or on an input."""
+        return bool(self.input_slots or self.expression_slots or self.python_slots or self.rows.expressions
+                    or self.rows.timed)
 
     def force_values(self, t, inputs=None, out=None):
-        """The vector u of time-varying force values at time t (inputs: name -> value)."""
+        """The force values u at time t (inputs: name -> value, default the inputs' defaults)."""
         u = np.empty(self.n_slots) if out is None else out
         u[:] = self.u_const
-        for slot, source in self.timed_sources:
-            if source.input is not None:
-                u[slot] = inputs[source.input] if inputs is not None and source.input in inputs \
-                    else self.model.inputs[source.input]
-            else:
-                u[slot] = source.function(t)
+        for slot, name in self.input_slots:
+            u[slot] = inputs[name] if inputs is not None and name in inputs else self.model.inputs[name]
+        for slot, expression in self.expression_slots:
+            u[slot] = expression(t)
+        for slot, source in self.python_slots:
+            u[slot] = source(t)
         return u
+
+    def targets(self, t, out=None):
+        """The constraint targets (f, f', f'') of every row at t."""
+        con_t = self.rows.constant_targets.copy() if out is None else out
+        arrays, stack = self.arrays, np.empty((self.stack_depth, 3))
+        for row, _ in self.rows.expressions:
+            start, end = arrays.row_span[row]
+            con_t[row] = evaluate(arrays.time_ops, arrays.time_consts, start, end, float(t), stack)
+        self.rows.targets(t, con_t)
+        return con_t
 
     # ---------------------------------------------------------------- names
     def signal_names(self):

@@ -20,13 +20,14 @@ from numba import njit
 from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S
 from ..spatial.algebra import (INLINE, JIT, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
                                matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
+from ..status import OK, WRONG_SIZE
 from .layout import (AXIS, COM, F_BODY_FORCE, F_JOINT_FORCE, F_JOINT_SPRING, F_SPRING_DAMPER, FORCE_VALUES,
                      GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
 
 PASS = dict(JIT, inline="always")
 
-OK = -1          # kernel status: OK, or the index of the node whose joint-space inertia D is singular
-WRONG_SIZE = -2  # aba_packed: q, v or tau_qdd does not have the model's length
+# kernel status: OK, another code of mechsim.status, or the index of the node whose joint-space inertia D
+# is singular
 
 NODE_ROWS = 23   # rows of 6 floats in a node's workspace block, laid out in carve()
 Workspace = namedtuple("Workspace", "IA S U RF RJ R Dinv p u vel c pA acc")
@@ -344,8 +345,9 @@ def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
 
 
 @njit(**PASS)
-def aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau_in, ws, qdd):
-    """Forward dynamics qdd = FD(q, v, tau_in + force elements); returns OK or a singular node."""
+def aba_tables(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau_in, ws, qdd):
+    """Forward dynamics qdd = FD(q, v, tau_in + force elements) on the model's tables; returns OK or
+    a singular node. Kernels hand on views of the model (``aba`` below takes the model and data)."""
     w = carve(ws)
     tau = qdd                  # the generalized forces are gathered in qdd until the last pass replaces them
     for k in range(tau.shape[0]):
@@ -371,8 +373,16 @@ def aba_packed(model_i, model_f, ws, q, v, tau_qdd):
     nq, nv = coordinate_counts(node_i)
     if q.shape[0] != nq or v.shape[0] != nv or tau_qdd.shape[0] != nv:
         return WRONG_SIZE
-    return aba(node_i, node_f, force_i, force_f, last[GRAVITY:GRAVITY + 3], last[FORCE_VALUES:], q, v, tau_qdd, ws,
-               tau_qdd)
+    return aba_tables(node_i, node_f, force_i, force_f, last[GRAVITY:GRAVITY + 3], last[FORCE_VALUES:], q, v,
+                      tau_qdd, ws, tau_qdd)
+
+
+@njit(**PASS)
+def aba(model, data, q, v, tau, qdd):
+    """Forward dynamics of the tree (RBDA Table 7.1) at (q, v) with generalized forces tau and the
+    force elements at the values data.u; returns OK or a singular node."""
+    return aba_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, q, v, tau,
+                      data.ws, qdd)
 
 
 @njit(**PASS)
@@ -405,13 +415,13 @@ def transmitted_forces(node_i, f):
 
 
 @njit(**JIT)
-def rnea(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, ws, tau_out):
+def rnea(model, data, q, v, qdd, tau_out):
     """Inverse dynamics by recursive Newton-Euler: the joint forces tau_out = S^T f that, with the
-    force elements, produce qdd."""
-    w = carve(ws)
+    force elements at the values data.u, produce qdd."""
+    node_i, w = model.node_i, carve(data.ws)
     for k in range(tau_out.shape[0]):
         tau_out[k] = 0.0                     # first the force elements' generalized forces
-    body_forces(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, w, tau_out)
+    body_forces(node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, q, v, qdd, w, tau_out)
     transmitted_forces(node_i, w.pA)
     for i in range(node_i.shape[0]):
         vi = node_i[i, VI]
@@ -423,9 +433,9 @@ def rnea(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, ws, tau_
 
 
 @njit(**JIT)
-def crba(node_i, node_f, q, ws, M):
+def crba(model, data, q, M):
     """Joint-space mass matrix by the composite-rigid-body algorithm (RBDA Table 6.2)."""
-    w = carve(ws)
+    node_i, node_f, w = model.node_i, model.node_f, carve(data.ws)
     S, Ic, F = w.S, w.IA, w.U
     for i in range(node_i.shape[0]):
         node_pose(node_i, node_f, q, w.R, w.p, S, w.RF, w.RJ, i)
@@ -465,14 +475,6 @@ def kinematic_map(node_i, q, v, qdot):
             quat_rate(q[qi:qi + 4], v[vi:vi + 3], qdot[qi:qi + 4])
         elif ptype <= PRIM_H:
             qdot[qi] = v[vi]
-
-
-@njit(**JIT)
-def state_derivative(node_i, node_f, force_i, force_f, gravity, u_force, tau_in, y, nq, ws, dy):
-    """dy/dt for y = [q; v]: [H(q) v; FD(q, v, tau)]. Returns OK or a singular node."""
-    q, v = y[:nq], y[nq:]
-    kinematic_map(node_i, q, v, dy[:nq])
-    return aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau_in, ws, dy[nq:])
 
 
 @njit(**JIT)

@@ -12,13 +12,13 @@ import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
+from ..status import OK, SINGULAR
 from .constraints import evaluate_rows, velocity_product_accelerations
-from .kernels import (OK, PASS, aba, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
+from .kernels import (PASS, aba, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
                       joint_bias_force, transmitted_forces, u_dinv)
 from .layout import NODE_A, NODE_B, PARENT, PTYPE, VI
 
 CHOLESKY, QR = 0, 1
-SINGULAR = -3        # status: the constraint equations could not be solved (no finite multipliers)
 # Numerical rank of Lambda: pivots below RANK_TOL times the largest count as zero. Eq. 18 puts this at
 # n_c eps, but Lambda's singular values are squares of G's, and near a singular position (the N four-bar
 # lying flat) the rounding in f_lambda along the vanishing direction would be amplified by 1/sigma^2 and
@@ -220,26 +220,27 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd):
 
 
 @njit(**JIT)
-def constrained_dynamics(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
-                         every_row, active, cw, solver, alpha, beta, qdd):
-    """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13).
-    Cholesky works on the active rows (the independent set found at assembly); where that set
-    loses rank although the whole set does not (a redundancy that moves with the configuration),
-    or where the mechanism is singular, or with solver QR, every row goes to the truncated QR of
-    eqs. 17–20, which drops whatever is dependent there. Returns OK, a singular node or SINGULAR."""
-    status = aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, qdd)
+def constrained_dynamics(model, data, q, v, tau, qdd):
+    """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13), the
+    constraint targets in data.con_t. Cholesky (data.solver) works on the active rows data.active (the
+    independent set found at assembly); where that set loses rank although the whole set does not (a
+    redundancy that moves with the configuration), or where the mechanism is singular, or with solver QR,
+    every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent there.
+    Returns OK, a singular node or SINGULAR."""
+    node_i, con_i, con_f, con_t, cw = model.node_i, model.con_i, model.con_f, data.con_t, data.cw
+    status = aba(model, data, q, v, tau, qdd)
     if status != OK or con_i.shape[0] == 0:
         return status
-    w = carve(ws)
+    w = carve(data.ws)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
-    if solver == CHOLESKY:
-        evaluate_rows(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+    if data.solver == CHOLESKY:
+        evaluate_rows(con_i, con_f, con_t, data.active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                       cw.hd, cw.gamma, cw.G)
-        if multipliers(node_i, ws, cw, active, CHOLESKY, alpha, beta, qdd):
+        if multipliers(node_i, data.ws, cw, data.active, CHOLESKY, data.alpha, data.beta, qdd):
             return OK
-    evaluate_rows(con_i, con_f, con_t, every_row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+    evaluate_rows(con_i, con_f, con_t, model.every_row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                   cw.hd, cw.gamma, cw.G)
-    if multipliers(node_i, ws, cw, every_row, QR, alpha, beta, qdd):
+    if multipliers(node_i, data.ws, cw, model.every_row, QR, data.alpha, data.beta, qdd):
         return OK
     return SINGULAR
 
@@ -262,24 +263,24 @@ def joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd
 
 
 @njit(**JIT)
-def constrained_trajectory(node_i, node_f, force_i, force_f, gravity, U_force, TAU, Q, V, CON_T, ws, con_i, con_f,
-                           active, cw, solver, QDD, R_out, p_out, vel_out, acc_out, LAM, WRENCH, H, JOINT_F):
-    """Constrained forward dynamics over samples k: QDD[k], every node's world pose, spatial velocity and
-    acceleration (a_0 = -g, with the constraint forces), the rows' multipliers LAM[k], unit wrenches
-    WRENCH[k], residuals H[k] and the wrenches the joints transmit JOINT_F[k]. Returns OK or the
-    failing status."""
-    w = carve(ws)
-    every_row = np.arange(con_i.shape[0])
+def constrained_trajectory(model, data, U_force, TAU, Q, V, CON_T, QDD, R_out, p_out, vel_out, acc_out, LAM, WRENCH, H,
+                           JOINT_F):
+    """Constrained forward dynamics over samples k (force values U_force[k], targets CON_T[k]): QDD[k], every
+    node's world pose, spatial velocity and acceleration (a_0 = -g, with the constraint forces), the rows'
+    multipliers LAM[k], unit wrenches WRENCH[k], residuals H[k] and the wrenches the joints transmit
+    JOINT_F[k]. Returns OK or the failing status."""
+    node_i, con_i, cw, w = model.node_i, model.con_i, data.cw, carve(data.ws)
     tau_scratch = np.empty(QDD.shape[1])
     for k in range(Q.shape[0]):
-        status = constrained_dynamics(node_i, node_f, force_i, force_f, gravity, U_force[k], TAU[k], Q[k], V[k], ws,
-                                      con_i, con_f, CON_T[k], every_row, active, cw, solver, 0.0, 0.0, QDD[k])
+        data.u[:] = U_force[k]
+        data.con_t[:, :] = CON_T[k]
+        status = constrained_dynamics(model, data, Q[k], V[k], TAU[k], QDD[k])
         if status != OK:
             return status
-        evaluate_rows(con_i, con_f, CON_T[k], every_row, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel, cw.acc0,
-                      cw.wrench, cw.h, cw.hd, cw.gamma, cw.G)            # every residual and wrench
-        joint_wrenches(node_i, node_f, force_i, force_f, gravity, U_force[k], Q[k], V[k], QDD[k], con_i, cw.lam,
-                       cw.wrench, w, tau_scratch)
+        evaluate_rows(con_i, model.con_f, data.con_t, model.every_row, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel,
+                      cw.acc0, cw.wrench, cw.h, cw.hd, cw.gamma, cw.G)            # every residual and wrench
+        joint_wrenches(node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, Q[k], V[k], QDD[k],
+                       con_i, cw.lam, cw.wrench, w, tau_scratch)
         R_out[k] = w.R
         p_out[k] = w.p
         vel_out[k] = w.vel

@@ -16,13 +16,13 @@ from numba import njit
 from ..modeling.joints import PRIM_H, PRIM_S
 from ..spatial.algebra import JIT
 from .constraints import evaluate_rows, velocity_product_accelerations
-from .kernels import OK, aba, carve, first_pass, normalize_quaternions
+from ..status import NOT_CONVERGED, OK, SINGULAR
+from .kernels import aba, carve, first_pass, normalize_quaternions
 from .layout import PTYPE, QI, VI
-from .multipliers import QR, SINGULAR, constraint_jacobian_solves, form_lambda, solve_symmetric
+from .multipliers import QR, constraint_jacobian_solves, form_lambda, solve_symmetric
 
 PROJECTION, STABILIZATION = 0, 1
 MAX_ITERATIONS = 12
-NOT_CONVERGED = -4        # status: the position constraints could not be satisfied
 
 
 @njit(**JIT)
@@ -46,13 +46,13 @@ def integrate_coordinates(node_i, q, dv):
 
 
 @njit(**JIT)
-def constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, rows, cw):
-    """Evaluate the listed constraint rows at (q, v) into cw (h, hd, gamma, G, wrench)."""
-    w = carve(ws)
-    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+def constraint_state(model, data, q, v, rows):
+    """Evaluate the listed constraint rows at (q, v) into data.cw (h, hd, gamma, G, wrench)."""
+    node_i, w, cw = model.node_i, carve(data.ws), data.cw
+    first_pass(node_i, model.node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
-    evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
-                  cw.gamma, cw.G)
+    evaluate_rows(model.con_i, model.con_f, data.con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench,
+                  cw.h, cw.hd, cw.gamma, cw.G)
 
 
 @njit(**JIT)
@@ -93,17 +93,17 @@ def max_abs(x, rows):
 
 
 @njit(**JIT)
-def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, v, ws, con_i, con_f, con_t, rows,
-            cw, mode, rtol, atol, dz):
-    """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place (mode PROJECTION or
-    STABILIZATION); dz is (nv,) scratch. Returns OK, NOT_CONVERGED, SINGULAR or a singular node."""
-    if mode == STABILIZATION:
+def project(model, data, q, v):
+    """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place, by data.drift
+    (PROJECTION or STABILIZATION) over every row. Returns OK, NOT_CONVERGED, SINGULAR or a singular node."""
+    node_i, rows, cw, dz = model.node_i, model.every_row, data.cw, data.dz
+    if data.drift == STABILIZATION:
         for _ in range(2):                                # eq. 33 with the F of eq. 34, twice
-            status = aba(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, dz)
+            status = aba(model, data, q, v, data.tau, dz)
             if status != OK:
                 return status
-            constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, rows, cw)
-            constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)
+            constraint_state(model, data, q, v, rows)
+            constraint_jacobian_solves(node_i, data.ws, rows, cw.G, cw.X)
             if not correction(cw, rows, cw.h, dz):
                 return SINGULAR
             integrate_coordinates(node_i, q, dz)
@@ -111,11 +111,12 @@ def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, 
                 return SINGULAR
             for j in range(v.shape[0]):
                 v[j] += dz[j]
-            normalize_quaternions(quat_q, q)
+            normalize_quaternions(model.quat_q, q)
         return OK
+    rtol, atol = data.rtol, data.atol
     previous = np.inf
     for iteration in range(MAX_ITERATIONS + 1):           # sequential projection (eqs. 23–25), weighted
-        constraint_state(node_i, node_f, q, v, ws, con_i, con_f, con_t, rows, cw)
+        constraint_state(model, data, q, v, rows)
         residual = max_abs(cw.h, rows)
         # done: far below the error tolerance, no longer improving (rounding), or out of iterations
         if residual <= 1e-3 * atol or not residual < previous or iteration == MAX_ITERATIONS:
@@ -125,7 +126,7 @@ def project(node_i, node_f, force_i, force_f, gravity, u_force, tau, quat_q, q, 
         if not correction(cw, rows, cw.h, dz):
             return SINGULAR
         integrate_coordinates(node_i, q, dz)
-        normalize_quaternions(quat_q, q)
+        normalize_quaternions(model.quat_q, q)
     if not max_abs(cw.h, rows) < max(1e3 * atol, 1e-9):
         return NOT_CONVERGED
     weighted_jacobian(node_i, q, rows, cw.G, rtol, atol, cw.X)

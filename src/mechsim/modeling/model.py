@@ -163,8 +163,8 @@ class Model:
         return assemble(self, fixed, t)
 
     def simulate(self, t_end=None, **options):
-        """Forward dynamics from q0/v0 (or ``initial=``); see mechsim.analysis.simulate.simulate."""
-        from ..analysis.simulate import simulate
+        """Forward dynamics from q0/v0 (or ``initial=``); see mechsim.simulation.simulate."""
+        from ..simulation.simulate import simulate
         return simulate(self, t_end=t_end, **options)
 
     def kinematics(self, t_eval, inputs=None):

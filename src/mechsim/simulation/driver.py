@@ -1,0 +1,352 @@
+"""The run driver: one loop for every simulation (SPEC §3 ``m.simulate``).
+
+It asks a stepper (integrators/base.py) for accepted steps — the compiled Runge–Kutta loop in
+chunks, or scipy's solvers through the adapter — and does, once for all of them, what happens
+between steps: outputs (recorded by the stepper on its projected dense output), sampled
+controllers (time events: the stepper stops at each sample and restarts with the new inputs),
+zero-crossing events located on the projected dense output (Wood & Kennedy 2003 §3.4) with their
+actions, progress, statistics, and the partial result when a run fails.
+
+Event location: a step in which some condition may have changed sign (the compiled loop says so
+for the signals it watches; Python conditions are checked here after each step) is scanned at the
+stepper's sample points; each crossing is bracketed and refined by Brent's method on the projected
+dense output to a few ulps of t; crossings within ``SIMULTANEOUS`` of the earliest are one instant.
+An event does not fire again at its own restart point (its first sample there counts as zero).
+After an action changed the state or the inputs, the outputs past the event are dropped and the
+stepper restarts at the event (derivative recomputed, step size reset, state re-projected).
+"""
+import time
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ..analysis.progress import Progress
+from ..analysis.result import Result
+from ..analysis.state import State
+from ..dynamics.api import singular_node_error
+from ..dynamics.system import correct_state, signal_values, state_derivative
+from ..errors import MechsimError, ModelError, SimulationError
+from ..integrators import CompiledStepper, ScipyStepper, crossing
+from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
+from .events import EventRecord, as_events, compile_signals
+from .options import COMPILED_SOLVERS, FIXED_STEP_SOLVERS
+from .problem import System
+from .run_inputs import RunInputs
+
+CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
+N_SAMPLES = 4            # interior points of a step where event conditions are sampled
+SIMULTANEOUS = 1e-12     # crossings within this (relative to max(1, |t|)) of each other: one instant
+ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
+
+
+class StepError(Exception):
+    """A failure inside the run, with the message for the SimulationError."""
+
+
+class Stop(Exception):
+    """An event ended the run (terminal count reached or an action returned "stop")."""
+
+
+class Driver:
+    """One simulation of a compiled model from ``t0`` to ``t_end`` (options: simulation/options.py)."""
+
+    def __init__(self, model, opts, t0, y0, analysis):
+        self.model, self.opts = model, opts
+        self.cm = cm = model.compile()
+        self.t0, self.t_end = t0, float(opts["t_end"])
+        self.t_eval = opts["t_eval"]
+        self.events = as_events(opts["events"])
+        signal_i, signal_f, self.compiled_events = compile_signals(cm, self.events)
+        self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
+        self.data = cm.new_data(active=None if analysis is None else analysis.active, drift=opts["drift"],
+                                constraint_solver=opts["constraint_solver"], baumgarte=opts["baumgarte"],
+                                rtol=float(opts["rtol"]), atol=float(opts["atol"]), signal_i=signal_i,
+                                signal_f=signal_f)
+        self.problem = System(cm.arrays, self.data)
+        self.inputs = RunInputs(self, opts)
+        self.backend = self._backend()
+        self.records, self.t_events = [], [[] for _ in self.events]
+        self.y_events = [[] for _ in self.events]
+        self.fired = np.zeros(len(self.events), dtype=int)
+        self.samples_t, self.samples_y, self.samples_u = [], [], []
+        self.y0 = y0
+
+    # ------------------------------------------------------------------ set-up
+    def _backend(self):
+        """'compiled' or 'python' from the backend option and what varies from Python."""
+        opts, reasons = self.opts, self.inputs.python_reasons()
+        solver = opts["solver"]
+        if not (isinstance(solver, str) and solver in COMPILED_SOLVERS):
+            reasons.append(f"solver {getattr(solver, '__name__', solver)!r} runs through scipy")
+        if opts["backend"] == "compiled" and reasons:
+            raise MechsimError(f"simulate(): backend='compiled' is not possible here: {'; '.join(reasons)}; "
+                               "use backend='auto' or 'python'")
+        return "python" if opts["backend"] == "python" or reasons else "compiled"
+
+    def _stepper(self, t, y):
+        opts = self.opts
+        max_step = np.inf if opts["max_step"] is None else float(opts["max_step"])
+        h = None if opts["h"] is None else float(opts["h"])
+        directions = np.array([self.events[k].direction for k in self.compiled_events])
+        if self.backend == "compiled":
+            return CompiledStepper(self.problem, opts["solver"], y, t, float(opts["rtol"]), float(opts["atol"]),
+                                   max_step, h, len(self.compiled_events), directions)
+        return ScipyStepper(self._rhs, self._correct, None, opts["solver"], t, y, self.t_end, float(opts["rtol"]),
+                            float(opts["atol"]), max_step, h, directions, N_SAMPLES)
+
+    # ------------------------------------------------------------------ the system from Python
+    def _rhs(self, t, y):
+        self.inputs.python_values(t, y)
+        dy = np.empty_like(y)
+        status = state_derivative(self.problem.model, self.data, t, y, dy)
+        if status != OK:
+            raise StepError(self._status_message(status, t))
+        return dy
+
+    def _correct(self, t, y):
+        """Drift correction of y in place at t (the Python path: Python-given values set first)."""
+        self.inputs.python_values(t, y, sample_controller=False)
+        status = correct_state(self.problem.model, self.data, t, y)
+        if status != OK:
+            raise StepError(self._status_message(status, t))
+
+    def _status_message(self, status, t):
+        if status == NOT_CONVERGED:
+            worst = np.max(np.abs(self.data.cw.h)) if self.data.cw.h.size else 0.0
+            return (f"constraint violation beyond tolerance at t = {t:.6g}: projection did not converge "
+                    f"(max |g| = {worst:.3g}); the mechanism may have locked or lost a loop — try smaller "
+                    "tolerances or max_step")
+        if status == SINGULAR:
+            return (f"the constraint equations could not be solved at t = {t:.6g} (singular configuration); "
+                    "try constraint_solver='qr'")
+        if status >= 0:
+            return str(singular_node_error(self.cm, status)) + f" (t = {t:.6g})"
+        message = getattr(self.stepper, "message", None) if hasattr(self, "stepper") else None
+        return f"{self.opts['solver']} failed at t = {t:.6g}: {message or describe(status)}"
+
+    # ------------------------------------------------------------------ events
+    def event_values(self, t, y, which):
+        """The conditions ``which`` (event indices) at (t, y), y on the constraints."""
+        g = np.empty(len(which))
+        compiled = [k for k in which if k in self.compiled_events]
+        if compiled:
+            all_compiled = np.empty(len(self.compiled_events))
+            signal_values(self.problem.model, self.data, t, y, all_compiled)
+            for j, k in enumerate(which):
+                if k in self.compiled_events:
+                    g[j] = all_compiled[self.compiled_events.index(k)]
+        state = None
+        for j, k in enumerate(which):
+            if k in self.compiled_events:
+                continue
+            event = self.events[k]
+            if state is None:
+                state = self.state(t, y)
+            g[j] = (self._signal_now(event.signal, t, y) - event.value if event.signal else
+                    float(event.condition(t, state)))
+        return g
+
+    def state(self, t, y):
+        return State(self.cm, y[:self.cm.nq], y[self.cm.nq:], t, inputs=dict(self.inputs.values))
+
+    def _signal_now(self, name, t, y):
+        res = Result(self.cm, [t], y[None, :self.cm.nq], y[None, self.cm.nq:], self.data.u[None].copy(),
+                     active=self.data.active)
+        return float(np.ravel(res[name.partition("[")[0]])[int(name.partition("[")[2][:-1] or 0)])
+
+    def _projected(self, t):
+        y = self.stepper.dense(t).copy()
+        self._correct(t, y)
+        return y
+
+    def _scan(self, t_from):
+        """Handle every crossing in [t_from, stepper.t] in time order (events that fired at t_from count
+        as zero there). Returns True when an action changed the state or inputs."""
+        st = self.stepper
+        quiet = self.quiet if t_from == self.quiet_at else set()
+        while True:
+            times = t_from + (st.t - t_from) * np.arange(N_SAMPLES + 2) / (N_SAMPLES + 1)
+            which = list(range(len(self.events)))
+            G = np.array([self.event_values(t, st.dense(t), which) for t in times[:-1]] +
+                         [self.event_values(st.t, st.y, which)])
+            G[0, list(quiet)] = 0.0
+            roots = {}
+            for k in which:
+                for j in range(len(times) - 1):
+                    if crossing(G[j, k], G[j + 1, k], self.events[k].direction):
+                        roots[k] = self._refine(k, times[j], times[j + 1], G[j, k], G[j + 1, k])
+                        break
+            if not roots:
+                return False
+            t_hit = min(roots.values())
+            now = sorted(k for k, r in roots.items() if r <= t_hit + SIMULTANEOUS * max(1.0, abs(t_hit)))
+            changed = self._fire(now, t_hit)
+            if changed:
+                return True
+            t_from, quiet = t_hit, set(now)
+
+    def _refine(self, k, a, b, ga, gb):
+        """The root of event k's condition on the projected dense output in [a, b] (a bracket on the
+        raw samples ga, gb), to a few ulps of t."""
+        g = lambda t: self.event_values(t, self._projected(t), [k])[0]      # noqa: E731
+        fa, fb = g(a) if a > self.stepper.t_old else ga, g(b)
+        if fa == 0.0 and a > self.stepper.t_old:
+            return a
+        if np.sign(fa) == np.sign(fb):                  # projection moved the crossing: use the raw samples
+            fa, fb = ga, gb
+            g = lambda t: self.event_values(t, self.stepper.dense(t), [k])[0]  # noqa: E731
+        if fb == 0.0:
+            return b
+        return brentq(g, a, b, xtol=4 * np.spacing(max(abs(a), abs(b))), rtol=4 * np.finfo(float).eps,
+                      maxiter=200)
+
+    def _fire(self, which, t):
+        """Record and act on the events ``which`` at t. Returns True if the state or inputs changed;
+        raises Stop when the run ends here."""
+        y = self._projected(t)
+        self.truncate(t)
+        for k in which:
+            if self.t_events[k] and t - self.t_events[k][-1] < ZENO * max(1.0, abs(t)):
+                raise StepError(f"event {self.events[k].name!r} fired again {t - self.t_events[k][-1]:.3g} s after "
+                                f"its previous firing at t = {t:.9g}: the events accumulate there (Zeno behaviour); "
+                                "the result ends at that instant")
+        if self.t_eval is None:
+            self.record([t], [y])                       # the state at the event, before any action
+        stop = False
+        sim = SimulationHandle(self, t, y)
+        for k in which:
+            event = self.events[k]
+            self.fired[k] += 1
+            self.t_events[k].append(t)
+            self.y_events[k].append(y.copy())
+            self.records.append(EventRecord(t, "user", event.name, self._detail(event, t, y)))
+            if event.action is not None:
+                stop = event.action(sim, t, self.state(t, y)) == "stop" or stop
+            if event.terminal and self.fired[k] >= event.terminal:
+                stop = True
+        changed, y = sim.changed, sim.y
+        if changed:
+            self._correct(t, y)
+            if self.t_eval is None:
+                self.record([t], [y])                   # and after it
+        if stop:
+            raise Stop
+        if changed:
+            self.restart(t, y, quiet=which)
+        return changed
+
+    @staticmethod
+    def _detail(event, t, y):
+        return f"{event.signal} crossed {event.value:g}" if event.signal else f"{event.name} crossed zero"
+
+    # ------------------------------------------------------------------ outputs
+    def truncate(self, t):
+        """Drop the outputs after t (a state change at t makes them obsolete)."""
+        keep = int(np.searchsorted(self.samples_t, t, side="right"))
+        del self.samples_t[keep:], self.samples_y[keep:], self.samples_u[keep:]
+        if self.t_eval is not None:
+            self.n_out = int(np.searchsorted(self.t_eval, t, side="right"))
+
+    def record(self, T, Y):
+        for t, y in zip(T, Y):
+            self.samples_t.append(float(t))
+            self.samples_y.append(np.array(y))
+            self.samples_u.append(self.inputs.force_values(float(t), y))
+
+    def restart(self, t, y, quiet=()):
+        """Start the stepper again at (t, y): a new derivative and starting step, no history."""
+        self.stepper.restart(t, y)
+        self.quiet, self.quiet_at = set(quiet), t
+        for k in quiet:
+            if k in self.compiled_events:
+                self.stepper.g_old[self.compiled_events.index(k)] = 0.0
+
+    # ------------------------------------------------------------------ the loop
+    def run(self):
+        """Integrate to t_end; returns (success, message)."""
+        t, y = self.t0, self.y0
+        self.inputs.start(t, y)
+        self._correct(t, y)
+        self.stepper = self._stepper(t, y)
+        self.quiet, self.quiet_at = set(), None
+        self.n_out = 0
+        if self.t_eval is None:
+            self.record([t], [y])
+            T, Y = np.empty(CHUNK), np.empty((CHUNK, y.size))
+        else:
+            T, Y = np.empty(len(self.t_eval)), np.empty((len(self.t_eval), y.size))
+            self.n_out = int(np.searchsorted(self.t_eval, t, side="right"))
+            self.record(self.t_eval[:self.n_out], [y] * self.n_out)
+        progress = Progress(self.t0, self.t_end, bool(self.opts["progress"]))
+        per_step = bool(self.python_events) or (self.backend == "python" and bool(self.events))
+        try:
+            while self.stepper.t < self.t_end:
+                t_bound = min(self.t_end, self.inputs.next_sample(self.stepper.t))
+                n_start = self.n_out
+                status, n_out = self.stepper.advance(t_bound, 1 if per_step else CHUNK, self.t_eval is None,
+                                                     self.t_eval if self.t_eval is not None else T[:0], 0 if
+                                                     self.t_eval is None else self.n_out, T, Y)
+                if self.t_eval is None:
+                    self.record(T[:n_out], Y[:n_out])
+                else:
+                    self.record(T[n_start:n_out], Y[n_start:n_out])
+                    self.n_out = n_out
+                if status not in (OK, PAUSED, EVENT):
+                    raise StepError(self._status_message(status, self.stepper.t))
+                if status == EVENT or per_step and self.events:
+                    self._scan(self.stepper.t_old)
+                if self.stepper.t >= t_bound and t_bound < self.t_end and self.inputs.sample(t_bound, self.stepper.y):
+                    self.restart(t_bound, self.stepper.y.copy())
+                progress(self.stepper.t)
+        except Stop:
+            return True, "A termination event occurred."
+        finally:
+            progress.close()
+        return True, "The solver successfully reached the end of the integration interval."
+
+    def stats(self, wall_time):
+        s = self.stepper.stats if hasattr(self, "stepper") else {}
+        return dict(backend=self.backend, solver=getattr(self.opts["solver"], "__name__", self.opts["solver"]),
+                    steps=s.get("steps", 0), rejected=s.get("rejected", 0),
+                    rhs_evaluations=s.get("rhs_evaluations", 0), projections=s.get("projections", 0),
+                    events=len(self.records), wall_time=wall_time)
+
+    def result(self, success, message, wall_time):
+        cm, n = self.cm, len(self.samples_t)
+        Y = np.array(self.samples_y).reshape(n, cm.nq + cm.nv)
+        res = Result(cm, np.array(self.samples_t), Y[:, :cm.nq], Y[:, cm.nq:],
+                     np.array(self.samples_u).reshape(n, cm.n_slots), events=self.records, message=message,
+                     success=success, active=self.data.active, stats=self.stats(wall_time))
+        res.t_events = [np.array(t) for t in self.t_events]
+        res.y_events = [np.array(y).reshape(len(y), cm.nq + cm.nv) for y in self.y_events]
+        return res
+
+
+class SimulationHandle:
+    """What an event action may do to the run (SPEC §3): ``set_state``, ``set_input``; return "stop" from
+    the action to end the run. ``sim.t``, ``sim.state`` give the instant."""
+
+    def __init__(self, driver, t, y):
+        self._driver, self.t, self.y = driver, t, y.copy()
+        self.changed = False
+
+    @property
+    def state(self):
+        return self._driver.state(self.t, self.y)
+
+    def set_state(self, q=None, v=None):
+        """New positions and/or velocities (m.coordinates() order); projected onto the constraints."""
+        cm = self._driver.cm
+        for values, part, n, what in ((q, slice(0, cm.nq), cm.nq, "q"), (v, slice(cm.nq, None), cm.nv, "v")):
+            if values is None:
+                continue
+            values = np.asarray(values, dtype=float).ravel()
+            if values.size != n or not np.all(np.isfinite(values)):
+                raise ModelError(f"set_state(): {what} must be {n} finite numbers, got {values!r}")
+            self.y[part] = values
+        self.changed = True
+
+    def set_input(self, name, value):
+        """Hold a model input at a new value from now on (number, expression of t or callable)."""
+        self._driver.inputs.set(name, value, self.t)
+        self.changed = True

@@ -1,0 +1,132 @@
+"""User events (SPEC §3, C5): a condition that crosses zero, located on the projected solution,
+and what happens then.
+
+``Event(condition, action=None, direction=0, terminal=False, name=None, value=0.0)``: condition is
+a callable ``g(t, state)`` (an ms.State: state.q, state.v, state["j1.q"], or state[i] for entry i of
+[q; v] as solve_ivp's y) or a signal name crossing ``value``. Plain functions with ``terminal`` and
+``direction`` attributes are taken as solve_ivp takes them (terminal may be a count). Signals of
+joint coordinates and of body positions, velocities and angular velocities are evaluated inside
+the compiled loop; any other signal through a one-sample Result.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from ..dynamics.data import SIGNAL_F_COLS, SIGNAL_I_COLS
+from ..dynamics.system import BODY_OMEGA, BODY_POSITION, BODY_VELOCITY, COORDINATE
+from ..errors import MechsimError
+
+EventRecord = namedtuple("EventRecord", "time kind name detail")
+EventRecord.__doc__ = """One event of a run: time, kind ("user", "lock", "unlock", "impact", "contact",
+"separate", "slide", "stick", "limit", "repartition"), the name of the event or element, and a detail."""
+
+BODY_SIGNALS = {"position": BODY_POSITION, "velocity": BODY_VELOCITY, "omega": BODY_OMEGA}
+
+
+class Event:
+    """A zero crossing of ``condition`` (a callable g(t, state), or a signal name crossing ``value``),
+    with an optional ``action(sim, t, state)``; ``direction`` > 0 fires on rising crossings only, < 0
+    on falling ones; ``terminal`` True (or a count n) ends the run at the (n-th) crossing."""
+
+    def __init__(self, condition, action=None, direction=0, terminal=False, name=None, value=0.0):
+        if not (callable(condition) or isinstance(condition, str)):
+            raise MechsimError(f"Event: condition must be a callable g(t, state) or a signal name, got {condition!r}")
+        if action is not None and not callable(action):
+            raise MechsimError(f"Event: action must be a callable action(sim, t, state), got {action!r}")
+        self.condition, self.action = condition, action
+        self.direction = float(direction)
+        self.terminal = terminal_count(terminal, name or condition)
+        self.value = float(value)
+        self.name = str(name or (condition if isinstance(condition, str) else
+                                 getattr(condition, "__name__", "event")))
+
+    @property
+    def signal(self):
+        """The signal name the condition watches, or None for a callable."""
+        return self.condition if isinstance(self.condition, str) else None
+
+    def __repr__(self):
+        what = f"{self.signal!r} = {self.value:g}" if self.signal else self.name
+        return f"Event({what}, direction={self.direction:g}, terminal={self.terminal})"
+
+
+def terminal_count(terminal, what):
+    """solve_ivp's terminal: False/0 (never), True (1) or a positive count; as an int (0: never)."""
+    if isinstance(terminal, (bool, np.bool_)):
+        return int(terminal)
+    if isinstance(terminal, (int, np.integer)) and terminal >= 0:
+        return int(terminal)
+    raise MechsimError(f"event {what!r}: terminal must be True, False or a positive count, got {terminal!r}")
+
+
+def as_events(items):
+    """Event objects from simulate(events=...): Events, or plain functions with solve_ivp's attributes."""
+    if items is None:
+        return []
+    if callable(items) or isinstance(items, Event):
+        items = [items]
+    events = []
+    for item in items:
+        if isinstance(item, Event):
+            events.append(item)
+        elif callable(item):
+            events.append(Event(item, direction=getattr(item, "direction", 0),
+                                terminal=getattr(item, "terminal", False), name=getattr(item, "__name__", None)))
+        else:
+            raise MechsimError(f"simulate(): events must be ms.Event objects or functions g(t, state), got {item!r}")
+    names = [e.name for e in events]
+    for name in names:
+        if names.count(name) > 1:
+            raise MechsimError(f"simulate(): two events are named {name!r}; give them distinct name= values")
+    return events
+
+
+def compiled_signal(cm, name):
+    """(signal_i row, signal_f row without the value) of a signal the compiled loop can watch, or
+    None. Vector signals need a component: "<body>.position[1]"."""
+    base, index = name, None
+    if name.endswith("]") and "[" in name:
+        base, _, rest = name.partition("[")
+        try:
+            index = int(rest[:-1])
+        except ValueError:
+            return None
+    owner, _, kind = base.rpartition(".")
+    if name in cm.q_names or name in cm.v_names:
+        y_index = cm.q_names.index(name) if name in cm.q_names else cm.nq + cm.v_names.index(name)
+        return [COORDINATE, y_index, 0, 0], np.zeros(SIGNAL_F_COLS - 1)
+    if owner in cm.joint_q and kind in ("q", "v") and index is None:
+        block = cm.joint_q[owner] if kind == "q" else cm.joint_v[owner]
+        if block.stop - block.start != 1:
+            raise MechsimError(f"event signal {name!r} has {block.stop - block.start} entries: name one, "
+                               f"e.g. '{base}[0]'")
+        return [COORDINATE, block.start + (0 if kind == "q" else cm.nq), 0, 0], np.zeros(SIGNAL_F_COLS - 1)
+    if owner in cm.body_names and kind in BODY_SIGNALS:
+        if index is None or not 0 <= index < 3:
+            raise MechsimError(f"event signal {name!r} is a vector: name a component, e.g. '{base}[1]'")
+        node, point = cm.body_point_in_node(owner, (0.0, 0.0, 0.0))
+        if node < 0:
+            return None
+        return [BODY_SIGNALS[kind], node, index, 0], point
+    return None
+
+
+def compile_signals(cm, events):
+    """signal_i, signal_f (dynamics/system.py) of the events whose signal runs compiled, and the
+    indices of those events in ``events``."""
+    rows_i, rows_f, which = [], [], []
+    known = set(cm.signal_names())
+    for k, event in enumerate(events):
+        if event.signal is None:
+            continue
+        compiled = compiled_signal(cm, event.signal)
+        if compiled is None:
+            base = event.signal.partition("[")[0]
+            if event.signal not in known and base not in known:
+                raise MechsimError(f"event {event.name!r}: unknown signal {event.signal!r}; m.signals() lists them")
+            continue
+        rows_i.append(compiled[0])
+        rows_f.append([event.value, *compiled[1]])
+        which.append(k)
+    return (np.array(rows_i, dtype=np.int64).reshape(-1, SIGNAL_I_COLS),
+            np.array(rows_f, dtype=float).reshape(-1, SIGNAL_F_COLS), which)

@@ -1,0 +1,162 @@
+"""The values a run feeds the model from Python: its inputs (numbers, expressions of t, callables,
+a controller's commands) and the force values and constraint targets that only Python can
+evaluate (callables). They are written into the run's Data: by the compiled backend at the start,
+at each controller sample and after event actions; by the Python backend before every evaluation."""
+import numpy as np
+
+from ..analysis.result import Result
+from ..errors import MechsimError
+from ..modeling.forces import Source
+
+
+def input_sources(model, inputs, caller):
+    """{input name: Source} for the values the user gives the model's inputs (number, expression or
+    callable of t)."""
+    sources = {}
+    for name, value in (inputs or {}).items():
+        if name not in model.inputs:
+            raise MechsimError(f"{caller}: inputs names unknown input {name!r}; the model's inputs are "
+                               f"{', '.join(model.inputs) or 'none (declare them with m.add_input)'}")
+        sources[name] = Source(value, f"input '{name}'")
+    return sources
+
+
+class Controller:
+    """A user controller in the loop: reads its outputs (joint .q/.v straight from the state, other
+    signals through a one-sample Result), commands inputs, held between samples when it has a
+    sample_time (zero-order hold)."""
+
+    def __init__(self, function, cm, outputs, sample_time, t0):
+        if not callable(function):
+            raise MechsimError("simulate(): controller must be a callable(t, outputs) -> {input: value}")
+        if sample_time is not None and not float(sample_time) > 0:
+            raise MechsimError("simulate(): sample_time must be positive")
+        self.function, self.cm = function, cm
+        names = outputs or [f"{j}.{k}" for j in cm.joint_order if cm.joint_v[j].stop > cm.joint_v[j].start
+                            for k in ("q", "v")]
+        self.readers, self.signals, known = {}, [], set(cm.signal_names())
+        for name in names:
+            joint, _, kind = name.rpartition(".")
+            if kind in ("q", "v") and joint in cm.joint_q:
+                index = cm.joint_q[joint] if kind == "q" else slice(cm.nq + cm.joint_v[joint].start,
+                                                                    cm.nq + cm.joint_v[joint].stop)
+                self.readers[name] = (index, index.stop - index.start == 1)
+            elif name in known:
+                self.signals.append(name)
+            else:
+                raise MechsimError(f"simulate(): unknown controller output {name!r}; m.signals() lists the names")
+        self.sample_time = None if sample_time is None else float(sample_time)
+        self.t0 = t0
+
+    def next_sample(self, t):
+        """The first sample instant after t (inf for a continuous controller)."""
+        if self.sample_time is None:
+            return np.inf
+        k = np.floor((t - self.t0) / self.sample_time + 1e-9) + 1
+        return self.t0 + k * self.sample_time
+
+    def commands(self, t, y, u, active):
+        """{input: value} the controller commands at (t, y), u the force values last applied."""
+        cm = self.cm
+        outputs = {name: (float(y[i][0]) if scalar else y[i].copy()) for name, (i, scalar) in self.readers.items()}
+        if self.signals:
+            res = Result(cm, [t], y[None, :cm.nq], y[None, cm.nq:], u[None].copy(), active=active)
+            outputs.update({name: (float(res[name][0]) if np.ndim(res[name][0]) == 0 else res[name][0].copy())
+                            for name in self.signals})
+        commands = self.function(t, outputs) or {}
+        for name in commands:
+            if name not in cm.model.inputs:
+                raise MechsimError(f"controller returned unknown input {name!r} at t = {t:.6g}; the model's "
+                                   f"inputs are {', '.join(cm.model.inputs) or 'none'}")
+        return {name: float(value) for name, value in commands.items()}
+
+
+class RunInputs:
+    """Input values, their sources and the controller of one run, and the Python-given entries of its
+    Data (force values u, constraint targets con_t)."""
+
+    def __init__(self, driver, opts):
+        self.driver, self.cm = driver, driver.cm
+        self.values = dict(self.cm.model.inputs)
+        self.sources = input_sources(self.cm.model, opts["inputs"], "simulate()")
+        self.controller = None if opts["controller"] is None else Controller(
+            opts["controller"], self.cm, opts["outputs"], opts["sample_time"], driver.t0)
+
+    def python_reasons(self):
+        """Why this run needs the Python backend (empty: it can run compiled)."""
+        cm, reasons = self.cm, []
+        if cm.python_slots:
+            reasons.append(f"force '{cm.slot_force[cm.python_slots[0][0]]}' is a Python callable")
+        if cm.rows.timed:
+            reasons.append(f"the motion of '{cm.rows.owner[cm.rows.timed[0][0]][1]}' is a Python callable or is "
+                           "given by its velocity or acceleration")
+        varying = [name for name, source in self.sources.items() if not source.is_constant]
+        if varying:
+            reasons.append(f"input '{varying[0]}' varies with time (give a model force an expression to keep it "
+                           "compiled)")
+        if self.controller is not None and self.controller.sample_time is None:
+            reasons.append("the controller is continuous (give sample_time= to run it compiled)")
+        return reasons
+
+    @property
+    def data(self):
+        return self.driver.data
+
+    def _evaluate_sources(self, t):
+        for name, source in self.sources.items():
+            self.values[name] = source(t)
+
+    def start(self, t, y):
+        """Values at the start of the run; a controller takes its first sample."""
+        self._evaluate_sources(t)
+        self._write(t)
+        if self.controller is not None:
+            self.values.update(self.controller.commands(t, y, self.data.u, self.data.active))
+        self._write(t)
+
+    def python_values(self, t, y, sample_controller=True):
+        """Before an evaluation on the Python path: sources, a continuous controller, callables at t."""
+        self._evaluate_sources(t)
+        if sample_controller and self.controller is not None and self.controller.sample_time is None:
+            self._write(t)
+            self.values.update(self.controller.commands(t, y, self.data.u, self.data.active))
+        self._write(t)
+
+    def _write(self, t):
+        u = self.cm.force_values(t, self.values, out=self.data.u)
+        if not np.all(np.isfinite(u)):
+            bad = [name for name, value in self.values.items() if not np.isfinite(value)]
+            what = f"input '{bad[0]}'" if bad else \
+                f"the value of force '{self.cm.slot_force[np.flatnonzero(~np.isfinite(u))[0]]}'"
+            from .driver import StepError
+            raise StepError(f"{what} is not finite at t = {t:.6g}")
+        self.cm.rows.targets(t, self.data.con_t)
+
+    def next_sample(self, t):
+        return np.inf if self.controller is None else self.controller.next_sample(t)
+
+    def sample(self, t, y):
+        """A sampled controller's update at t; True (the inputs may have changed)."""
+        self._write(t)
+        self.values.update(self.controller.commands(t, y, self.data.u, self.data.active))
+        self._write(t)
+        return True
+
+    def set(self, name, value, t):
+        """An event action's new value for an input, from t on."""
+        if name not in self.values:
+            raise MechsimError(f"set_input(): unknown input {name!r}; the model's inputs are "
+                               f"{', '.join(self.values) or 'none'}")
+        source = Source(value, f"input '{name}'")
+        if not source.is_constant and self.driver.backend == "compiled":
+            raise MechsimError(f"set_input({name!r}): a value varying with time needs the Python backend "
+                               "(simulate(..., backend='python'))")
+        self.sources[name] = source
+        self._evaluate_sources(t)
+        self._write(t)
+
+    def force_values(self, t, y):
+        """The force values applied at a recorded sample (t, y)."""
+        if self.driver.backend == "python":
+            self.python_values(t, y, sample_controller=False)
+        return self.cm.force_values(t, self.values)

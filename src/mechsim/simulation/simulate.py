@@ -1,0 +1,88 @@
+"""Forward-dynamics simulation (SPEC §3 ``m.simulate``): options checked once, the initial state
+assembled onto the constraints, the run driven by simulation/driver.py; a failed run raises
+SimulationError carrying the Result up to the failure (``.partial``)."""
+import time
+
+import numpy as np
+
+from ..errors import MechsimError, ModelError, SimulationError
+from .driver import Driver, StepError
+from .options import FIXED_STEP_SOLVERS, resolve
+
+
+def simulate(model, **options):
+    """Simulate ``model``; see SPEC §3 and simulation/options.py for the options. Returns a Result
+    (with .events, .t_events, .y_events and .stats); raises SimulationError (with ``.partial``) if
+    the integration fails."""
+    opts = checked_options(model, options)
+    started = time.perf_counter()
+    t0, y0, analysis = initial_state(model, opts)
+    driver = Driver(model, opts, t0, y0, analysis)
+    try:
+        success, message = driver.run()
+    except (StepError, SimulationError) as exc:
+        partial = driver.result(False, str(exc), time.perf_counter() - started)
+        raise SimulationError(f"simulation of '{model.name}' failed: {exc}", partial=partial) from exc
+    except MechsimError:
+        raise
+    except Exception as exc:            # a user callable (controller, action, condition) failed
+        t = driver.samples_t[-1] if driver.samples_t else t0
+        partial = driver.result(False, str(exc), time.perf_counter() - started)
+        raise SimulationError(f"simulation of '{model.name}' failed at t = {t:.6g}: {type(exc).__name__}: {exc}",
+                              partial=partial) from exc
+    return driver.result(success, message, time.perf_counter() - started)
+
+
+def checked_options(model, options):
+    opts = resolve(model, options)
+    if "t_eval" not in options and opts["t_eval"] is not None and "t_end" in options:
+        opts["t_eval_until_t_end"] = True        # the file's output grid, cut at the t_end asked for
+    if opts["t_end"] is None:
+        raise MechsimError("simulate(): give t_end (or a simulation: t_end in the model file)")
+    if opts["formulation"] != "lagrange":
+        raise MechsimError(f"simulate(): formulation={opts['formulation']!r} is not available in this version of "
+                           "mechsim; use 'lagrange' (multipliers with drift control)")
+    if opts["solver"] in FIXED_STEP_SOLVERS and not (opts["h"] and opts["h"] > 0):
+        raise MechsimError(f"simulate(): solver {opts['solver']!r} is fixed-step: give the step h > 0")
+    for key in ("rtol", "atol"):
+        if not float(opts[key]) > 0:
+            raise MechsimError(f"simulate(): {key} must be positive")
+    if opts["max_step"] is not None and not float(opts["max_step"]) > 0:
+        raise MechsimError("simulate(): max_step must be positive")
+    t0 = 0.0 if opts["initial"] is None else float(opts["initial"].t)
+    if not float(opts["t_end"]) > t0:
+        raise MechsimError(f"simulate(): t_end = {opts['t_end']} must be after the start time {t0}")
+    opts["t_eval"] = _t_eval(opts["t_eval"], t0, float(opts["t_end"]), opts.pop("t_eval_until_t_end", False))
+    return opts
+
+
+def _t_eval(t_eval, t0, t_end, cut):
+    if t_eval is None:
+        return None
+    if isinstance(t_eval, dict):
+        t_eval = np.linspace(float(t_eval["start"]), float(t_eval["stop"]), int(t_eval["num"]))
+    t_eval = np.asarray(t_eval, dtype=float).ravel()
+    if cut:
+        t_eval = t_eval[t_eval <= t_end]
+    if t_eval.size == 0:
+        raise MechsimError("simulate(): t_eval is empty; give at least one output time in [t0, t_end]")
+    if np.any(np.diff(t_eval) <= 0) or t_eval[0] < t0 - 1e-12 or t_eval[-1] > t_end + 1e-12:
+        raise MechsimError("simulate(): t_eval must be increasing and lie within [t0, t_end]")
+    return np.clip(t_eval, t0, t_end)
+
+
+def initial_state(model, opts):
+    """(t0, y0, redundancy analysis): q0/v0 assembled onto the constraints, or the State given."""
+    cm = model.compile()
+    initial = opts["initial"]
+    if initial is None:
+        state = model.assemble(t=0.0)
+        return 0.0, np.concatenate([state.q, state.v]).astype(float), state.analysis
+    q, v = np.asarray(initial.q, dtype=float), np.asarray(initial.v, dtype=float)
+    if q.shape != (cm.nq,) or v.shape != (cm.nv,):
+        raise ModelError(f"simulate(): initial state has {q.size} positions and {v.size} velocities; "
+                         f"the model has {cm.nq} and {cm.nv}")
+    analysis = getattr(initial, "analysis", None)
+    if cm.n_rows and analysis is None:
+        analysis = model.assemble(t=float(initial.t)).analysis          # the redundancy analysis
+    return float(initial.t), np.concatenate([q, v]), analysis
