@@ -4,6 +4,25 @@ An expression is parsed with :mod:`ast`, every node is checked against a whiteli
 the name ``t``, the constants ``pi`` and ``e``, arithmetic, comparisons, ``a if cond else b``
 and calls of a fixed set of numpy functions), and the checked tree is turned into a tree of
 small closures. The result works for a float ``t`` and elementwise for a numpy array ``t``.
+
+The same checked tree also compiles to a flat postfix program (``Expression.program``) that
+:mod:`mechsim.dynamics.time_functions` evaluates in compiled code, with exact time derivatives.
+A program is ``ops`` (int64, shape (n, 2): opcode, argument) and ``consts`` (float64): each row
+pops ``ARITY[opcode]`` values and pushes one; the argument is the index into ``consts`` for
+``const`` and 0 otherwise. Opcodes are the indices of ``OPS`` (``OPCODES`` maps name -> index):
+
+    const, t                                  push consts[argument] / push t
+    neg and the one-argument FUNCTIONS        u -> f(u)
+    + - * / ** %  < <= > >= == !=             a, b -> a op b   (comparisons give 1.0 or 0.0)
+    arctan2, minimum, maximum                 a, b -> f(a, b)  (min and max compile to these)
+    select, clip                              c, a, b -> (a if c != 0 else b) / clip(c, a, b)
+
+``a < b < c`` compiles to ``(a < b) * (b < c)`` (the code of b twice). Every subtree without t
+is folded at compile time into one constant, computed with the same numpy scalar operations
+as the callable, and ``x if c else y`` with a constant c compiles to the branch chosen. ``0*t``
+is not folded (it is nan for an infinite t). In programs a comparison is the number 1.0 or 0.0;
+the callable keeps numpy booleans, which differ where two booleans meet: (t > 1) + (t > 2) is
+a logical 'or' there (1.0 at t = 3, the program gives 2.0) and -(t > 1) raises TypeError.
 """
 import ast
 import operator
@@ -53,15 +72,45 @@ class _Rejected(Exception):
     """Raised during compilation with the reason an expression is refused."""
 
 
+# Opcodes of expression programs, grouped by arity (the compiled evaluator relies on the grouping).
+_UNARY_OPS = ("neg", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+              "exp", "log", "log10", "sqrt", "abs", "sign", "floor", "ceil", "heaviside")
+_BINARY_OPS = ("+", "-", "*", "/", "**", "%", "<", "<=", ">", ">=", "==", "!=", "arctan2", "minimum", "maximum")
+OPS = ("const", "t", *_UNARY_OPS, *_BINARY_OPS, "select", "clip")
+OPCODES = {name: code for code, name in enumerate(OPS)}
+ARITY = tuple(0 if name in ("const", "t") else 1 if name in _UNARY_OPS else 2 if name in _BINARY_OPS else 3
+              for name in OPS)
+
+
 class Expression:
     """A compiled expression of ``t``: ``f(t)`` gives a float for a float ``t`` and an
-    array of the same shape for an array ``t``. ``source`` is the original text."""
+    array of the same shape for an array ``t``. ``source`` is the original text.
+    ``program`` is its postfix program (see the module docstring) for compiled evaluation."""
 
-    __slots__ = ("source", "_function")
+    __slots__ = ("source", "_function", "_program")
 
-    def __init__(self, source, function):
+    def __init__(self, source, function, program=None):
         self.source = source
         self._function = function
+        self._program = program
+
+    @property
+    def program(self):
+        """(ops, consts): read-only int64 (n, 2) opcode/argument rows and float64 constants."""
+        if self._program is None:
+            self._program = parse_expression(self.source).program
+        return self._program
+
+    @property
+    def is_constant(self):
+        """True when the expression folds to one constant (it does not depend on t)."""
+        ops = self.program[0]
+        return len(ops) == 1 and ops[0, 0] == OPCODES["const"]
+
+    @property
+    def constant_value(self):
+        """The folded value as a float when :attr:`is_constant`, else None."""
+        return float(self.program[1][0]) if self.is_constant else None
 
     def __call__(self, t):
         if isinstance(t, (float, int)):       # fast path; numpy may warn about inf/nan here
@@ -96,13 +145,14 @@ def parse_expression(text, what="expression"):
     try:
         tree = ast.parse(text.strip(), mode="eval")
         function = _Compiler(text.strip()).compile(tree.body)
+        program = _program(_Programmer().emit(tree.body))
     except SyntaxError as exc:
         raise ModelError(f"{what}: invalid expression {_quote(text)}: syntax error ({exc.msg})") from None
     except _Rejected as exc:
         raise ModelError(f"{what}: invalid expression {_quote(text)}: {exc}") from None
     except (RecursionError, MemoryError):
         raise ModelError(f"{what}: invalid expression {_quote(text)}: too deeply nested") from None
-    return Expression(text, function)
+    return Expression(text, function, program)
 
 
 class _Compiler:
@@ -204,3 +254,101 @@ def _chained(ops, values):
     for op, left, right in zip(ops[1:], values[1:], values[2:]):
         result = np.logical_and(result, op(left, right))
     return result
+
+
+def _fold_compare(op):
+    return lambda a, b: np.float64(1.0 if op(a, b) else 0.0)
+
+
+_FOLD = {  # opcode name -> the numpy scalar operation that folds it (the callable's arithmetic)
+    "neg": operator.neg, **{name: f for name, (f, _) in FUNCTIONS.items()},
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": operator.pow,
+    "%": operator.mod,
+    **{name: _fold_compare(_COMPARE[kind]) for kind, name in (
+        (ast.Lt, "<"), (ast.LtE, "<="), (ast.Gt, ">"), (ast.GtE, ">="), (ast.Eq, "=="), (ast.NotEq, "!="))},
+}
+_OP_NAMES = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.Mod: "%",
+             ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_FUNCTION_OPS = {"min": "minimum", "max": "maximum"}
+
+
+class _Programmer:
+    """Turns a checked expression AST (already accepted by :class:`_Compiler`) into postfix code:
+    a list of (opcode name, constant) pairs, the constant used by 'const' rows only."""
+
+    def emit(self, node):
+        if isinstance(node, ast.Constant):
+            return [("const", np.float64(node.value))]
+        if isinstance(node, ast.Name):
+            return [("t", 0.0)] if node.id == "t" else [("const", CONSTANTS[node.id])]
+        if isinstance(node, ast.UnaryOp):
+            operand = self.emit(node.operand)
+            return operand if isinstance(node.op, ast.UAdd) else self._apply("neg", operand)
+        if isinstance(node, ast.BinOp):
+            return self._apply(_OP_NAMES[type(node.op)], self.emit(node.left), self.emit(node.right))
+        if isinstance(node, ast.Compare):      # a < b < c: (a < b) * (b < c)
+            operands = [self.emit(n) for n in [node.left, *node.comparators]]
+            code = None
+            for op, left, right in zip(node.ops, operands, operands[1:]):
+                test = self._apply(_OP_NAMES[type(op)], left, right)
+                code = test if code is None else self._apply("*", code, test)
+            return code
+        if isinstance(node, ast.IfExp):
+            test = self.emit(node.test)
+            if _is_const(test):                # the branch is known: compile only that one
+                return self.emit(node.body if test[0][1] else node.orelse)
+            return self._apply("select", test, self.emit(node.body), self.emit(node.orelse))
+        name = node.func.id                    # ast.Call (the only node left after checking)
+        return self._apply(_FUNCTION_OPS.get(name, name), *[self.emit(a) for a in node.args])
+
+    @staticmethod
+    def _apply(name, *operands):
+        """The code of ``name`` applied to ``operands``: one folded constant if they all are."""
+        if all(_is_const(code) for code in operands):
+            with np.errstate(all="ignore"):
+                return [("const", np.float64(_FOLD[name](*(code[0][1] for code in operands))))]
+        return [row for code in operands for row in code] + [(name, 0.0)]
+
+
+def _is_const(code):
+    return len(code) == 1 and code[0][0] == "const"
+
+
+def _program(code):
+    """(ops, consts) arrays, read-only, of postfix ``code`` from :class:`_Programmer`."""
+    consts = np.array([value for name, value in code if name == "const"], dtype=np.float64)
+    ops = np.zeros((len(code), 2), dtype=np.int64)
+    k = 0
+    for row, (name, _) in enumerate(code):
+        ops[row, 0] = OPCODES[name]
+        if name == "const":
+            ops[row, 1], k = k, k + 1
+    ops.flags.writeable = consts.flags.writeable = False
+    return ops, consts
+
+
+def compile_programs(expressions):
+    """Concatenate the programs of ``expressions`` (Expression objects, expression strings or
+    numbers) into one table for the compiled evaluator.
+
+    Returns ``(ops, consts, spans)``: ops int64 (n, 2), consts float64 (m,) and spans int64
+    (k, 2) with the [start, end) rows of expression i in ``ops``; constant indices are shifted
+    to point into the joint ``consts``.
+    """
+    all_ops, all_consts, spans, row, n_consts = [], [], [], 0, 0
+    for item in expressions:
+        if isinstance(item, str):
+            item = parse_expression(item)
+        if isinstance(item, Expression):
+            ops, consts = item.program
+        else:
+            ops, consts = np.array([[OPCODES["const"], 0]], dtype=np.int64), np.array([float(item)])
+        ops = ops.copy()
+        ops[ops[:, 0] == OPCODES["const"], 1] += n_consts
+        all_ops.append(ops)
+        all_consts.append(consts)
+        spans.append((row, row + len(ops)))
+        row, n_consts = row + len(ops), n_consts + len(consts)
+    return (np.concatenate(all_ops) if all_ops else np.zeros((0, 2), dtype=np.int64),
+            np.concatenate(all_consts) if all_consts else np.zeros(0),
+            np.array(spans, dtype=np.int64).reshape(-1, 2))
