@@ -3,6 +3,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..spatial.rotations import as_pose, as_vector3
+from .element import Element
 
 
 def inertia_matrix(value, body):
@@ -31,8 +32,19 @@ def inertia_matrix(value, body):
     return J
 
 
-class Body:
+class Body(Element):
     """A rigid body: ``mass``, ``com`` (body frame), ``inertia`` (3x3 about the COM, body axes), named ``frames``."""
+    _noun, _section = "body", "bodies"
+
+    def _arguments(self):
+        return ("mass", "com", "inertia", "frames", "geometry")
+
+    def _fixed(self):
+        return set(self._arguments()) if self.name == "ground" else super()._fixed()
+
+    def _rebuild_hint(self):
+        return ("the ground is the fixed world frame; name frames on it with model.add_frame('ground', name, pose)"
+                if self.name == "ground" else super()._rebuild_hint())
 
     def __init__(self, name, mass=0.0, com=(0, 0, 0), inertia=(0, 0, 0), frames=None, geometry=None):
         self.name = name
@@ -48,13 +60,19 @@ class Body:
         if frames is not None and not isinstance(frames, dict):
             raise ModelError(f"body '{name}': frames must map frame names to poses, got {frames!r}")
         for fname, pose in (frames or {}).items():
-            self.add_frame(fname, pose)
+            self._add_frame(fname, pose)
         self.geometry = geometry
 
     def add_frame(self, name, pose):
+        """Name a frame on the body; once the body is in a model, the same as ``model.add_frame``."""
+        if self._model is not None:
+            return self._model.add_frame(self.name, name, pose)
+        self._add_frame(name, pose)
+
+    def _add_frame(self, name, pose):
         if name in self.frames:
             raise ModelError(f"body '{self.name}': duplicate frame name '{name}'")
-        self.frames[name] = as_pose(pose, f"body '{self.name}' frame '{name}'")
+        self._store("frames", {**self.frames, name: as_pose(pose, f"body '{self.name}' frame '{name}'")})
 
     @property
     def is_massless(self):

@@ -5,6 +5,7 @@ from scipy.integrate import quad
 
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
+from .element import Element
 from .forces import Source
 from .joints import PRIM_NQ, PRIM_S, PRIM_WELD, unit_axis
 
@@ -18,8 +19,13 @@ CONSTRAINT_OPTIONS = {
 CONSTRAINT_KINDS = tuple(CONSTRAINT_OPTIONS)
 
 
-class Constraint:
+class Constraint(Element):
     """A constraint between two bodies (geometric kinds) or two joint coordinates (gear)."""
+    _noun, _section = "constraint", "constraints"
+    _structural = ("joints", "body_a", "body_b")
+
+    def _arguments(self):
+        return ("kind", *CONSTRAINT_OPTIONS[self.kind])
 
     def __init__(self, model, name, kind, opts):
         if kind not in CONSTRAINT_OPTIONS:
@@ -61,8 +67,13 @@ class Constraint:
         return self.joints if self.kind == "gear" else ()
 
 
-class Driver:
+class Driver(Element):
     """Joint coordinate ``coordinate`` of ``joint`` follows a prescribed motion of t."""
+    _noun, _section = "driver", "drivers"
+    _structural = ("joint", "coordinate")
+
+    def _arguments(self):
+        return ("joint", "position", "velocity", "acceleration", "coordinate")
 
     def __init__(self, model, joint, position=None, velocity=None, acceleration=None, coordinate=0, name=None):
         j = model.joint(joint, "driver")

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
+from .element import Element
 
 FORCE_KINDS = ("joint_spring_damper", "spring_damper", "joint_force", "body_force")
 LATER_KINDS = ("joint_friction", "joint_limit")
@@ -60,9 +61,14 @@ def vector_sources(value, what, n=3, inputs=()):
     return [Source(v, f"{what}[{i}]", inputs) for i, v in enumerate(value)]
 
 
-class ForceElement:
+class ForceElement(Element):
+    _noun, _section = "force", "forces"
+    _structural = ("joint", "body", "body_a", "body_b")
     kind = None
     options = ()
+
+    def _arguments(self):
+        return ("kind", *self.options)
 
     def __init__(self, name, **opts):
         self.name = name

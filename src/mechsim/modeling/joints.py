@@ -7,6 +7,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..spatial.rotations import as_rotation, as_vector3, matrix_to_quat
+from .element import Element
 
 # primitive type codes shared with the compiled kernels
 PRIM_R, PRIM_P, PRIM_H, PRIM_S, PRIM_WELD = 0, 1, 2, 3, 4
@@ -106,8 +107,13 @@ def _custom_primitives(what, spec):
     return prims
 
 
-class Joint:
+class Joint(Element):
     """A joint from frame F on ``parent`` to frame M on ``child``; F and M coincide at q = 0."""
+    _noun, _section = "joint", "joints"
+    _structural = ("parent", "child", "cut", "primitives")
+
+    def _arguments(self):
+        return ("kind", "parent", "child", "parent_frame", "child_frame", "q0", "v0", "cut", *KIND_OPTIONS[self.kind])
 
     def __init__(self, name, kind, parent, child, parent_pose, child_pose, options, q0=None, v0=None, cut=False):
         if kind not in KIND_OPTIONS:

@@ -5,6 +5,7 @@ from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .body import Body
 from .constraints import Constraint, Driver
+from .element import frozen
 from .forces import make_force
 from .joints import Joint
 
@@ -22,20 +23,30 @@ def _item(what):
 
 class Model:
     """A mechanism. Build it with ``add_body``, ``add_joint``, ``add_force``, ``add_input``;
-    analyse it with ``check``, ``simulate``; save it with ``to_yaml``."""
+    analyse it with ``check``, ``simulate``; save it with ``to_yaml``.
+
+    A model may change after a run: ``add_*``, ``gravity``, ``set_input_default`` and the parameters
+    of what ``add_*`` returned (``body.mass = 2.0``, ``joint.q0 = 0.3``, ``spring.stiffness = 50``)
+    take effect at the next run and in ``to_yaml`` (modeling/element.py)."""
 
     def __init__(self, name="model", gravity=(0.0, 0.0, -9.81)):
         self.name = str(name)
-        self.gravity = as_vector3(gravity, "gravity")
-        self.bodies = {"ground": Body("ground")}
-        self.joints = {}
-        self.forces = {}
-        self.constraints = {}
-        self.drivers = {}
-        self.inputs = {}          # name -> default value
+        self.gravity = gravity
+        self.bodies, self.joints, self.forces, self.constraints, self.drivers = {}, {}, {}, {}, {}
+        self.inputs = frozen({})  # name -> default value
         self.simulation = {}      # defaults for simulate() (the model file's simulation: section)
         self.specs = {"bodies": {}, "joints": {}, "forces": {}, "constraints": {}, "drivers": {}}   # user arguments, for to_yaml
+        self._register(Body("ground"), None)
         self._compiled = None
+
+    @property
+    def gravity(self):
+        """Gravity in world axes (3 numbers)."""
+        return self._gravity
+
+    @gravity.setter
+    def gravity(self, value):
+        self._gravity, self._compiled = frozen(as_vector3(value, "gravity")), None
 
     # ---------------------------------------------------------------- building
     def _new_name(self, name, what):
@@ -53,15 +64,13 @@ class Model:
         self._new_name(name, "body")
         with _item(f"body '{name}'"):
             body = Body(name, mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry)
-        self.bodies[name] = body
-        self.specs["bodies"][name] = dict(mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry)
-        return body
+        return self._register(body, dict(mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry))
 
     def add_frame(self, body, name, pose):
         """Name a frame (position or (position, rotation)) on a body, the ground included."""
         with _item(f"frame '{name}'"):
-            self.body(body, f"frame '{name}'").add_frame(name, pose)
-        self.specs.setdefault("frames", []).append(dict(body=body, name=name, pose=pose))
+            self.body(body, f"frame '{name}'")._add_frame(name, pose)
+        self.specs.setdefault("frames", []).append(frozen(dict(body=body, name=name, pose=pose)))
         self._compiled = None
 
     def add_joint(self, name, kind, parent, child, parent_frame=None, child_frame=None,
@@ -75,28 +84,22 @@ class Model:
                 raise ModelError(f"{what}: parent and child are the same body '{parent}'")
             joint = Joint(name, kind, parent, child, pb.resolve_frame(parent_frame, what + " parent_frame"),
                           cb.resolve_frame(child_frame, what + " child_frame"), options, q0=q0, v0=v0, cut=cut)
-        self.joints[name] = joint
-        self.specs["joints"][name] = dict(kind=kind, parent=parent, child=child, parent_frame=parent_frame,
-                                          child_frame=child_frame, q0=q0, v0=v0, cut=cut, **options)
-        return joint
+        return self._register(joint, dict(kind=kind, parent=parent, child=child, parent_frame=parent_frame,
+                                          child_frame=child_frame, q0=q0, v0=v0, cut=cut, **options))
 
     def add_force(self, name, kind, **options):
         """Add a force element: joint_spring_damper, spring_damper, joint_force, body_force."""
         self._new_name(name, "force")
         with _item(f"force '{name}'"):
             force = make_force(self, name, kind, options)
-        self.forces[name] = force
-        self.specs["forces"][name] = dict(kind=kind, **options)
-        return force
+        return self._register(force, dict(kind=kind, **options))
 
     def add_constraint(self, name, kind, **options):
         """Add a constraint: gear, distance, point_coincident, point_on_line, point_on_plane (SPEC §3)."""
         self._new_name(name, "constraint")
         with _item(f"constraint '{name}'"):
             constraint = Constraint(self, name, kind, options)
-        self.constraints[name] = constraint
-        self.specs["constraints"][name] = dict(kind=kind, **options)
-        return constraint
+        return self._register(constraint, dict(kind=kind, **options))
 
     def add_driver(self, joint, position=None, velocity=None, acceleration=None, coordinate=0, name=None):
         """Make coordinate ``coordinate`` of ``joint`` follow a motion of t (number, callable or expression);
@@ -105,19 +108,73 @@ class Model:
             driver = Driver(self, joint, position, velocity, acceleration, coordinate, name)
         if driver.name in self.drivers:
             raise ModelError(f"duplicate driver name '{driver.name}'; give name= to tell drivers apart")
-        self.drivers[driver.name] = driver
-        self._compiled = None
-        self.specs["drivers"][driver.name] = {k: v for k, v in dict(
+        return self._register(driver, {k: v for k, v in dict(
             joint=joint, position=position, velocity=velocity, acceleration=acceleration,
-            coordinate=coordinate or None, name=name).items() if v is not None}
-        return driver
+            coordinate=coordinate or None, name=name).items() if v is not None})
 
     def add_input(self, name, default=0.0):
         """Declare a named input; a joint_force may use it as ``value=name``."""
         self._new_name(name, "input")
-        with _item(f"input '{name}'"):
-            self.inputs[name] = float(default)
+        self._set_input(name, default)
         return name
+
+    def set_input_default(self, name, default):
+        """Change the default value of input ``name`` (the value a run uses when given none for it)."""
+        if name not in self.inputs:
+            raise ModelError(f"unknown input {name!r} (inputs: {', '.join(self.inputs) or 'none'})")
+        self._set_input(name, default)
+
+    def _set_input(self, name, default):
+        with _item(f"input '{name}'"):
+            self.inputs = frozen({**self.inputs, name: float(default)})
+        self._compiled = None
+
+    # ---------------------------------------------------------------- changing
+    def _register(self, item, spec):
+        """Add a built body, joint, force, constraint or driver, with the arguments that built it."""
+        getattr(self, item._section)[item.name] = item
+        if spec is not None:            # kept frozen, so that the caller's lists cannot change it later
+            self.specs[item._section][item.name] = frozen(spec)
+        item._model, self._compiled = self, None
+        return item
+
+    def _change(self, item, attr, value):
+        """Set argument ``attr`` of an added item: rebuild the model from its arguments with the new
+        value (checking it as add_* does), or raise ModelError and leave the model as it was."""
+        specs = {section: [dict(s) for s in table] if isinstance(table, list) else
+                 {name: dict(s) for name, s in table.items()} for section, table in self.specs.items()}
+        specs[item._section][item.name][attr] = value
+        if attr == "frames":        # the new frames are all the body's frames, those of add_frame included
+            specs["frames"] = [s for s in specs.get("frames", []) if s["body"] != item.name]
+        try:
+            self._rebuild(specs)
+        except ModelError as exc:
+            what = f"{item._noun} '{item.name}'"
+            if str(exc).startswith(what) and attr in str(exc):
+                raise
+            raise ModelError(f"{what}: cannot set {attr} to {value!r}: {exc}") from None
+
+    def _rebuild(self, specs):
+        """Build the model anew from ``specs`` (as add_* would) and move the new items into the
+        objects add_* returned, so that they stay valid."""
+        new = Model(self.name, self.gravity)
+        for name, default in self.inputs.items():
+            new.add_input(name, default)
+        for name, s in specs["bodies"].items():
+            new.add_body(name, **s)
+        for s in specs.get("frames", []):
+            new.add_frame(**s)
+        for section, add in (("joints", new.add_joint), ("constraints", new.add_constraint), ("forces", new.add_force)):
+            for name, s in specs[section].items():
+                add(name, **s)
+        for s in specs["drivers"].values():
+            new.add_driver(**s)
+        for section in ("bodies", "joints", "constraints", "forces", "drivers"):
+            for name, item in getattr(new, section).items():
+                old = vars(getattr(self, section)[name])
+                old.clear()
+                old.update(vars(item), _model=self)
+        self.specs, self._compiled = new.specs, None
 
     # ---------------------------------------------------------------- lookup
     def body(self, name, what="reference"):
