@@ -10,10 +10,9 @@ import hashlib
 import os
 from pathlib import Path
 
-COMPILED_SOURCES = ("spatial/algebra.py", "dynamics/layout.py", "dynamics/kernels.py", "dynamics/constraints.py",
-                    "dynamics/multipliers.py", "dynamics/projection.py", "dynamics/system.py",
-                    "integrators/dopri.py", "integrators/fixed_step.py", "modeling/joints.py",
-                    "dynamics/time_functions.py", "io/expressions.py")   # the opcodes are frozen into the evaluator
+# packages and modules whose code or constants end up compiled (a package: every module in it)
+COMPILED_SOURCES = ("spatial", "dynamics", "integrators", "simulation/problem.py", "modeling/joints.py",
+                    "io/expressions.py")       # the expressions' opcodes are frozen into the evaluator
 
 
 def configure():
@@ -21,7 +20,9 @@ def configure():
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     root = Path(__file__).resolve().parent
-    digest = hashlib.sha1(b"".join((root / name).read_bytes() for name in COMPILED_SOURCES)).hexdigest()[:16]
+    files = [path for name in COMPILED_SOURCES
+             for path in (sorted((root / name).glob("*.py")) if (root / name).is_dir() else [root / name])]
+    digest = hashlib.sha1(b"".join(path.read_bytes() for path in files)).hexdigest()[:16]
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     directory = base / "mechsim" / "numba" / digest
     try:

@@ -170,10 +170,10 @@ def test_constant_folding():
     assert not ops.flags.writeable and not consts.flags.writeable
 
 
-def test_comparisons_are_numbers_in_programs():
-    # In programs a comparison is the number 1.0 or 0.0 everywhere. (The Python callable keeps numpy
-    # booleans, so there (t > 1) + (t > 2) is a logical 'or', 1.0 at t = 3, and -(t > 1) is an error.)
+def test_comparisons_are_numbers_in_programs_and_callables():
     assert evaluate_expression("(t > 1) + (t > 2)", 3.0) == (2.0, 0.0, 0.0)
+    assert parse_expression("(t > 1) + (t > 2)")(3.0) == 2.0 and parse_expression("-(t > 1)")(3.0) == -1.0
+    np.testing.assert_array_equal(parse_expression("(t > 1) + (t > 2)")(np.array([0.0, 1.5, 3.0])), [0, 1, 2])
     assert evaluate_expression("-(t > 1) - (t > 2)", 3.0) == (-2.0, 0.0, 0.0)
     assert parse_expression("(1 < 2 < 3) + (2 == 2)").constant_value == 2.0
 

@@ -6,7 +6,8 @@ from ..errors import MechsimError
 
 class State:
     """Positions ``q`` and velocities ``v`` in ``m.coordinates()`` order; ``state["j1.q"]`` by name
-    (a joint's whole coordinate block for "j.q"/"j.v", one entry for "j.q[i]")."""
+    (a joint's whole coordinate block for "j.q"/"j.v", one entry for "j.q[i]"); ``state[i]`` is entry
+    i of [q; v] (solve_ivp's y)."""
 
     def __init__(self, compiled, q, v, t=0.0, inputs=None, residual=None):
         self._cm = compiled
@@ -29,6 +30,8 @@ class State:
         raise MechsimError(f"unknown coordinate {name!r}; coordinates are {', '.join(cm.q_names + cm.v_names)}")
 
     def __getitem__(self, name):
+        if isinstance(name, (int, np.integer, slice)):           # entry i of [q; v], as solve_ivp's y
+            return np.concatenate([self.q, self.v])[name]
         array, index = self._locate(name)
         value = array[index]
         return value.copy() if isinstance(value, np.ndarray) else float(value)

@@ -20,9 +20,8 @@ pops ``ARITY[opcode]`` values and pushes one; the argument is the index into ``c
 ``a < b < c`` compiles to ``(a < b) * (b < c)`` (the code of b twice). Every subtree without t
 is folded at compile time into one constant, computed with the same numpy scalar operations
 as the callable, and ``x if c else y`` with a constant c compiles to the branch chosen. ``0*t``
-is not folded (it is nan for an infinite t). In programs a comparison is the number 1.0 or 0.0;
-the callable keeps numpy booleans, which differ where two booleans meet: (t > 1) + (t > 2) is
-a logical 'or' there (1.0 at t = 3, the program gives 2.0) and -(t > 1) raises TypeError.
+is not folded (it is nan for an infinite t). A comparison is the number 1.0 or 0.0, in programs
+and in the callable alike: (t > 1) + (t > 2) is 2.0 at t = 3.
 """
 import ast
 import operator
@@ -211,8 +210,8 @@ class _Compiler:
         operands = [self.compile(n) for n in [node.left, *node.comparators]]
         if len(ops) == 1:
             op, left, right = ops[0], operands[0], operands[1]
-            return lambda t: op(left(t), right(t))
-        return lambda t: _chained(ops, [f(t) for f in operands])
+            return lambda t: _as_number(op(left(t), right(t)))
+        return lambda t: _as_number(_chained(ops, [f(t) for f in operands]))
 
     def _IfExp(self, node):
         test, body, orelse = self.compile(node.test), self.compile(node.body), self.compile(node.orelse)
@@ -246,6 +245,11 @@ class _Compiler:
 _HANDLERS = {ast.Constant: _Compiler._Constant, ast.Name: _Compiler._Name, ast.UnaryOp: _Compiler._UnaryOp,
              ast.BinOp: _Compiler._BinOp, ast.Compare: _Compiler._Compare, ast.IfExp: _Compiler._IfExp,
              ast.Call: _Compiler._Call}
+
+
+def _as_number(condition):
+    """A comparison as 1.0 / 0.0 (so that (t > 1) + (t > 2) counts, as the compiled program does)."""
+    return np.asarray(condition, dtype=float) if isinstance(condition, np.ndarray) else np.float64(condition)
 
 
 def _chained(ops, values):

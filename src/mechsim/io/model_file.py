@@ -23,7 +23,8 @@ from ..modeling.joints import KIND_OPTIONS
 from ..modeling.model import Model
 from .expressions import Expression, parse_expression
 
-SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "simulation")
+SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "events",
+            "simulation")
 SIMULATION_KEYS = ("t_end", "t_eval", "solver", "rtol", "atol", "max_step", "h", "inputs", "progress", "drift",
                    "constraint_solver", "formulation", "sample_time", "baumgarte")
 T_EVAL_KEYS = ("start", "stop", "num")
@@ -41,6 +42,7 @@ JOINT_PARAMETERS = _parameters(Model.add_joint)
 FORCE_PARAMETERS = _parameters(Model.add_force)
 CONSTRAINT_PARAMETERS = _parameters(Model.add_constraint)
 DRIVER_PARAMETERS = _parameters(Model.add_driver)
+EVENT_PARAMETERS = _parameters(Model.add_event)
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -119,8 +121,9 @@ def load_dict(data, source="<dict>"):
                                 ("joints", _section(data, "joints", source), _add_joint),
                                 ("constraints", _section(data, "constraints", source), _add_constraint),
                                 ("forces", _section(data, "forces", source), _add_force),
-                                ("drivers", _section(data, "drivers", source), _add_driver)):
-        for where, entry in _entries(items, section, source, named=section != "drivers"):
+                                ("drivers", _section(data, "drivers", source), _add_driver),
+                                ("events", _section(data, "events", source), _add_event)):
+        for where, entry in _entries(items, section, source, named=section not in ("drivers", "events")):
             with _located(where, entry.get("name")):
                 add(model, entry)
     with _located(f"{source}: simulation"):
@@ -238,6 +241,14 @@ def _add_driver(model, entry):
     model.add_driver(**entry)
 
 
+def _add_event(model, entry):
+    _check_required(entry, _required(EVENT_PARAMETERS), "an event")
+    _check_keys(entry, list(EVENT_PARAMETERS), "an event")
+    if not isinstance(entry["signal"], str):
+        raise ModelError(f"an event's signal must be a signal name (e.g. j1.q), got {entry['signal']!r}")
+    model.add_event(**entry)
+
+
 def _simulation(model, settings):
     """Checked copy of the ``simulation:`` section (defaults for simulate)."""
     settings = dict(_mapping(settings, "the simulation section"))
@@ -337,6 +348,7 @@ def model_to_dict(model):
         "forces": [_entry(name, kwargs, FORCE_PARAMETERS, f"force '{name}'")
                    for name, kwargs in model.specs["forces"].items()],
         "drivers": [_driver_entry(name, kwargs) for name, kwargs in model.specs["drivers"].items()],
+        "events": [_event_entry(name, event.spec) for name, event in model.events.items()],
         "simulation": _plain(model.simulation, "simulation"),
     }
     data.update((key, value) for key, value in sections.items() if value)
@@ -347,6 +359,14 @@ def _driver_entry(name, kwargs):
     """A drivers entry; it names itself only when the driver was given a name of its own."""
     entry = _entry(name, {k: v for k, v in kwargs.items() if k != "name"}, DRIVER_PARAMETERS, f"driver '{name}'")
     if "name" not in kwargs:
+        del entry["name"]
+    return entry
+
+
+def _event_entry(name, spec):
+    """An events entry; it names itself only when its name is not its signal's."""
+    entry = _entry(name, spec, EVENT_PARAMETERS, f"event '{name}'")
+    if name == spec["signal"]:
         del entry["name"]
     return entry
 

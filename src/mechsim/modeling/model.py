@@ -35,6 +35,7 @@ class Model:
         self.bodies, self.joints, self.forces, self.constraints, self.drivers = {}, {}, {}, {}, {}
         self.inputs = frozen({})  # name -> default value
         self.simulation = {}      # defaults for simulate() (the model file's simulation: section)
+        self.events = {}          # name -> ms.Event, watched in every run (add_event)
         self.specs = {"bodies": {}, "joints": {}, "forces": {}, "constraints": {}, "drivers": {}}   # user arguments, for to_yaml
         self._register(Body("ground"), None)
         self._compiled = None
@@ -111,6 +112,23 @@ class Model:
         return self._register(driver, {k: v for k, v in dict(
             joint=joint, position=position, velocity=velocity, acceleration=acceleration,
             coordinate=coordinate or None, name=name).items() if v is not None})
+
+    def add_event(self, signal, value=0.0, direction=0, terminal=False, action=None, name=None):
+        """Watch ``signal`` (a signal name, or a callable g(t, state)) cross ``value`` in every run;
+        ``action``: "stop", {"set_input": {input: value}} or a callable action(sim, t, state)
+        (simulation/events.py). Named after the signal unless ``name`` is given."""
+        from ..simulation.events import Event, file_action
+        name = name or (signal if isinstance(signal, str) else getattr(signal, "__name__", None))
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"event on {signal!r}: give it a name=")
+        if name in self.events:
+            raise ModelError(f"duplicate event name '{name}'; give name= to tell events apart")
+        with _item(f"event '{name}'"):
+            event = Event(signal, action=file_action(action, self, f"event '{name}'"), direction=direction,
+                          terminal=terminal, name=name, value=value)
+        event.spec = dict(signal=signal, value=value, direction=direction, terminal=terminal, action=action)
+        self.events[name] = event
+        return event
 
     def add_input(self, name, default=0.0):
         """Declare a named input; a joint_force may use it as ``value=name``."""

@@ -55,7 +55,7 @@ class Driver:
         self.cm = cm = model.compile()
         self.t0, self.t_end = t0, float(opts["t_end"])
         self.t_eval = opts["t_eval"]
-        self.events = as_events(opts["events"])
+        self.events = as_events(opts["events"], model.events.values())
         signal_i, signal_f, self.compiled_events = compile_signals(cm, self.events)
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         self.data = cm.new_data(active=None if analysis is None else analysis.active, drift=opts["drift"],
@@ -88,11 +88,12 @@ class Driver:
         max_step = np.inf if opts["max_step"] is None else float(opts["max_step"])
         h = None if opts["h"] is None else float(opts["h"])
         directions = np.array([self.events[k].direction for k in self.compiled_events])
+        tolerances = dict(rtol=float(opts["rtol"]), atol=float(opts["atol"]), max_step=max_step, h=h,
+                          n_samples=N_SAMPLES)
         if self.backend == "compiled":
-            return CompiledStepper(self.problem, opts["solver"], y, t, float(opts["rtol"]), float(opts["atol"]),
-                                   max_step, h, len(self.compiled_events), directions)
-        return ScipyStepper(self._rhs, self._correct, None, opts["solver"], t, y, self.t_end, float(opts["rtol"]),
-                            float(opts["atol"]), max_step, h, directions, N_SAMPLES)
+            return CompiledStepper(self.problem, opts["solver"], t, y, self.t_end, n_events=len(self.compiled_events),
+                                   directions=directions, **tolerances)
+        return ScipyStepper(self._rhs, self._correct, None, opts["solver"], t, y, self.t_end, **tolerances)
 
     # ------------------------------------------------------------------ the system from Python
     def _rhs(self, t, y):
@@ -258,7 +259,7 @@ class Driver:
         self.stepper.restart(t, y)
         self.quiet, self.quiet_at = set(quiet), t
         for k in quiet:
-            if k in self.compiled_events:
+            if k in self.compiled_events and self.backend == "compiled":   # the compiled loop watches these
                 self.stepper.g_old[self.compiled_events.index(k)] = 0.0
 
     # ------------------------------------------------------------------ the loop

@@ -50,6 +50,28 @@ class Event:
         return f"Event({what}, direction={self.direction:g}, terminal={self.terminal})"
 
 
+def file_action(action, model, what):
+    """An event action as a callable: the model file's "stop" or {"set_input": {input: value}}, or a
+    callable action(sim, t, state) as it is."""
+    if action is None or callable(action):
+        return action
+    if action == "stop":
+        return lambda sim, t, state: "stop"
+    if isinstance(action, dict) and set(action) == {"set_input"} and isinstance(action["set_input"], dict):
+        values = dict(action["set_input"])
+        for name in values:
+            if name not in model.inputs:
+                raise MechsimError(f"{what}: set_input names unknown input {name!r}; the model's inputs are "
+                                   f"{', '.join(model.inputs) or 'none'}")
+
+        def set_inputs(sim, t, state):
+            for name, value in values.items():
+                sim.set_input(name, value)
+        return set_inputs
+    raise MechsimError(f"{what}: action must be 'stop', {{set_input: {{input: value}}}} or a callable "
+                       f"action(sim, t, state), got {action!r}")
+
+
 def terminal_count(terminal, what):
     """solve_ivp's terminal: False/0 (never), True (1) or a positive count; as an int (0: never)."""
     if isinstance(terminal, (bool, np.bool_)):
@@ -59,13 +81,14 @@ def terminal_count(terminal, what):
     raise MechsimError(f"event {what!r}: terminal must be True, False or a positive count, got {terminal!r}")
 
 
-def as_events(items):
-    """Event objects from simulate(events=...): Events, or plain functions with solve_ivp's attributes."""
+def as_events(items, model_events=()):
+    """The events of a run: the model's (m.add_event), then simulate(events=...)'s: Events, or plain
+    functions with solve_ivp's attributes. Names must differ."""
     if items is None:
-        return []
+        items = []
     if callable(items) or isinstance(items, Event):
         items = [items]
-    events = []
+    events = list(model_events)
     for item in items:
         if isinstance(item, Event):
             events.append(item)

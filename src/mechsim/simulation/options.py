@@ -4,13 +4,13 @@ from collections import namedtuple
 
 from ..dynamics.data import DRIFT_CODES, SOLVER_CODES
 from ..errors import MechsimError
+from ..integrators import COMPILED_METHODS, METHODS, TABLEAUX
 
 Option = namedtuple("Option", "default choices help")
 
-COMPILED_SOLVERS = ("Euler", "RK4", "RK23", "RK45", "DOP853")   # tableaux in integrators/tableaux.py
-SCIPY_SOLVERS = ("Radau", "BDF", "LSODA")                       # implicit: scipy's, through the adapter
-SOLVERS = COMPILED_SOLVERS + SCIPY_SOLVERS
-FIXED_STEP_SOLVERS = ("Euler", "RK4")
+COMPILED_SOLVERS = COMPILED_METHODS      # tableaux (integrators/tableaux.py): the compiled loop, or scipy's
+SOLVERS = METHODS                        # and scipy's implicit solvers, through the adapter
+FIXED_STEP_SOLVERS = tuple(name for name, tableau in TABLEAUX.items() if not tableau.adaptive)
 BACKENDS = ("auto", "compiled", "python")
 
 OPTIONS = {

@@ -35,7 +35,7 @@ def simulate(model, **options):
 
 def checked_options(model, options):
     opts = resolve(model, options)
-    if "t_eval" not in options and opts["t_eval"] is not None and "t_end" in options:
+    if options.get("t_eval") is None and opts["t_eval"] is not None and options.get("t_end") is not None:
         opts["t_eval_until_t_end"] = True        # the file's output grid, cut at the t_end asked for
     if opts["t_end"] is None:
         raise MechsimError("simulate(): give t_end (or a simulation: t_end in the model file)")
