@@ -254,6 +254,14 @@ class Driver:
             self.samples_y.append(np.array(y))
             self.samples_u.append(self.inputs.force_values(float(t), y))
 
+    def _sample(self, t, y):
+        """A sampled controller's update at t; the inputs it commands hold from t on (zero-order hold),
+        so an output at t shows them."""
+        self.inputs.sample(t, y)
+        if self.samples_t and self.samples_t[-1] == t:
+            self.samples_u[-1] = self.inputs.force_values(t, y)
+        self.restart(t, y)
+
     def restart(self, t, y, quiet=()):
         """Start the stepper again at (t, y): a new derivative and starting step, no history."""
         self.stepper.restart(t, y)
@@ -296,8 +304,8 @@ class Driver:
                     raise StepError(self._status_message(status, self.stepper.t))
                 if status == EVENT or per_step and self.events:
                     self._scan(self.stepper.t_old)
-                if self.stepper.t >= t_bound and t_bound < self.t_end and self.inputs.sample(t_bound, self.stepper.y):
-                    self.restart(t_bound, self.stepper.y.copy())
+                if self.stepper.t >= t_bound and t_bound < self.t_end:
+                    self._sample(t_bound, self.stepper.y.copy())
                 progress(self.stepper.t)
         except Stop:
             return True, "A termination event occurred."

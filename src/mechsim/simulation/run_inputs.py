@@ -136,11 +136,10 @@ class RunInputs:
         return np.inf if self.controller is None else self.controller.next_sample(t)
 
     def sample(self, t, y):
-        """A sampled controller's update at t; True (the inputs may have changed)."""
+        """A sampled controller's update at t."""
         self._write(t)
         self.values.update(self.controller.commands(t, y, self.data.u, self.data.active))
         self._write(t)
-        return True
 
     def set(self, name, value, t):
         """An event action's new value for an input, from t on."""
