@@ -12,7 +12,8 @@ from pathlib import Path
 
 COMPILED_SOURCES = ("spatial/algebra.py", "dynamics/layout.py", "dynamics/kernels.py", "dynamics/constraints.py",
                     "dynamics/multipliers.py", "dynamics/projection.py", "dynamics/system.py",
-                    "integrators/dopri.py", "integrators/fixed_step.py", "modeling/joints.py",
+                    "integrators/dopri.py", "integrators/fixed_step.py", "integrators/problem.py",
+                    "integrators/explicit.py", "modeling/joints.py",
                     "dynamics/time_functions.py", "io/expressions.py")   # the opcodes are frozen into the evaluator
 
 

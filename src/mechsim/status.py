@@ -13,6 +13,7 @@ PAUSED = -1000       # an integrator's step budget or output buffer is spent: ca
 NON_FINITE = -1001   # the state (or a stage value) stays non-finite however small the step
 STEP_TOO_SMALL = -1002   # the step size fell below 10 ulp(t)
 EVENT = -1003        # an event condition changed sign inside the last step: locate it
+STEP_FAILED = -1004  # a scipy solver could not take a step for another reason (its message says why)
 
 MESSAGES = {
     OK: "the solver reached the end of the integration interval",
@@ -23,6 +24,7 @@ MESSAGES = {
     NON_FINITE: "the state became non-finite",
     STEP_TOO_SMALL: "required step size is less than spacing between numbers",
     EVENT: "an event condition changed sign",
+    STEP_FAILED: "the solver could not take a step",
 }
 
 

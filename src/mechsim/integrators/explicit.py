@@ -1,0 +1,521 @@
+"""One compiled loop for every explicit Runge–Kutta tableau (tableaux.py), generic over the
+problem: the right-hand side, the post-step correction and the event functions are those
+registered for the problem's class (problem.py), so that a run costs the right-hand side
+evaluations and little else.
+
+Adaptive steps follow scipy's RK23/RK45/DOP853 exactly (HNW §II.4): error norm (4.11), the RMS
+of err / (atol + rtol max(|y|, |y_new|)) (DOP853: its own norm, HNW §II.10); a step is accepted
+when the norm is < 1 and the next |h| is |h| min(10, 0.9 norm^(-1/(q+1))), not growing right
+after a rejection; a rejected step shrinks by max(0.2, 0.9 norm^(-1/(q+1))) (4.13); |h| stays
+within [10 ulp(t), max_step]. The starting step is HNW §II.4's algorithm as scipy's
+select_initial_step. A fixed step h instead walks the grid t_start + k h (clipped at t_bound).
+
+After an accepted step the state is corrected in place by ``correct``; the derivative is then
+taken from the last stage, f(t + h, y_new), when the correction left y unchanged, else
+re-evaluated at the corrected state. The dense output of a step is its raw continuous extension.
+
+Every kernel returns a status (status.py): OK, a failure code of the problem's functions handed
+back unchanged, NON_FINITE, STEP_TOO_SMALL, or from rk_advance PAUSED / EVENT.
+"""
+import warnings
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from ..spatial.algebra import JIT
+from ..status import EVENT, NON_FINITE, OK, PAUSED, STEP_TOO_SMALL, describe
+from .base import Stepper, StepperFailure
+from .problem import correct, event_values, rhs
+from .tableaux import TABLEAUX
+
+# helpers with a single caller are inlined in numba's IR: every compiled function that takes the
+# problem is compiled again for each problem class, and each costs compile time
+ONCE = dict(JIT, inline="always")
+SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0      # scipy's step-size factors (HNW §II.4 fac, facmin, facmax)
+
+RKState = namedtuple("RKState", "scalars flags counts y y_old f atol K Q g events work")
+RKState.__doc__ = """The arrays of one run, made by new_state (few fields: each costs compile time).
+
+scalars (8,): T_NOW, T_OLD (end and start of the last step; both the start time before the first),
+    H_LAST (the last step, 0 before the first), H_NEXT (|h| proposed for the next step), H_FIXED
+    (the fixed step, 0: adaptive), T_GRID (a fixed-step run is on the grid T_GRID + k H_FIXED),
+    RTOL, MAX_STEP.
+flags (3,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
+    (interior points per step where the event functions are sampled).
+counts (4,) int64: rhs evaluations, accepted steps, rejected steps, corrections that changed y.
+y, y_old: the states at T_NOW (corrected) and T_OLD; f = f(T_NOW, y); atol (n,).
+K (S, n): the stages of the last step, extra dense stages included; Q (n, p) = K^T P.
+g (2, m): G_OLD, the event values at the last sample point (at T_NOW after a step; the caller may
+    zero an entry after firing), and G_NEW.
+events (2, m) int64: DIRECTION per event, CROSSED (the first sample interval of the last step
+    where it crossed, -1 if none).
+work (5, n): scratch.
+"""
+T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP = range(8)
+DENSE_READY, N_GRID, N_SAMPLES = range(3)
+COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
+G_OLD, G_NEW = 0, 1
+DIRECTION, CROSSED = 0, 1
+
+
+def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4):
+    """An RKState for ``tableau`` (a Tableau or a name in TABLEAUX) holding y0; h given: fixed
+    steps of h (required when the tableau has no error estimate). rtol below 100 eps is raised
+    to it with a warning, as scipy does. Call rk_start before stepping."""
+    tab = TABLEAUX[tableau] if isinstance(tableau, str) else tableau
+    y = np.array(y0, dtype=float).ravel()
+    n = y.size
+    if h is None and not tab.adaptive:
+        raise ValueError("a method without error estimate needs a fixed step h")
+    if h is not None and not float(h) > 0:
+        raise ValueError("the step h must be positive")
+    if not float(max_step) > 0:
+        raise ValueError("max_step must be positive")
+    if rtol < 100 * np.finfo(float).eps:
+        warnings.warn(f"rtol {rtol:g} is too small, setting it to {100 * np.finfo(float).eps:g}")
+        rtol = 100 * np.finfo(float).eps
+    atol = np.array(np.broadcast_to(np.asarray(atol, dtype=float), (n,)))
+    if np.any(atol < 0):
+        raise ValueError("atol must be non-negative")
+    directions = np.zeros(n_events) if directions is None else np.asarray(directions, dtype=float).ravel()
+    if directions.shape != (n_events,):
+        raise ValueError(f"directions must have {n_events} entries")
+    if n_samples < 0:
+        raise ValueError("n_samples must be >= 0")
+    scalars = np.zeros(8)
+    scalars[H_FIXED], scalars[RTOL], scalars[MAX_STEP] = 0.0 if h is None else float(h), rtol, float(max_step)
+    return RKState(scalars=scalars, flags=np.array([0, 0, int(n_samples)], dtype=np.int64),
+                   counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n), atol=atol,
+                   K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])), g=np.zeros((2, n_events)),
+                   events=np.array([np.sign(directions), -np.ones(n_events)], dtype=np.int64), work=np.zeros((5, n)))
+
+
+# ------------------------------------------------------------------------------------------ helpers
+@njit(**JIT)
+def crossing(a, b, direction):
+    """Whether event values a -> b at consecutive sample points are a crossing in ``direction``
+    (> 0 rising only, < 0 falling only, 0 both): a < 0 <= b rising, a > 0 >= b falling. A pair
+    starting at exactly 0 never counts (a fired event zeroed at its restart point stays quiet)."""
+    if a < 0.0:
+        return b >= 0.0 and direction >= 0
+    if a > 0.0:
+        return b <= 0.0 and direction <= 0
+    return False
+
+
+@njit(**JIT)
+def copy(src, dst):
+    """dst[:] = src (a loop: numba's slice assignment costs seconds of compile time)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(**JIT)
+def fill(dst, value):
+    for i in range(dst.shape[0]):
+        dst[i] = value
+
+
+@njit(**JIT)
+def all_finite(x):
+    for i in range(x.shape[0]):
+        if not np.isfinite(x[i]):
+            return False
+    return True
+
+
+@njit(**JIT)
+def combine(y, K, a, s, h, out, dy):
+    """out = y + (sum_{j<s} a_j K_j) h, the point of stage s (dy: scratch); False if it is not
+    finite. The sums here and in the norms are BLAS dot products, as numpy's in scipy's
+    solvers: a step is then bitwise scipy's (rounding differences would otherwise be amplified
+    by the cancellation in the error estimate into different step sizes)."""
+    np.dot(K[:s].T, a[:s], dy)
+    for i in range(y.shape[0]):
+        out[i] = y[i] + dy[i] * h
+    return all_finite(out)
+
+
+@njit(**JIT)
+def rms(x):
+    """sqrt(mean(x^2)), the norm of HNW (4.11), as scipy's: |x|_2 / sqrt(n)."""
+    return np.sqrt(np.dot(x, x)) / x.shape[0] ** 0.5
+
+
+@njit(**JIT)
+def error_norm(tab, st, h, y_new):
+    """Norm of the local error estimate of the step y -> y_new (stages in st.K): the RMS of
+    h sum e_j K_j / scale (HNW (4.11)); DOP853 (HNW §II.10): |h| E5^2 / sqrt((E5^2 + 0.01 E3^2) n)
+    with E5, E3 the 2-norms of sum e_j K_j / scale and sum e3_j K_j / scale. scale = atol +
+    max(|y|, |y_new|) rtol."""
+    y, n = st.y, st.y.shape[0]
+    if n == 0:
+        return 0.0
+    K = st.K[:tab.n_stages + 1]
+    err5, err3 = st.work[3], st.work[4]
+    np.dot(K.T, tab.e, err5)
+    if not tab.dop853_norm:
+        for i in range(n):
+            err5[i] = err5[i] * h / (st.atol[i] + max(abs(y[i]), abs(y_new[i])) * st.scalars[RTOL])
+        return rms(err5)
+    np.dot(K.T, tab.e3, err3)
+    for i in range(n):
+        scale = st.atol[i] + max(abs(y[i]), abs(y_new[i])) * st.scalars[RTOL]
+        err5[i] /= scale
+        err3[i] /= scale
+    sum5, sum3 = np.sqrt(np.dot(err5, err5)) ** 2, np.sqrt(np.dot(err3, err3)) ** 2
+    if sum5 == 0.0 and sum3 == 0.0:
+        return 0.0
+    return abs(h) * sum5 / np.sqrt((sum5 + 0.01 * sum3) * n)
+
+
+@njit(**ONCE)
+def initial_step(problem, tab, st, t0, t_bound):
+    """Starting step of HNW §II.4 as scipy's select_initial_step: h0 = 0.01 |y0| / |f0| (1e-6 when
+    either is tiny), y'' estimated from an Euler step of h0, h1 = (0.01 / max(|f0|, |y''|))^(1/(q+1));
+    |h| = min(100 h0, h1, t_bound - t0, max_step), norms as in error_norm. Returns (status, |h|)."""
+    y0, f0, n = st.y, st.f, st.y.shape[0]
+    interval = t_bound - t0
+    if n == 0:
+        return OK, np.inf
+    if interval == 0.0:
+        return OK, 0.0
+    x = st.work[3]
+    for i in range(n):
+        x[i] = y0[i] / (st.atol[i] + abs(y0[i]) * st.scalars[RTOL])
+    d0 = rms(x)
+    for i in range(n):
+        x[i] = f0[i] / (st.atol[i] + abs(y0[i]) * st.scalars[RTOL])
+    d1 = rms(x)
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    h0 = min(h0, interval)
+    y1, f1 = st.work[0], st.work[1]
+    for i in range(n):
+        y1[i] = y0[i] + h0 * f0[i]
+    st.counts[COUNT_RHS] += 1
+    status = rhs(problem, t0 + h0, y1, f1)
+    if status != OK:
+        return status, 0.0
+    for i in range(n):
+        x[i] = (f1[i] - f0[i]) / (st.atol[i] + abs(y0[i]) * st.scalars[RTOL])
+    d2 = rms(x) / h0
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1 / (tab.error_order + 1))
+    return OK, min(100 * h0, h1, interval, st.scalars[MAX_STEP])
+
+
+# -------------------------------------------------------------------------------------------- start
+@njit(**JIT)
+def rk_start(problem, tab, st, t0, t_bound):
+    """Start (or restart, after an event action changed the state) at (t0, st.y), st.y already
+    corrected: f0 = f(t0, y0), the starting step (adaptive) or the fixed step on a grid from t0,
+    g_old = the event values at (t0, y0). Returns the status."""
+    st.scalars[T_NOW] = st.scalars[T_OLD] = st.scalars[T_GRID] = t0
+    copy(st.y, st.y_old)
+    st.scalars[H_LAST] = 0.0
+    st.flags[N_GRID] = 0
+    st.flags[DENSE_READY] = False
+    fill(st.events[CROSSED], -1)
+    if not all_finite(st.y):
+        return NON_FINITE
+    st.counts[COUNT_RHS] += 1
+    status = rhs(problem, t0, st.y, st.f)
+    if status != OK:
+        return status
+    if not all_finite(st.f):
+        return NON_FINITE
+    if st.scalars[H_FIXED] > 0.0:
+        st.scalars[H_NEXT] = st.scalars[H_FIXED]
+    else:
+        status, h_abs = initial_step(problem, tab, st, t0, t_bound)
+        if status != OK:
+            return status
+        st.scalars[H_NEXT] = h_abs
+    if st.g[G_OLD].shape[0] > 0:
+        return event_values(problem, t0, st.y, st.g[G_OLD])
+    return OK
+
+
+# --------------------------------------------------------------------------------------------- step
+@njit(**ONCE)
+def stages(problem, tab, st, t, h, y_new):
+    """K_0 = f and the stages K_1..K_n of a step of h from (t, st.y); the last stage point is
+    y_new = y + h sum b_j K_j and K_n = f(t + h, y_new). Returns the status of the right-hand side,
+    or NON_FINITE when a stage point is not finite (the right-hand side never sees it)."""
+    copy(st.f, st.K[0])
+    for s in range(1, tab.n_stages + 1):
+        if not combine(st.y, st.K, tab.A[s], s, h, y_new, st.work[3]):
+            return NON_FINITE
+        st.counts[COUNT_RHS] += 1
+        status = rhs(problem, t + tab.c[s] * h, y_new, st.K[s])
+        if status != OK:
+            return status
+    return OK
+
+
+@njit(**JIT)
+def rk_step(problem, tab, st, t_bound):
+    """One accepted step from st.t towards t_bound (nothing when st.t >= t_bound), then the
+    correction of the new state. Adaptive: attempts until the error norm is < 1 (scipy's rules);
+    STEP_TOO_SMALL (NON_FINITE if the last attempt was not finite) when |h| falls below
+    10 ulp(t). On failure before acceptance t, y, f are unchanged (the stages and dense output
+    are not); a failing correction leaves the accepted step with its status."""
+    t = st.scalars[T_NOW]
+    if t >= t_bound:
+        return OK
+    y_new = st.work[0]
+    fixed = st.scalars[H_FIXED] > 0.0
+    exponent = -1 / (tab.error_order + 1)
+    min_step = 10 * abs(np.nextafter(t, np.inf) - t)
+    h_abs = st.scalars[H_NEXT]
+    if not fixed:
+        if h_abs > st.scalars[MAX_STEP]:
+            h_abs = st.scalars[MAX_STEP]
+        elif h_abs < min_step:
+            h_abs = min_step
+    rejected = False
+    failure = STEP_TOO_SMALL
+    on_grid = True
+    while True:
+        if fixed:                                   # the grid point, t_bound when it is beyond or within rounding
+            t_new = st.scalars[T_GRID] + (st.flags[N_GRID] + 1) * st.scalars[H_FIXED]
+            if t_new > t_bound or t_bound - t_new <= 1e-9 * st.scalars[H_FIXED]:
+                on_grid = t_new - t_bound <= 1e-9 * st.scalars[H_FIXED]
+                t_new = t_bound
+        else:
+            if h_abs < min_step:
+                st.scalars[H_NEXT] = h_abs
+                return failure
+            t_new = t + h_abs
+            if t_new > t_bound:
+                t_new = t_bound
+        h = t_new - t
+        h_abs = abs(h)
+        status = stages(problem, tab, st, t, h, y_new)
+        if status != OK and status != NON_FINITE:
+            return status
+        if fixed:
+            if status != OK or not all_finite(st.K[tab.n_stages]):
+                return NON_FINITE
+            st.flags[N_GRID] += on_grid
+            h_abs = st.scalars[H_FIXED]
+            break
+        norm = error_norm(tab, st, h, y_new) if status == OK else np.inf
+        if norm < 1.0:
+            factor = MAX_FACTOR if norm == 0.0 else min(MAX_FACTOR, SAFETY * norm ** exponent)
+            if rejected:
+                factor = min(1.0, factor)
+            h_abs *= factor
+            break
+        if np.isfinite(norm):
+            h_abs *= max(MIN_FACTOR, SAFETY * norm ** exponent)
+            failure = STEP_TOO_SMALL
+        else:
+            h_abs *= MIN_FACTOR
+            failure = NON_FINITE
+        rejected = True
+        st.counts[COUNT_REJECTED] += 1
+    st.counts[COUNT_STEPS] += 1
+    st.scalars[T_OLD], st.scalars[H_LAST], st.scalars[H_NEXT], st.scalars[T_NOW] = t, h, h_abs, t_new
+    copy(st.y, st.y_old)
+    copy(y_new, st.y)
+    st.flags[DENSE_READY] = False
+    return corrected(problem, tab, st)
+
+
+@njit(**ONCE)
+def corrected(problem, tab, st):
+    """Correct the new state in place; f = f(t, y) from the last stage if y is unchanged, else
+    evaluated at the corrected state (both counted). Returns the status."""
+    saved = st.work[1]
+    copy(st.y, saved)
+    status = correct(problem, st.scalars[T_NOW], st.y)
+    if status != OK:
+        return status
+    if not all_finite(st.y):
+        return NON_FINITE
+    for i in range(st.y.shape[0]):
+        if st.y[i] != saved[i]:
+            st.counts[COUNT_CORRECTIONS] += 1
+            st.counts[COUNT_RHS] += 1
+            status = rhs(problem, st.scalars[T_NOW], st.y, st.f)
+            if status == OK and not all_finite(st.f):
+                return NON_FINITE
+            return status
+    copy(st.K[tab.n_stages], st.f)
+    return OK
+
+
+# -------------------------------------------------------------------------------------------- dense
+@njit(**JIT)
+def rk_dense(problem, tab, st, t, out):
+    """out = the raw continuous extension of the last step at t in [t_old, t] (HNW §II.6):
+    y_old + h sum_j Q_j x^(j+1), x = (t - t_old) / h, Q = K^T P. The first call per step evaluates
+    the tableau's extra stages (DOP853: 3, counted) and Q. Before any step: out = y."""
+    h = st.scalars[H_LAST]
+    if h == 0.0:
+        copy(st.y_old, out)
+        return OK
+    if not st.flags[DENSE_READY]:
+        for s in range(tab.n_stages + 1, tab.A.shape[0]):
+            if not combine(st.y_old, st.K, tab.A[s], s, h, st.work[0], st.work[3]):
+                return NON_FINITE
+            st.counts[COUNT_RHS] += 1
+            status = rhs(problem, st.scalars[T_OLD] + tab.c[s] * h, st.work[0], st.K[s])
+            if status != OK:
+                return status
+        for i in range(st.Q.shape[0]):
+            for j in range(st.Q.shape[1]):
+                acc = 0.0
+                for k in range(tab.A.shape[0]):
+                    acc += st.K[k, i] * tab.P[k, j]
+                st.Q[i, j] = acc
+        st.flags[DENSE_READY] = True
+    x = (t - st.scalars[T_OLD]) / h
+    for i in range(out.shape[0]):
+        acc, power = 0.0, 1.0
+        for j in range(st.Q.shape[1]):
+            power *= x
+            acc += st.Q[i, j] * power
+        out[i] = h * acc + st.y_old[i]
+    return OK
+
+
+# ---------------------------------------------------------------------------------- outputs, events
+@njit(**ONCE)
+def record(problem, tab, st, t_eval, n_out, T, Y):
+    """(T, Y)[n_out..] = the points t_eval[n_out..] up to t (in [t_old, t]) of the last step:
+    the dense output, corrected; y itself at t. Returns (status, n_out)."""
+    t = st.scalars[T_NOW]
+    while n_out < t_eval.shape[0] and t_eval[n_out] <= t:
+        T[n_out] = t_eval[n_out]
+        if t_eval[n_out] == t:
+            copy(st.y, Y[n_out])
+        else:
+            status = rk_dense(problem, tab, st, t_eval[n_out], Y[n_out])
+            if status == OK:
+                status = correct(problem, t_eval[n_out], Y[n_out])
+            if status != OK:
+                return status, n_out
+        n_out += 1
+    return OK, n_out
+
+
+@njit(**ONCE)
+def scan_events(problem, tab, st):
+    """Event values along the last step: at the n_samples interior points t_old + (k / (n_samples
+    + 1)) h of the raw dense output and at the corrected end (t, y); consecutive pairs from g_old
+    are tested with ``crossing``. crossed[i] = the first pair (0-based) where event i crossed, -1
+    if none; g_old ends as the values at (t, y). Returns (status, whether any crossed)."""
+    m = st.flags[N_SAMPLES] + 1
+    point, fired = st.work[2], False
+    fill(st.events[CROSSED], -1)
+    for k in range(1, m + 1):
+        if k < m:
+            ts = st.scalars[T_OLD] + (k / m) * st.scalars[H_LAST]
+            status = rk_dense(problem, tab, st, ts, point)
+            if status == OK:
+                status = event_values(problem, ts, point, st.g[G_NEW])
+        else:
+            status = event_values(problem, st.scalars[T_NOW], st.y, st.g[G_NEW])
+        if status != OK:
+            return status, fired
+        for i in range(st.g[G_NEW].shape[0]):
+            if st.events[CROSSED][i] < 0 and crossing(st.g[G_OLD][i], st.g[G_NEW][i], st.events[DIRECTION][i]):
+                st.events[CROSSED][i] = k - 1
+                fired = True
+        copy(st.g[G_NEW], st.g[G_OLD])
+    return OK, fired
+
+
+@njit(**JIT)
+def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y):
+    """Accepted steps until st.t >= t_bound (OK), max_steps steps or T full (PAUSED: call again,
+    the resumed run is bitwise the uninterrupted one), a failure, or an event (EVENT).
+
+    Recording after each step: every_step -> (t, y) into (T, Y)[n_out]; else the t_eval points
+    up to t (see record; t_eval[n_out] >= st.t on entry, T as long as t_eval). Then, with
+    events, scan_events: on a crossing the step stays accepted with its outputs recorded and
+    EVENT is returned (the caller locates the root on rk_dense). Returns (status, n_out)."""
+    n_events = st.g[G_OLD].shape[0]
+    for _ in range(max_steps):
+        if st.scalars[T_NOW] >= t_bound:
+            return OK, n_out
+        if every_step and n_out >= T.shape[0]:
+            return PAUSED, n_out
+        status = rk_step(problem, tab, st, t_bound)
+        if status == OK:
+            if every_step:
+                T[n_out] = st.scalars[T_NOW]
+                copy(st.y, Y[n_out])
+                n_out += 1
+            else:
+                status, n_out = record(problem, tab, st, t_eval, n_out, T, Y)
+        if status != OK:
+            return status, n_out
+        if n_events > 0:
+            status, fired = scan_events(problem, tab, st)
+            if status != OK:
+                return status, n_out
+            if fired:
+                return EVENT, n_out
+    return (OK if st.scalars[T_NOW] >= t_bound else PAUSED), n_out
+
+
+# ------------------------------------------------------------------------------------------ stepper
+class CompiledStepper(Stepper):
+    """The Stepper protocol (base.py) on the compiled kernels for a registered ``problem`` and a
+    method of TABLEAUX; h given: fixed steps (required for Euler and RK4). Starts at once: a
+    failing start is ``start_status`` and is what advance returns."""
+
+    def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
+                 directions=None, n_samples=4):
+        if method not in TABLEAUX:
+            raise ValueError(f"unknown method {method!r}; compiled methods: {', '.join(TABLEAUX)}")
+        if t_bound < t0:
+            raise ValueError("steppers run forward in time: t_bound must be >= t0")
+        self.problem, self.method, self.tableau = problem, method, TABLEAUX[method]
+        self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples)
+        self.t_bound, self.message = float(t_bound), None
+        self.restart(t0, self.state.y)
+
+    t = property(lambda self: float(self.state.scalars[T_NOW]))
+    t_old = property(lambda self: float(self.state.scalars[T_OLD]))
+    y = property(lambda self: self.state.y)
+    g_old = property(lambda self: self.state.g[G_OLD])
+    crossed = property(lambda self: self.state.events[CROSSED])
+    n_samples = property(lambda self: int(self.state.flags[N_SAMPLES]))
+
+    def restart(self, t, y, t_bound=None):
+        if t_bound is not None:
+            self.t_bound = float(t_bound)
+        self.state.y[:] = y
+        self.start_status = int(rk_start(self.problem, self.tableau, self.state, float(t), self.t_bound))
+        self.message = None if self.start_status == OK else describe(self.start_status)
+        return self.start_status
+
+    def advance(self, t_bound, max_steps, every_step, t_eval, n_out, T, Y):
+        if self.start_status != OK:
+            return self.start_status, n_out
+        t_eval = self._checked_outputs(every_step, t_eval, n_out, T)
+        status, n_out = rk_advance(self.problem, self.tableau, self.state, float(t_bound), int(max_steps),
+                                   bool(every_step), t_eval, int(n_out), T, Y)
+        if status not in (OK, PAUSED, EVENT):
+            self.message = describe(status)
+        return int(status), int(n_out)
+
+    def dense(self, t):
+        out = np.empty_like(self.state.y)
+        status = rk_dense(self.problem, self.tableau, self.state, float(t), out)
+        if status != OK:
+            raise StepperFailure(status, describe(status))
+        return out
+
+    @property
+    def stats(self):
+        counts = self.state.counts
+        return dict(steps=int(counts[COUNT_STEPS]), rejected=int(counts[COUNT_REJECTED]),
+                    rhs_evaluations=int(counts[COUNT_RHS]), projections=int(counts[COUNT_CORRECTIONS]))

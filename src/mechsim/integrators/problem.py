@@ -1,0 +1,128 @@
+"""The problem registry: how compiled integrators call a right-hand side passed as data.
+
+A *problem* is an instance of a registered ``collections.namedtuple`` class, e.g. the mechanics'
+``System(model, data)`` or a test's ``Decay(k)``. Its class is registered with three compiled
+(``@njit``) functions::
+
+    rhs(problem, t, y, dy) -> status          dy = f(t, y); OK (-1) or a failure code
+    correct(problem, t, y) -> status          projects y in place (default: leaves it, OK)
+    event_values(problem, t, y, g) -> status  fills g (n_events,) (default: no events)
+
+Compiled code calls the stubs ``rhs``, ``correct`` and ``event_values`` below; a numba
+``@overload`` picks the registered function from the problem's type while compiling, so the call
+is direct (inlinable) and the integrator stays cacheable although it takes the functions "as
+arguments".
+
+Numba's on-disk cache keys a specialization on the argument types and pickles them in one index
+per kernel. So that (a) a problem class that cannot be imported elsewhere (a test, ``__main__``)
+does not break loading that index in another process, and (b) an edited problem function is not
+answered by a stale cached kernel, numba sees a registered class as a stand-in namedtuple class
+of this module named after a digest of the class's fields and its functions' source. Functions
+those call are not part of the digest: mechsim's own kernels are covered by _jit_cache.py.
+"""
+import hashlib
+import inspect
+import re
+
+from numba import njit, types
+from numba.core.errors import TypingError
+from numba.extending import overload, typeof_impl
+from numba.core.typing.typeof import typeof
+
+from ..status import OK
+
+PROBLEMS = {}            # registered namedtuple class -> (rhs, correct, events) compiled functions
+_STAND_INS = {}          # the class numba sees for a registered class -> its functions
+_STAND_IN_NAME = re.compile(r"\w+_[0-9a-f]{16}")
+
+
+def register_problem(cls, rhs, correct=None, events=None):
+    """Register the compiled functions of problem class ``cls`` (a collections.namedtuple class).
+    Registering a class again replaces its functions."""
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        raise TypeError("a problem class must be a collections.namedtuple class")
+    functions = (rhs, _no_correction if correct is None else correct, _no_events if events is None else events)
+    text = cls.__module__ + cls.__qualname__ + repr(cls._fields) + "".join(map(_source, functions))
+    name = f"{cls.__name__}_{hashlib.sha1(text.encode()).hexdigest()[:16]}"
+    stand_in = globals().get(name) or __getattr__(name)
+    stand_in._fields = cls._fields
+    PROBLEMS[cls] = functions
+    _STAND_INS[stand_in] = functions
+
+    @typeof_impl.register(cls)
+    def _typeof(value, context):
+        field_types = [typeof(v, context) for v in value]
+        if field_types and all(t == field_types[0] for t in field_types):
+            return types.NamedUniTuple(field_types[0], len(field_types), stand_in)
+        return types.NamedTuple(field_types, stand_in)
+    return cls
+
+
+def __getattr__(name):
+    """The stand-in class ``name``, made on first use: also when an index of numba's cache names a
+    class this process has not registered (it then never matches a live type, and is kept so that
+    the index can be written back)."""
+    if not _STAND_IN_NAME.fullmatch(name):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    stand_in = globals()[name] = type(name, (tuple,), {"__module__": __name__, "__qualname__": name, "_fields": ()})
+    return stand_in
+
+
+def _source(function):
+    py_func = getattr(function, "py_func", function)
+    try:
+        return inspect.getsource(py_func)
+    except (OSError, TypeError):
+        code = py_func.__code__
+        return code.co_code.hex() + repr(code.co_consts) + repr(code.co_names)
+
+
+@njit
+def _no_correction(problem, t, y):
+    return OK
+
+
+@njit
+def _no_events(problem, t, y, g):
+    return OK
+
+
+# ------------------------------------------------------------------- stubs, implemented by overloads
+def rhs(problem, t, y, dy):
+    """dy = f(t, y) for a registered problem; returns OK or a failure code (compiled code only)."""
+    raise NotImplementedError("rhs is callable from compiled code only")
+
+
+def correct(problem, t, y):
+    """Project y in place (onto the problem's manifold); returns OK or a failure code."""
+    raise NotImplementedError("correct is callable from compiled code only")
+
+
+def event_values(problem, t, y, g):
+    """g = the problem's event functions at (t, y); returns OK or a failure code."""
+    raise NotImplementedError("event_values is callable from compiled code only")
+
+
+def _functions(problem):
+    functions = _STAND_INS.get(getattr(problem, "instance_class", None))
+    if functions is None:
+        raise TypingError(f"{problem} is not a registered problem: see integrators.problem.register_problem")
+    return functions
+
+
+@overload(rhs)
+def _rhs(problem, t, y, dy):
+    f = _functions(problem)[0]
+    return lambda problem, t, y, dy: f(problem, t, y, dy)
+
+
+@overload(correct)
+def _correct(problem, t, y):
+    f = _functions(problem)[1]
+    return lambda problem, t, y: f(problem, t, y)
+
+
+@overload(event_values)
+def _event_values(problem, t, y, g):
+    f = _functions(problem)[2]
+    return lambda problem, t, y, g: f(problem, t, y, g)
