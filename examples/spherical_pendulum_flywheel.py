@@ -79,9 +79,9 @@ def build_model(zero_g=False, torque=TORQUE, react_to_ground=True):
                 child_frame="pivot", q0={"euler": [TILT0, 0.0, 0.0], "seq": "xyz"})
     m.add_joint("spin", "revolute", parent="rod", child="wheel", parent_frame="end", axis=(0, 0, 1))
 
-    def wheel_torque(t):
-        return torque if T_ON <= t < T_OFF else 0.0
-
+    # expressions of t (not Python functions) keep the run compiled and let the integrator restart where
+    # they switch (t = T_ON, T_OFF)
+    wheel_torque = f"{torque}*(t >= {T_ON})*(t < {T_OFF})"
     m.add_force("motor", "joint_force", joint="spin", value=wheel_torque)
     if react_to_ground:
         # the motor's reaction on the rod is taken by the ground: a spherical joint's generalized
@@ -90,7 +90,7 @@ def build_model(zero_g=False, torque=TORQUE, react_to_ground=True):
     if zero_g:
         for body, mass in (("rod", M_ROD), ("wheel", M_WHEEL)):
             m.add_force(f"{body}_antigravity", "body_force", body=body, point=(0, 0, 0),
-                        force=(0.0, 0.0, lambda t, mass=mass: mass * G if t >= T_ON else 0.0))
+                        force=(0.0, 0.0, f"{mass}*{G}*(t >= {T_ON})"))
     return m
 
 

@@ -49,6 +49,7 @@ class CompiledModel:
         for (row, _), span in zip(self.rows.expressions, spans[k:]):
             row_span[row] = span
         self.stack_depth = max(1, max_stack_depth(ops, spans))
+        self.breakpoints = np.array(sorted({c for e in expressions for c in e.breakpoints}))   # where they may jump
         return ModelArrays(self.node_i, self.node_f, self.force_i, self.force_f, self.gravity, self.quat_q,
                            self.rows.con_i, self.rows.con_f, self.every_row, ops, consts, slot_span, row_span, self.nq)
 

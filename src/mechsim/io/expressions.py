@@ -81,6 +81,9 @@ ARITY = tuple(0 if name in ("const", "t") else 1 if name in _UNARY_OPS else 2 if
               for name in OPS)
 
 
+_COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
 class Expression:
     """A compiled expression of ``t``: ``f(t)`` gives a float for a float ``t`` and an
     array of the same shape for an array ``t``. ``source`` is the original text.
@@ -110,6 +113,19 @@ class Expression:
     def constant_value(self):
         """The folded value as a float when :attr:`is_constant`, else None."""
         return float(self.program[1][0]) if self.is_constant else None
+
+    @property
+    def breakpoints(self):
+        """The times c where a comparison of t with a constant (t >= c, c < t, ...) switches: where the
+        expression may jump, so that an integrator stops and restarts there."""
+        (ops, consts), t, const = self.program, OPCODES["t"], OPCODES["const"]
+        found = set()
+        for k in range(2, len(ops)):
+            if OPS[ops[k, 0]] in _COMPARISONS:
+                first, second = ops[k - 2], ops[k - 1]
+                if {first[0], second[0]} == {t, const}:
+                    found.add(float(consts[(first if first[0] == const else second)[1]]))
+        return sorted(found)
 
     def __call__(self, t):
         if isinstance(t, (float, int)):       # fast path; numpy may warn about inf/nan here

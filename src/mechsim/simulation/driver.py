@@ -254,12 +254,20 @@ class Driver:
             self.samples_y.append(np.array(y))
             self.samples_u.append(self.inputs.force_values(float(t), y))
 
-    def _sample(self, t, y):
-        """A sampled controller's update at t; the inputs it commands hold from t on (zero-order hold),
-        so an output at t shows them."""
-        self.inputs.sample(t, y)
-        if self.samples_t and self.samples_t[-1] == t:
-            self.samples_u[-1] = self.inputs.force_values(t, y)
+    def _next_stop(self, t):
+        """The next time the stepper must stop at: a controller sample, a time where a force value or
+        a constraint target given as an expression may jump (t >= c), or the end."""
+        breakpoints = self.cm.breakpoints
+        k = np.searchsorted(breakpoints, t, side="right")
+        return min(self.t_end, self.inputs.next_sample(t), breakpoints[k] if k < len(breakpoints) else np.inf)
+
+    def _stop_at(self, t, y):
+        """A time event at t: a sampled controller's update (its commands hold from t on, so an output
+        at t shows them), and a restart past a possible jump of the time functions."""
+        if self.inputs.is_sample(t):
+            self.inputs.sample(t, y)
+            if self.samples_t and self.samples_t[-1] == t:
+                self.samples_u[-1] = self.inputs.force_values(t, y)
         self.restart(t, y)
 
     def restart(self, t, y, quiet=()):
@@ -287,10 +295,12 @@ class Driver:
             self.n_out = int(np.searchsorted(self.t_eval, t, side="right"))
             self.record(self.t_eval[:self.n_out], [y] * self.n_out)
         progress = Progress(self.t0, self.t_end, bool(self.opts["progress"]))
-        per_step = bool(self.python_events) or (self.backend == "python" and bool(self.events))
+        # one step per call where Python looks at every step: Python conditions, and the Python backend
+        # (a failure raised inside a step then keeps every step before it)
+        per_step = bool(self.python_events) or self.backend == "python"
         try:
             while self.stepper.t < self.t_end:
-                t_bound = min(self.t_end, self.inputs.next_sample(self.stepper.t))
+                t_bound = self._next_stop(self.stepper.t)
                 n_start = self.n_out
                 status, n_out = self.stepper.advance(t_bound, 1 if per_step else CHUNK, self.t_eval is None,
                                                      self.t_eval if self.t_eval is not None else T[:0], 0 if
@@ -302,10 +312,10 @@ class Driver:
                     self.n_out = n_out
                 if status not in (OK, PAUSED, EVENT):
                     raise StepError(self._status_message(status, self.stepper.t))
-                if status == EVENT or per_step and self.events:
+                if status == EVENT or per_step and (self.python_events or self.backend == "python" and self.events):
                     self._scan(self.stepper.t_old)
                 if self.stepper.t >= t_bound and t_bound < self.t_end:
-                    self._sample(t_bound, self.stepper.y.copy())
+                    self._stop_at(t_bound, self.stepper.y.copy())
                 progress(self.stepper.t)
         except Stop:
             return True, "A termination event occurred."

@@ -55,6 +55,13 @@ class Controller:
         k = np.floor((t - self.t0) / self.sample_time + 1e-9) + 1
         return self.t0 + k * self.sample_time
 
+    def is_sample(self, t):
+        """True when t is a sample instant."""
+        if self.sample_time is None:
+            return False
+        k = (t - self.t0) / self.sample_time
+        return abs(k - np.round(k)) < 1e-9
+
     def commands(self, t, y, u, active):
         """{input: value} the controller commands at (t, y), u the force values last applied."""
         cm = self.cm
@@ -134,6 +141,9 @@ class RunInputs:
 
     def next_sample(self, t):
         return np.inf if self.controller is None else self.controller.next_sample(t)
+
+    def is_sample(self, t):
+        return self.controller is not None and self.controller.is_sample(t)
 
     def sample(self, t, y):
         """A sampled controller's update at t."""
