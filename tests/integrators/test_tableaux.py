@@ -6,13 +6,14 @@ import pytest
 from scipy.integrate import DOP853, RK23, RK45
 from scipy.integrate._ivp import dop853_coefficients
 
-from ode_problems import (DAMPED_ROTATION, Kepler, Stiff, damped_rotation, kepler_rhs, kepler_start, python_rhs,
+from ode_problems import (DAMPED_ROTATION, Kepler, Linear, Stiff, damped_rotation, kepler_rhs, kepler_start, python_rhs,
                           stiff_exact, stiff_rhs)
 from mechsim.integrators import TABLEAUX, CompiledStepper, ScipyStepper, new_state
 from mechsim.status import OK
 
 ORDERS = {"Euler": 1, "RK4": 4, "RK23": 3, "RK45": 5, "DOP853": 8}
 DENSE_ORDERS = {"Euler": 1, "RK4": 3, "RK23": 3, "RK45": 4, "DOP853": 7}
+DECAY = Linear(np.array([[-2.0]]))                 # y' = -2 y: DOP853's errors stay above round-off
 LADDERS = {"Euler": [0.02, 0.01, 0.005, 0.0025], "RK4": [0.2, 0.1, 0.05, 0.025], "RK23": [0.2, 0.1, 0.05, 0.025],
            "RK45": [0.4, 0.2, 0.1, 0.05], "DOP853": [1.0, 0.5, 0.25, 0.125]}
 
@@ -78,22 +79,22 @@ def test_dop853_dense_output_is_scipys():
 # ------------------------------------------------------------------------------ measured orders
 @pytest.mark.parametrize("name", list(TABLEAUX))
 def test_measured_orders_of_method_and_dense_output(name):
-    """Fixed steps h on y' = M y (a damped rotation) over [0, 2]: the error at t = 2 falls as h^p,
-    the error of the dense output at 0.3 h and 0.7 h inside every step as h^q with q >= the
-    order of the continuous extension."""
-    errors, dense_errors = [], []
-    for h in LADDERS[name]:
-        grid = h * np.arange(int(round(2.0 / h)))
-        t_eval = np.sort(np.concatenate([grid + 0.3 * h, grid + 0.7 * h]))
-        T, Y, stepper = run(DAMPED_ROTATION, name, [1.0, 0.0], 2.0, t_eval, h=h)
-        assert stepper.t == 2.0 and stepper.stats["steps"] == len(grid) and len(T) == len(t_eval)
-        errors.append(np.abs(stepper.y - damped_rotation([2.0])[0]).max())
-        dense_errors.append(np.abs(Y - damped_rotation(T)).max())
-    order = np.polyfit(np.log(LADDERS[name]), np.log(errors), 1)[0]
-    dense_order = np.polyfit(np.log(LADDERS[name]), np.log(dense_errors), 1)[0]
-    assert order == pytest.approx(ORDERS[name], abs=0.3)
-    assert dense_order >= DENSE_ORDERS[name] - 0.2
-    assert min(errors) > 1e-13                                     # the ladder stays above round-off
+    """Fixed steps h over [0, 2] on y' = -2 y and on y' = M y (a damped rotation): the error at
+    t = 2 falls as h^p, the error of the dense output at 0.3 h and 0.7 h inside every step as h^q
+    with q >= the order of the continuous extension (slopes between the two smallest steps)."""
+    for problem, y0, exact in ((DECAY, [1.0], lambda t: np.exp(-2 * np.asarray(t))[:, None]),
+                               (DAMPED_ROTATION, [1.0, 0.0], damped_rotation)):
+        errors, dense_errors = [], []
+        for h in LADDERS[name]:
+            grid = h * np.arange(int(round(2.0 / h)))
+            t_eval = np.sort(np.concatenate([grid + 0.3 * h, grid + 0.7 * h]))
+            T, Y, stepper = run(problem, name, y0, 2.0, t_eval, h=h)
+            assert stepper.t == 2.0 and stepper.stats["steps"] == len(grid) and len(T) == len(t_eval)
+            errors.append(np.abs(stepper.y - exact([2.0])[0]).max())
+            dense_errors.append(np.abs(Y - exact(T)).max())
+        assert np.log2(errors[-2] / errors[-1]) == pytest.approx(ORDERS[name], abs=0.3)
+        assert np.log2(dense_errors[-2] / dense_errors[-1]) >= DENSE_ORDERS[name] - 0.2
+        assert min(errors) > 3e-14                                 # the ladder stays above round-off
 
 
 def test_fixed_steps_walk_the_grid_and_end_on_t_bound():

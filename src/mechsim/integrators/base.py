@@ -53,7 +53,8 @@ class Stepper:
     dense(t) -> ndarray
         The raw (uncorrected) continuous extension of the last step at t in [t_old, t].
     stats -> dict
-        steps (accepted), rejected, rhs_evaluations, projections (corrections that changed y).
+        steps (accepted), rejected (None when the solver does not tell), rhs_evaluations,
+        projections (corrections of the state after a step that changed it).
     """
     t_old = t = y = g_old = crossed = n_samples = t_bound = message = None
 

@@ -29,8 +29,8 @@ from .base import Stepper, StepperFailure
 from .problem import correct, event_values, rhs
 from .tableaux import TABLEAUX
 
-# helpers with a single caller are inlined in numba's IR: every compiled function that takes the
-# problem is compiled again for each problem class, and each costs compile time
+# functions with a single compiled caller are inlined in numba's IR: every compiled function that
+# takes the problem is compiled again for each problem class, and each costs compile time
 ONCE = dict(JIT, inline="always")
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0      # scipy's step-size factors (HNW §II.4 fac, facmin, facmax)
 
@@ -256,7 +256,7 @@ def stages(problem, tab, st, t, h, y_new):
     return OK
 
 
-@njit(**JIT)
+@njit(**ONCE)
 def rk_step(problem, tab, st, t_bound):
     """One accepted step from st.t towards t_bound (nothing when st.t >= t_bound), then the
     correction of the new state. Adaptive: attempts until the error norm is < 1 (scipy's rules);

@@ -75,7 +75,7 @@ class FixedEuler(FixedStep):
     method = "Euler"
 
 
-SOLVERS = {"Euler": FixedEuler, "RK4": FixedStep, "RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau,
+SCIPY_SOLVERS = {"Euler": FixedEuler, "RK4": FixedStep, "RK23": RK23, "RK45": RK45, "DOP853": DOP853, "Radau": Radau,
            "BDF": BDF, "LSODA": LSODA}
 CORRECTABLE = (RungeKutta, Radau, FixedStep)      # solvers without hidden history
 
@@ -84,7 +84,7 @@ class ScipyStepper(Stepper):
     """The Stepper protocol (base.py) on a scipy OdeSolver.
 
     rhs(t, y) -> dy; correct(t, y) projects y in place (or None); events(t, y) -> g (n_events,)
-    (or None: no events). ``solver``: a name of SOLVERS or an OdeSolver subclass (as solve_ivp's
+    (or None: no events). ``solver``: a name of SCIPY_SOLVERS or an OdeSolver subclass (as solve_ivp's
     ``method``). h: the step of the fixed-step solvers, the first step of the others. A step the
     solver cannot take gives STEP_TOO_SMALL (its message on ``message``) or STEP_FAILED;
     exceptions raised by rhs, correct or events propagate.
@@ -93,9 +93,9 @@ class ScipyStepper(Stepper):
     def __init__(self, rhs, correct, events, solver, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None,
                  directions=None, n_samples=4):
         if isinstance(solver, str):
-            if solver not in SOLVERS:
-                raise ValueError(f"unknown solver {solver!r}; scipy solvers: {', '.join(SOLVERS)}")
-            solver = SOLVERS[solver]
+            if solver not in SCIPY_SOLVERS:
+                raise ValueError(f"unknown solver {solver!r}; scipy solvers: {', '.join(SCIPY_SOLVERS)}")
+            solver = SCIPY_SOLVERS[solver]
         elif not (inspect.isclass(solver) and issubclass(solver, OdeSolver)):
             raise ValueError("solver must be a name or an OdeSolver subclass")
         if t_bound < t0:
@@ -130,7 +130,7 @@ class ScipyStepper(Stepper):
         if self.directions.shape != self.g_old.shape:
             raise ValueError(f"directions must have {self.g_old.size} entries")
         self.crossed = np.full(self.g_old.size, -1)
-        self._interpolant, self._pending = None, False
+        self._interpolant, self._pending, self.message = None, False, None
         return OK
 
     def advance(self, t_bound, max_steps, every_step, t_eval, n_out, T, Y):
