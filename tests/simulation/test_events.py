@@ -180,3 +180,71 @@ def test_bad_event_arguments_are_refused():
         m.simulate(t_end=1.0, events=[ms.Event("block.position")])
     with pytest.raises(ms.MechsimError, match="terminal"):
         ms.Event("y.q", terminal=-1)
+
+
+# ----------------------------------------------------------------------- actions that change the model
+def test_a_driver_added_and_removed_by_actions_holds_then_releases_the_block():
+    """A block falls along y; at y = 0.5 a driver holds it (its velocity projected to zero, the driver
+    force = m g); at t = 1 the driver goes and it falls again from rest."""
+    m = slider(1.0)
+    hold = ms.Event("y.q", value=0.5, direction=-1, action=lambda sim, t, s: sim.add_driver("y", position=0.5))
+    release = ms.Event(lambda t, s: t - 1.0, name="release", action=lambda sim, t, s: sim.remove_driver("y"))
+    res = m.simulate(t_end=1.2, events=[hold, release], **TIGHT)
+    t1 = np.sqrt(2 * 0.5 / G)
+    np.testing.assert_allclose(np.concatenate(res.t_events), [t1, 1.0], atol=1e-9)
+    held = (res.t > t1 + 1e-9) & (res.t < 1.0 - 1e-9)
+    np.testing.assert_allclose(res["y.q"][held], 0.5, atol=1e-12)
+    np.testing.assert_allclose(res["y.force"][held], 2.0 * G, rtol=1e-9)        # the driver carries m g
+    after = res.t > 1.0
+    np.testing.assert_allclose(res["y.q"][after], 0.5 - G * (res.t[after] - 1.0) ** 2 / 2, atol=1e-9)
+    assert m.drivers == {}                                          # the user's model is left as it was
+    assert len(res.parts) == 3
+
+
+def test_an_inconsistent_driver_added_by_an_action_is_named():
+    m = slider(1.0)
+    m.add_driver("y", position="1 - t")
+    twice = ms.Event("y.q", value=0.5, action=lambda sim, t, s: sim.add_driver("y", position=0.5, name="again"))
+    with pytest.raises(ms.ModelError, match="driver 'again'.*inconsistent"):
+        m.simulate(t_end=1.0, events=[twice])
+
+
+def test_set_changes_a_spring_mid_run():
+    """x = x0 cos(w t) to the first zero; the stiffness then quadruples: x = -(x0 w / 2w) sin(2w (t - t1))."""
+    omega, x0 = 3.0, 0.2
+    m = slider(x0, stiffness=2.0 * omega ** 2, gravity=0.0)
+    stiffen = ms.Event("y.q", action=lambda sim, t, s: sim.set("spring", stiffness=4 * 2.0 * omega ** 2),
+                       terminal=2)
+    res = m.simulate(t_end=3.0, events=[stiffen], **TIGHT)
+    t1 = np.pi / (2 * omega)
+    np.testing.assert_allclose(res.t_events[0], [t1, t1 + np.pi / (2 * omega)], atol=1e-9)
+    after = res.t > t1 + 1e-9
+    np.testing.assert_allclose(res["y.q"][after], -x0 / 2 * np.sin(2 * omega * (res.t[after] - t1)), atol=1e-9)
+    assert m.forces["spring"].stiffness == 2.0 * omega ** 2
+
+
+def test_a_rope_added_mid_flight_turns_the_fall_into_a_swing():
+    """A ball thrown on a plane (planar joint); at t = 0.3 a rope of the current length to the origin
+    is added: from then the distance stays, the radial velocity is gone (kinetic energy drops by
+    m v_r^2 / 2), energy is conserved, and the rope's reaction exists only after."""
+    m = ms.Model("ball", gravity=(0, -G, 0))
+    m.add_body("ball", mass=1.5, inertia=(0.01, 0.01, 0.01))
+    m.add_joint("plane", "planar", parent="ground", child="ball", q0=[1.0, 0.0, 0.0], v0=[0.0, 1.0, 0.0])
+
+    def tie(sim, t, state):
+        x, y = state.q[:2]
+        sim.add_constraint("rope", "distance", body_a="ground", point_a=(0, 0, 0), body_b="ball",
+                           point_b=(0, 0, 0), length=float(np.hypot(x, y)))
+    res = m.simulate(t_end=1.5, events=[ms.Event(lambda t, s: t - 0.3, name="tie", action=tie)], **TIGHT)
+    t_tie = res.t_events[0][0]
+    before, after = res.t < t_tie - 1e-9, res.t > t_tie + 1e-9
+    x, y, vx, vy = res.q[:, 0], res.q[:, 1], res.v[:, 0], res.v[:, 1]
+    r = np.hypot(x, y)
+    assert np.ptp(r[after]) < 1e-9
+    energy = 0.5 * 1.5 * (vx ** 2 + vy ** 2) + 1.5 * G * y
+    assert np.ptp(energy[after]) < 1e-7 and np.ptp(energy[before]) < 1e-7
+    y_hit = res.y_events[0][0]
+    radial = (y_hit[0] * y_hit[3] + y_hit[1] * y_hit[4]) / np.hypot(y_hit[0], y_hit[1])
+    assert energy[after][0] == pytest.approx(energy[before][-1] - 0.5 * 1.5 * radial ** 2, rel=1e-9)
+    reaction = res["rope.reaction"]
+    assert np.all(np.isnan(reaction[before])) and np.all(np.isfinite(reaction[after]))

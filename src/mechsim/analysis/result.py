@@ -190,3 +190,42 @@ class Result:
     def __repr__(self):
         span = f"t = {self.t[0]:g} … {self.t[-1]:g}" if len(self.t) else "empty"
         return f"Result({self.model.name!r}, {len(self.t)} samples, {span}{'' if self.success else ', FAILED'})"
+
+
+class JoinedResult(Result):
+    """A run whose model changed at events (an action added or removed a constraint or a driver, or
+    set a parameter): the Results of its stretches, one model each, joined in time. A signal a
+    stretch's model does not have (the reaction of a constraint added later) is NaN there."""
+
+    def __init__(self, parts, events=None, message="", success=True, stats=None):
+        last = parts[-1]
+        super().__init__(last._cm, np.concatenate([p.t for p in parts]), np.concatenate([p.q for p in parts]),
+                         np.concatenate([p.v for p in parts]), np.concatenate([p.u_force for p in parts]),
+                         events=events, message=message, success=success, active=last.active, stats=stats)
+        self.parts = parts
+
+    @property
+    def signals(self):
+        return list(dict.fromkeys(name for p in self.parts for name in p.signals))
+
+    def _joined(self, values):
+        """Concatenate per-stretch arrays; None (a stretch without the signal) becomes NaN."""
+        like = next(v for v in values if v is not None)
+        return np.concatenate([np.full((len(p.t),) + like.shape[1:], np.nan) if v is None else v
+                               for p, v in zip(self.parts, values)])
+
+    def _compute(self, name):
+        if name not in self.signals:
+            raise MechsimError(f"unknown signal {name!r}; m.signals() lists the available names")
+        return self._joined([p[name] if name in p.signals else None for p in self.parts])
+
+    def point(self, body, point):
+        return self._joined([p.point(body, point) for p in self.parts])
+
+    @property
+    def constraint_error(self):
+        return self._joined([p.constraint_error for p in self.parts])
+
+    def _node_dynamics(self):
+        raise MechsimError("this result joins stretches of different models (an event action changed the "
+                           "model): take the quantities from its parts (res.parts)")

@@ -172,9 +172,8 @@ class Model:
                 raise
             raise ModelError(f"{what}: cannot set {attr} to {value!r}: {exc}") from None
 
-    def _rebuild(self, specs):
-        """Build the model anew from ``specs`` (as add_* would) and move the new items into the
-        objects add_* returned, so that they stay valid."""
+    def _replay(self, specs):
+        """A new Model built by add_* from ``specs`` (this model's inputs and gravity)."""
         new = Model(self.name, self.gravity)
         for name, default in self.inputs.items():
             new.add_input(name, default)
@@ -187,6 +186,19 @@ class Model:
                 add(name, **s)
         for s in specs["drivers"].values():
             new.add_driver(**s)
+        return new
+
+    def copy(self):
+        """An independent copy: the same arguments replayed through add_* (events and the simulation
+        defaults shared by value)."""
+        new = self._replay(self.specs)
+        new.events, new.simulation = dict(self.events), dict(self.simulation)
+        return new
+
+    def _rebuild(self, specs):
+        """Build the model anew from ``specs`` (as add_* would) and move the new items into the
+        objects add_* returned, so that they stay valid."""
+        new = self._replay(specs)
         for section in ("bodies", "joints", "constraints", "forces", "drivers"):
             for name, item in getattr(new, section).items():
                 old = vars(getattr(self, section)[name])

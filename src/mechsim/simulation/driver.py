@@ -21,9 +21,11 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..analysis.progress import Progress
-from ..analysis.result import Result
+from ..analysis.result import JoinedResult, Result
 from ..analysis.state import State
-from ..dynamics.api import singular_node_error
+from ..assembly.assemble import solve_positions, solve_velocities
+from ..assembly.redundancy import analyse
+from ..dynamics.api import constraint_values, singular_node_error
 from ..dynamics.system import correct_state, signal_values, state_derivative
 from ..errors import MechsimError, ModelError, SimulationError
 from ..integrators import CompiledStepper, ScipyStepper, crossing
@@ -69,6 +71,7 @@ class Driver:
         self.y_events = [[] for _ in self.events]
         self.fired = np.zeros(len(self.events), dtype=int)
         self.samples_t, self.samples_y, self.samples_u = [], [], []
+        self.parts = []                       # (compiled model, active rows, samples) of earlier stretches
         self.y0 = y0
 
     # ------------------------------------------------------------------ set-up
@@ -226,6 +229,8 @@ class Driver:
             if event.terminal and self.fired[k] >= event.terminal:
                 stop = True
         changed, y = sim.changed, sim.y
+        if sim.specs is not None:
+            y = self._restructure(t, y, sim.specs)
         if changed:
             self._correct(t, y)
             if self.t_eval is None:
@@ -239,6 +244,37 @@ class Driver:
     @staticmethod
     def _detail(event, t, y):
         return f"{event.signal} crossed {event.value:g}" if event.signal else f"{event.name} crossed zero"
+
+    def _restructure(self, t, y, specs):
+        """Go on with the model an action edited: compiled anew (the coordinates must stay), the
+        redundancy and consistency analysis redone at the current configuration (ModelError naming an
+        inconsistent driver), the state brought onto the new constraints, new Data and stepper.
+        Returns the state."""
+        model = self.model._replay(specs)
+        cm = model.compile()
+        if cm.q_names != self.cm.q_names or cm.n_slots != self.cm.n_slots:
+            raise ModelError(f"event action at t = {t:.6g}: the change alters the model's coordinates or force "
+                             "values (a cut joint driven, a force's size changed); build a model with it instead")
+        q, v = y[:cm.nq].copy(), y[cm.nq:].copy()
+        free = np.arange(cm.nv)
+        if cm.n_rows:
+            cm.analysis = analyse(cm, constraint_values(cm, q, v, t)[2])
+            q = solve_positions(cm, q, v, t, free)
+            v = solve_velocities(cm, q, v, t, free)
+        self.parts.append((self.cm, self.data.active, len(self.samples_t)))
+        self.model, self.cm = model, cm
+        signal_i, signal_f, _ = compile_signals(cm, self.events)
+        self.data = cm.new_data(active=cm.analysis.active if cm.n_rows else None, drift=self.opts["drift"],
+                                constraint_solver=self.opts["constraint_solver"], baumgarte=self.opts["baumgarte"],
+                                rtol=float(self.opts["rtol"]), atol=float(self.opts["atol"]), signal_i=signal_i,
+                                signal_f=signal_f)
+        self.problem = System(cm.arrays, self.data)
+        if self.inputs.controller is not None:
+            self.inputs.controller.cm = cm
+        y = np.concatenate([q, v])
+        self.inputs.python_values(t, y, sample_controller=False)
+        self.stepper = self._stepper(t, y)
+        return y
 
     # ------------------------------------------------------------------ outputs
     def truncate(self, t):
@@ -331,23 +367,38 @@ class Driver:
                     events=len(self.records), wall_time=wall_time)
 
     def result(self, success, message, wall_time):
-        cm, n = self.cm, len(self.samples_t)
-        Y = np.array(self.samples_y).reshape(n, cm.nq + cm.nv)
-        res = Result(cm, np.array(self.samples_t), Y[:, :cm.nq], Y[:, cm.nq:],
-                     np.array(self.samples_u).reshape(n, cm.n_slots), events=self.records, message=message,
-                     success=success, active=self.data.active, stats=self.stats(wall_time))
+        """The Result of the run (joined from one Result per model when actions changed the model)."""
+        stretches = self.parts + [(self.cm, self.data.active, len(self.samples_t))]
+        parts, start = [], 0
+        for cm, active, stop in stretches:
+            n = stop - start
+            Y = np.array(self.samples_y[start:stop]).reshape(n, cm.nq + cm.nv)
+            parts.append(Result(cm, np.array(self.samples_t[start:stop]), Y[:, :cm.nq], Y[:, cm.nq:],
+                                np.array(self.samples_u[start:stop]).reshape(n, cm.n_slots), active=active))
+            start = stop
+        summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
+        if len(parts) > 1:
+            res = JoinedResult(parts, **summary)
+        else:
+            res = parts[0]
+            res.events, res.message, res.success, res.stats = summary["events"], message, success, summary["stats"]
+        cm = self.cm
         res.t_events = [np.array(t) for t in self.t_events]
         res.y_events = [np.array(y).reshape(len(y), cm.nq + cm.nv) for y in self.y_events]
         return res
 
 
 class SimulationHandle:
-    """What an event action may do to the run (SPEC §3): ``set_state``, ``set_input``; return "stop" from
-    the action to end the run. ``sim.t``, ``sim.state`` give the instant."""
+    """What an event action may do to the run (SPEC §3): ``set_state``, ``set_input``, and change the
+    model from now on — ``add_constraint``, ``remove_constraint``, ``add_driver``, ``remove_driver``,
+    ``set`` (a force element's, constraint's, body's or joint's parameters) — on the run's own copy
+    (the user's model is left as it is); return "stop" from the action to end the run. ``sim.t`` and
+    ``sim.state`` give the instant."""
 
     def __init__(self, driver, t, y):
         self._driver, self.t, self.y = driver, t, y.copy()
         self.changed = False
+        self.specs = None             # the model's arguments as edited by the action, or None
 
     @property
     def state(self):
@@ -369,3 +420,45 @@ class SimulationHandle:
         """Hold a model input at a new value from now on (number, expression of t or callable)."""
         self._driver.inputs.set(name, value, self.t)
         self.changed = True
+
+    def _edit(self):
+        """The model's arguments (specs) to edit, copied on first use."""
+        if self.specs is None:
+            self.specs = {section: [dict(s) for s in table] if isinstance(table, list) else
+                          {name: dict(s) for name, s in table.items()}
+                          for section, table in self._driver.model.specs.items()}
+        self.changed = True
+        return self.specs
+
+    def add_constraint(self, name, kind, **options):
+        """A constraint from now on (the arguments of m.add_constraint)."""
+        self._edit()["constraints"][name] = dict(kind=kind, **options)
+
+    def remove_constraint(self, name):
+        specs = self._edit()["constraints"]
+        if name not in specs:
+            raise ModelError(f"remove_constraint(): no constraint {name!r} (constraints: {', '.join(specs) or 'none'})")
+        del specs[name]
+
+    def add_driver(self, joint, **motion):
+        """A driver from now on (the arguments of m.add_driver)."""
+        spec = dict(joint=joint, **motion)
+        self._edit()["drivers"][spec.get("name") or joint] = spec
+
+    def remove_driver(self, joint):
+        """Remove the drivers of a joint (or the driver of that name)."""
+        specs = self._edit()["drivers"]
+        names = [name for name, s in specs.items() if name == joint or s["joint"] == joint]
+        if not names:
+            raise ModelError(f"remove_driver(): no driver on {joint!r} (drivers: {', '.join(specs) or 'none'})")
+        for name in names:
+            del specs[name]
+
+    def set(self, name, **parameters):
+        """New parameters of a force element, constraint, body or joint (the arguments of add_*)."""
+        specs = self._edit()
+        for section in ("forces", "constraints", "bodies", "joints"):
+            if name in specs[section]:
+                specs[section][name].update(parameters)
+                return
+        raise ModelError(f"set(): no force element, constraint, body or joint named {name!r}")

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..dynamics.data import SIGNAL_F_COLS, SIGNAL_I_COLS
 from ..dynamics.system import BODY_OMEGA, BODY_POSITION, BODY_VELOCITY, COORDINATE
-from ..errors import MechsimError
+from ..errors import MechsimError, ModelError
 
 EventRecord = namedtuple("EventRecord", "time kind name detail")
 EventRecord.__doc__ = """One event of a run: time, kind ("user", "lock", "unlock", "impact", "contact",
@@ -30,9 +30,9 @@ class Event:
 
     def __init__(self, condition, action=None, direction=0, terminal=False, name=None, value=0.0):
         if not (callable(condition) or isinstance(condition, str)):
-            raise MechsimError(f"Event: condition must be a callable g(t, state) or a signal name, got {condition!r}")
+            raise ModelError(f"Event: condition must be a callable g(t, state) or a signal name, got {condition!r}")
         if action is not None and not callable(action):
-            raise MechsimError(f"Event: action must be a callable action(sim, t, state), got {action!r}")
+            raise ModelError(f"Event: action must be a callable action(sim, t, state), got {action!r}")
         self.condition, self.action = condition, action
         self.direction = float(direction)
         self.terminal = terminal_count(terminal, name or condition)
@@ -61,14 +61,14 @@ def file_action(action, model, what):
         values = dict(action["set_input"])
         for name in values:
             if name not in model.inputs:
-                raise MechsimError(f"{what}: set_input names unknown input {name!r}; the model's inputs are "
+                raise ModelError(f"{what}: set_input names unknown input {name!r}; the model's inputs are "
                                    f"{', '.join(model.inputs) or 'none'}")
 
         def set_inputs(sim, t, state):
             for name, value in values.items():
                 sim.set_input(name, value)
         return set_inputs
-    raise MechsimError(f"{what}: action must be 'stop', {{set_input: {{input: value}}}} or a callable "
+    raise ModelError(f"{what}: action must be 'stop', {{set_input: {{input: value}}}} or a callable "
                        f"action(sim, t, state), got {action!r}")
 
 
@@ -78,7 +78,7 @@ def terminal_count(terminal, what):
         return int(terminal)
     if isinstance(terminal, (int, np.integer)) and terminal >= 0:
         return int(terminal)
-    raise MechsimError(f"event {what!r}: terminal must be True, False or a positive count, got {terminal!r}")
+    raise ModelError(f"event {what!r}: terminal must be True, False or a positive count, got {terminal!r}")
 
 
 def as_events(items, model_events=()):

@@ -83,7 +83,7 @@ class RunInputs:
     Data (force values u, constraint targets con_t)."""
 
     def __init__(self, driver, opts):
-        self.driver, self.cm = driver, driver.cm
+        self.driver = driver
         self.values = dict(self.cm.model.inputs)
         self.sources = input_sources(self.cm.model, opts["inputs"], "simulate()")
         self.controller = None if opts["controller"] is None else Controller(
@@ -108,6 +108,10 @@ class RunInputs:
     @property
     def data(self):
         return self.driver.data
+
+    @property
+    def cm(self):
+        return self.driver.cm
 
     def _evaluate_sources(self, t):
         for name, source in self.sources.items():
