@@ -74,6 +74,15 @@ def test_mass_spring_zero_crossings_every_half_period(solver):
     np.testing.assert_allclose(down.t_events[0], exact[::2], atol=1e-9)
 
 
+def test_other_signals_are_watched_from_python():
+    """y.a = -(k/m) y crosses zero with y: a signal outside the compiled set (accelerations, forces)."""
+    omega = 3.0
+    m = slider(0.2, stiffness=2.0 * omega ** 2, gravity=0.0)
+    res = m.simulate(t_end=2.0, events=[ms.Event("y.a", direction=1)], **TIGHT)
+    np.testing.assert_allclose(res.t_events[0], [np.pi / (2 * omega)], atol=1e-9)
+    assert res.stats["backend"] == "compiled"
+
+
 def test_double_crossing_inside_one_large_step_is_found():
     """x = x0 cos(omega t) rises above 0.99 x0 only for 2 acos(0.99)/omega = 0.094 s around each peak,
     while DOP853 at loose tolerances steps ~0.5 s; the sampled interpolant finds both crossings."""

@@ -254,3 +254,17 @@ def test_two_threads_on_one_compiled_model_give_the_sequential_results():
         thread.join()
     for a, b in zip(sequential, threaded):
         assert np.array_equal(a.t, b.t) and np.array_equal(a.q, b.q) and np.array_equal(a.v, b.v)
+
+
+def test_a_users_own_ode_solver_class_is_accepted():
+    from scipy.integrate import RK45
+
+    class MyRK45(RK45):
+        """A user's solver: scipy's RK45 under another name."""
+    m = double_pendulum()
+    mine = m.simulate(t_end=2.0, solver=MyRK45, rtol=1e-8, atol=1e-8)
+    compiled = m.simulate(t_end=2.0, solver="RK45", rtol=1e-8, atol=1e-8)
+    assert mine.stats["backend"] == "python" and mine.stats["solver"] == "MyRK45"
+    np.testing.assert_allclose(mine.q[-1], compiled.q[-1], atol=1e-7)
+    with pytest.raises(ms.MechsimError, match="solver="):
+        m.simulate(t_end=1.0, solver=dict)

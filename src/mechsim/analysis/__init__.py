@@ -1,4 +1,4 @@
-"""Analyses: simulate (forward dynamics), kinematics, trim, linearize, check; results and states."""
+"""Analyses: kinematics, trim, linearize, check; results (Result, the joined JoinedResult) and states."""
 from .linearize import Linearization
 from .result import Result
 from .state import State

@@ -29,6 +29,9 @@ class CompiledModel:
         self.n_rows = len(self.rows.owner)
         self.every_row = np.arange(self.n_rows, dtype=np.int64)
         self.arrays = self._model_arrays()
+        # some force value or constraint target depends on t or on an input
+        self.varies_in_time = bool(self.input_slots or self.expression_slots or self.python_slots
+                                   or self.rows.expressions or self.rows.timed)
         self.analysis = None                 # redundancy analysis at the last assembly (assembly/redundancy.py)
         self.local = threading.local()       # forward_dynamics' per-thread data (dynamics/api.py)
 
@@ -189,12 +192,6 @@ class CompiledModel:
         model_f[-1, L.GRAVITY:L.GRAVITY + 3] = self.gravity
         model_f[-1, L.FORCE_VALUES:L.FORCE_VALUES + self.n_slots] = self.u_const
         return model_i, model_f
-
-    @property
-    def varies_in_time(self):
-        """True when some force value or constraint target depends on t or on an input."""
-        return bool(self.input_slots or self.expression_slots or self.python_slots or self.rows.expressions
-                    or self.rows.timed)
 
     def force_values(self, t, inputs=None, out=None):
         """The force values u at time t (inputs: name -> value, default the inputs' defaults)."""

@@ -377,7 +377,7 @@ def aba_packed(model_i, model_f, ws, q, v, tau_qdd):
                       tau_qdd, ws, tau_qdd)
 
 
-@njit(**PASS)
+@njit(**INLINE)
 def aba(model, data, q, v, tau, qdd):
     """Forward dynamics of the tree (RBDA Table 7.1) at (q, v) with generalized forces tau and the
     force elements at the values data.u; returns OK or a singular node."""

@@ -14,7 +14,7 @@ from numba import njit
 from ..spatial.algebra import INLINE, JIT
 from ..status import OK, SINGULAR
 from .constraints import evaluate_rows, velocity_product_accelerations
-from .kernels import (PASS, aba, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
+from .kernels import (PASS, aba_tables, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
                       joint_bias_force, transmitted_forces, u_dinv)
 from .layout import NODE_A, NODE_B, PARENT, PTYPE, VI
 
@@ -219,28 +219,39 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd):
     return True
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def constrained_dynamics(model, data, q, v, tau, qdd):
     """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13), the
-    constraint targets in data.con_t. Cholesky (data.solver) works on the active rows data.active (the
-    independent set found at assembly); where that set loses rank although the whole set does not (a
-    redundancy that moves with the configuration), or where the mechanism is singular, or with solver QR,
-    every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent there.
-    Returns OK, a singular node or SINGULAR."""
-    node_i, con_i, con_f, con_t, cw = model.node_i, model.con_i, model.con_f, data.con_t, data.cw
-    status = aba(model, data, q, v, tau, qdd)
+    force values data.u and constraint targets data.con_t, the settings of data (solver, Baumgarte).
+    Returns OK, a singular node or SINGULAR. Inlined by LLVM into its callers, it hands the compiled
+    solve only the arrays it reads: a call passing the whole model and data would copy and
+    reference-count some forty array structs, ~0.3 us an evaluation (SPEC §6)."""
+    return solve_constrained(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, tau, q,
+                             v, data.ws, model.con_i, model.con_f, data.con_t, model.every_row, data.active, data.cw,
+                             data.solver, data.alpha, data.beta, qdd)
+
+
+@njit(**JIT)
+def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
+                      every_row, active, cw, solver, alpha, beta, qdd):
+    """constrained_dynamics on the arrays it reads. Cholesky works on the active rows (the
+    independent set found at assembly); where that set loses rank although the whole set does not
+    (a redundancy that moves with the configuration), or where the mechanism is singular, or with
+    solver QR, every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent
+    there."""
+    status = aba_tables(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, qdd)
     if status != OK or con_i.shape[0] == 0:
         return status
-    w = carve(data.ws)
+    w = carve(ws)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
-    if data.solver == CHOLESKY:
-        evaluate_rows(con_i, con_f, con_t, data.active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+    if solver == CHOLESKY:
+        evaluate_rows(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                       cw.hd, cw.gamma, cw.G)
-        if multipliers(node_i, data.ws, cw, data.active, CHOLESKY, data.alpha, data.beta, qdd):
+        if multipliers(node_i, ws, cw, active, CHOLESKY, alpha, beta, qdd):
             return OK
-    evaluate_rows(con_i, con_f, con_t, model.every_row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+    evaluate_rows(con_i, con_f, con_t, every_row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                   cw.hd, cw.gamma, cw.G)
-    if multipliers(node_i, data.ws, cw, model.every_row, QR, data.alpha, data.beta, qdd):
+    if multipliers(node_i, ws, cw, every_row, QR, alpha, beta, qdd):
         return OK
     return SINGULAR
 

@@ -9,15 +9,18 @@
 
 Each first evaluates the time functions of the model (expressions of t for force values and
 constraint targets) at t, so that the whole run stays compiled when nothing else varies; values
-set from Python (inputs, callables) are left as the driver wrote them.
+set from Python (inputs, callables) are left as the driver wrote them. LLVM inlines them into
+their callers (INLINE) and they hand the compiled kernels only the arrays those read: a compiled
+call, or numba's own inlining, of a function taking the whole model and data copies and
+reference-counts every array in them, ~0.3 us an evaluation (measured; SPEC §6).
 """
 from numba import njit
 
-from ..spatial.algebra import JIT, transform_point
+from ..spatial.algebra import INLINE, JIT, transform_point
 from ..status import OK
 from .data import BAUMGARTE
 from .kernels import carve, first_pass, kinematic_map, normalize_quaternions
-from .multipliers import constrained_dynamics
+from .multipliers import solve_constrained
 from .projection import project
 from .time_functions import evaluate
 
@@ -27,42 +30,48 @@ COORDINATE, BODY_POSITION, BODY_VELOCITY, BODY_OMEGA = 0, 1, 2, 3
 
 
 @njit(**JIT)
-def update_time_functions(model, data, t):
-    """Force values and constraint targets (f, f', f'') given as expressions of t, at t."""
-    for slot in range(model.slot_span.shape[0]):
-        start = model.slot_span[slot, 0]
-        if start >= 0:
-            data.u[slot] = evaluate(model.time_ops, model.time_consts, start, model.slot_span[slot, 1], t,
-                                    data.stack)[0]
-    for row in range(model.row_span.shape[0]):
-        start = model.row_span[row, 0]
-        if start >= 0:
-            f, df, ddf = evaluate(model.time_ops, model.time_consts, start, model.row_span[row, 1], t, data.stack)
-            data.con_t[row, 0], data.con_t[row, 1], data.con_t[row, 2] = f, df, ddf
+def update_time_functions(ops, consts, slot_span, row_span, u, con_t, stack, t):
+    """Force values u and constraint targets con_t (f, f', f'') given as expression programs of t
+    (ModelArrays: time_ops, time_consts, slot_span, row_span), at t."""
+    for slot in range(slot_span.shape[0]):
+        if slot_span[slot, 0] >= 0:
+            u[slot] = evaluate(ops, consts, slot_span[slot, 0], slot_span[slot, 1], t, stack)[0]
+    for row in range(row_span.shape[0]):
+        if row_span[row, 0] >= 0:
+            f, df, ddf = evaluate(ops, consts, row_span[row, 0], row_span[row, 1], t, stack)
+            con_t[row, 0], con_t[row, 1], con_t[row, 2] = f, df, ddf
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def state_derivative(model, data, t, y, dy):
-    """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR."""
-    update_time_functions(model, data, t)
+    """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR. The kernels it calls
+    take the arrays they read, not the model and data (a compiled call would copy and count
+    references to every array of both: ~0.4 us an evaluation)."""
     nq = model.nq
     q, v = y[:nq], y[nq:]
+    if model.time_ops.shape[0]:
+        update_time_functions(model.time_ops, model.time_consts, model.slot_span, model.row_span, data.u, data.con_t,
+                              data.stack, t)
     kinematic_map(model.node_i, q, v, dy[:nq])
-    return constrained_dynamics(model, data, q, v, data.tau, dy[nq:])
+    return solve_constrained(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, data.tau,
+                             q, v, data.ws, model.con_i, model.con_f, data.con_t, model.every_row, data.active,
+                             data.cw, data.solver, data.alpha, data.beta, dy[nq:])
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def correct_state(model, data, t, y):
     """Bring y back onto its manifold in place: unit quaternions, and the constraints when the drift
     control is projection or stabilization. Returns the status."""
     normalize_quaternions(model.quat_q, y)
     if data.drift >= BAUMGARTE or model.con_i.shape[0] == 0:
         return OK
-    update_time_functions(model, data, t)
+    if model.time_ops.shape[0]:
+        update_time_functions(model.time_ops, model.time_consts, model.slot_span, model.row_span, data.u, data.con_t,
+                              data.stack, t)
     return project(model, data, y[:model.nq], y[model.nq:])
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def signal_values(model, data, t, y, g):
     """g[k] = signal k at (t, y) less the value it crosses (data.signal_i / signal_f)."""
     nq, sig_i, sig_f = model.nq, data.signal_i, data.signal_f

@@ -23,14 +23,16 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..spatial.algebra import JIT
+from ..spatial.algebra import INLINE, JIT
 from ..status import EVENT, NON_FINITE, OK, PAUSED, STEP_TOO_SMALL, describe
 from .base import Stepper, StepperFailure
 from .problem import correct, event_values, rhs
 from .tableaux import TABLEAUX
 
 # functions with a single compiled caller are inlined in numba's IR: every compiled function that
-# takes the problem is compiled again for each problem class, and each costs compile time
+# takes the problem is compiled again for each problem class, and each costs compile time; the
+# small helpers below are inlined by LLVM (INLINE): a compiled call taking the state tuple copies
+# and reference-counts its arrays
 ONCE = dict(JIT, inline="always")
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0      # scipy's step-size factors (HNW §II.4 fac, facmin, facmax)
 
@@ -104,20 +106,20 @@ def crossing(a, b, direction):
     return False
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def copy(src, dst):
     """dst[:] = src (a loop: numba's slice assignment costs seconds of compile time)."""
     for i in range(src.shape[0]):
         dst[i] = src[i]
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def fill(dst, value):
     for i in range(dst.shape[0]):
         dst[i] = value
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def all_finite(x):
     for i in range(x.shape[0]):
         if not np.isfinite(x[i]):
@@ -125,7 +127,7 @@ def all_finite(x):
     return True
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def combine(y, K, a, s, h, out, dy):
     """out = y + (sum_{j<s} a_j K_j) h, the point of stage s (dy: scratch); False if it is not
     finite. The sums here and in the norms are BLAS dot products, as numpy's in scipy's
@@ -137,13 +139,13 @@ def combine(y, K, a, s, h, out, dy):
     return all_finite(out)
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def rms(x):
     """sqrt(mean(x^2)), the norm of HNW (4.11), as scipy's: |x|_2 / sqrt(n)."""
     return np.sqrt(np.dot(x, x)) / x.shape[0] ** 0.5
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def error_norm(tab, st, h, y_new):
     """Norm of the local error estimate of the step y -> y_new (stages in st.K): the RMS of
     h sum e_j K_j / scale (HNW (4.11)); DOP853 (HNW §II.10): |h| E5^2 / sqrt((E5^2 + 0.01 E3^2) n)

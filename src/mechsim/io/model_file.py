@@ -21,12 +21,12 @@ from ..modeling.constraints import CONSTRAINT_OPTIONS
 from ..modeling.forces import FORCE_CLASSES
 from ..modeling.joints import KIND_OPTIONS
 from ..modeling.model import Model
+from ..simulation.options import OPTIONS
 from .expressions import Expression, parse_expression
 
 SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "events",
             "simulation")
-SIMULATION_KEYS = ("t_end", "t_eval", "solver", "rtol", "atol", "max_step", "h", "inputs", "progress", "drift",
-                   "constraint_solver", "formulation", "sample_time", "baumgarte")
+SIMULATION_KEYS = tuple(key for key in OPTIONS if key not in ("controller", "outputs", "events", "initial"))
 T_EVAL_KEYS = ("start", "stop", "num")
 
 
@@ -258,7 +258,7 @@ def _simulation(model, settings):
             continue
         if key == "solver":
             _check_type(value, str, key, "a solver name")
-        elif key in ("drift", "constraint_solver", "formulation"):
+        elif key in ("drift", "constraint_solver", "formulation", "backend"):
             _check_type(value, str, key, "a name (see simulate())")
         elif key == "progress":
             _check_type(value, bool, key, "true or false")

@@ -15,8 +15,6 @@ An event does not fire again at its own restart point (its first sample there co
 After an action changed the state or the inputs, the outputs past the event are dropped and the
 stepper restarts at the event (derivative recomputed, step size reset, state re-projected).
 """
-import time
-
 import numpy as np
 from scipy.optimize import brentq
 
@@ -27,11 +25,11 @@ from ..assembly.assemble import solve_positions, solve_velocities
 from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_values, singular_node_error
 from ..dynamics.system import correct_state, signal_values, state_derivative
-from ..errors import MechsimError, ModelError, SimulationError
+from ..errors import MechsimError, ModelError
 from ..integrators import CompiledStepper, ScipyStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
 from .events import EventRecord, as_events, compile_signals
-from .options import COMPILED_SOLVERS, FIXED_STEP_SOLVERS
+from .options import COMPILED_SOLVERS
 from .problem import System
 from .run_inputs import RunInputs
 
@@ -54,17 +52,13 @@ class Driver:
 
     def __init__(self, model, opts, t0, y0, analysis):
         self.model, self.opts = model, opts
-        self.cm = cm = model.compile()
+        cm = model.compile()
         self.t0, self.t_end = t0, float(opts["t_end"])
         self.t_eval = opts["t_eval"]
         self.events = as_events(opts["events"], model.events.values())
-        signal_i, signal_f, self.compiled_events = compile_signals(cm, self.events)
+        self.compiled_events = compile_signals(cm, self.events)[2]
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
-        self.data = cm.new_data(active=None if analysis is None else analysis.active, drift=opts["drift"],
-                                constraint_solver=opts["constraint_solver"], baumgarte=opts["baumgarte"],
-                                rtol=float(opts["rtol"]), atol=float(opts["atol"]), signal_i=signal_i,
-                                signal_f=signal_f)
-        self.problem = System(cm.arrays, self.data)
+        self._use(cm, None if analysis is None else analysis.active)
         self.inputs = RunInputs(self, opts)
         self.backend = self._backend()
         self.records, self.t_events = [], [[] for _ in self.events]
@@ -75,6 +69,17 @@ class Driver:
         self.y0 = y0
 
     # ------------------------------------------------------------------ set-up
+    def _use(self, cm, active):
+        """Run on the compiled model cm from now on: its own Data (the run's settings, the rows
+        ``active``, the compiled event signals) and the problem the stepper integrates."""
+        opts = self.opts
+        signal_i, signal_f, _ = compile_signals(cm, self.events)
+        self.cm = cm
+        self.data = cm.new_data(active=active, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
+                                baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]),
+                                signal_i=signal_i, signal_f=signal_f)
+        self.problem = System(cm.arrays, self.data)
+
     def _backend(self):
         """'compiled' or 'python' from the backend option and what varies from Python."""
         opts, reasons = self.opts, self.inputs.python_reasons()
@@ -126,7 +131,11 @@ class Driver:
         if status >= 0:
             return str(singular_node_error(self.cm, status)) + f" (t = {t:.6g})"
         message = getattr(self.stepper, "message", None) if hasattr(self, "stepper") else None
-        return f"{self.opts['solver']} failed at t = {t:.6g}: {message or describe(status)}"
+        return f"{self.solver_name} failed at t = {t:.6g}: {message or describe(status)}"
+
+    @property
+    def solver_name(self):
+        return getattr(self.opts["solver"], "__name__", self.opts["solver"])
 
     # ------------------------------------------------------------------ events
     def event_values(self, t, y, which):
@@ -146,8 +155,8 @@ class Driver:
             event = self.events[k]
             if state is None:
                 state = self.state(t, y)
-            g[j] = (self._signal_now(event.signal, t, y) - event.value if event.signal else
-                    float(event.condition(t, state)))
+            g[j] = (self._signal_now(event.signal, t, y) if event.signal else
+                    float(event.condition(t, state))) - event.value
         return g
 
     def state(self, t, y):
@@ -243,7 +252,7 @@ class Driver:
 
     @staticmethod
     def _detail(event, t, y):
-        return f"{event.signal} crossed {event.value:g}" if event.signal else f"{event.name} crossed zero"
+        return f"{event.signal or event.name} crossed {event.value:g}"
 
     def _restructure(self, t, y, specs):
         """Go on with the model an action edited: compiled anew (the coordinates must stay), the
@@ -262,13 +271,8 @@ class Driver:
             q = solve_positions(cm, q, v, t, free)
             v = solve_velocities(cm, q, v, t, free)
         self.parts.append((self.cm, self.data.active, len(self.samples_t)))
-        self.model, self.cm = model, cm
-        signal_i, signal_f, _ = compile_signals(cm, self.events)
-        self.data = cm.new_data(active=cm.analysis.active if cm.n_rows else None, drift=self.opts["drift"],
-                                constraint_solver=self.opts["constraint_solver"], baumgarte=self.opts["baumgarte"],
-                                rtol=float(self.opts["rtol"]), atol=float(self.opts["atol"]), signal_i=signal_i,
-                                signal_f=signal_f)
-        self.problem = System(cm.arrays, self.data)
+        self.model = model
+        self._use(cm, cm.analysis.active if cm.n_rows else None)
         if self.inputs.controller is not None:
             self.inputs.controller.cm = cm
         y = np.concatenate([q, v])
@@ -361,7 +365,7 @@ class Driver:
 
     def stats(self, wall_time):
         s = self.stepper.stats if hasattr(self, "stepper") else {}
-        return dict(backend=self.backend, solver=getattr(self.opts["solver"], "__name__", self.opts["solver"]),
+        return dict(backend=self.backend, solver=self.solver_name,
                     steps=s.get("steps", 0), rejected=s.get("rejected", 0),
                     rhs_evaluations=s.get("rhs_evaluations", 0), projections=s.get("projections", 0),
                     events=len(self.records), wall_time=wall_time)

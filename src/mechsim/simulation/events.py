@@ -24,7 +24,7 @@ BODY_SIGNALS = {"position": BODY_POSITION, "velocity": BODY_VELOCITY, "omega": B
 
 
 class Event:
-    """A zero crossing of ``condition`` (a callable g(t, state), or a signal name crossing ``value``),
+    """A crossing of ``value`` by ``condition`` (a callable g(t, state), or a signal name),
     with an optional ``action(sim, t, state)``; ``direction`` > 0 fires on rising crossings only, < 0
     on falling ones; ``terminal`` True (or a count n) ends the run at the (n-th) crossing."""
 

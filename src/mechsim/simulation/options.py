@@ -2,6 +2,8 @@
 the Python API, the model file's ``simulation:`` section and the command line's ``--help``."""
 from collections import namedtuple
 
+from scipy.integrate import OdeSolver
+
 from ..dynamics.data import DRIFT_CODES, SOLVER_CODES
 from ..errors import MechsimError
 from ..integrators import COMPILED_METHODS, METHODS, TABLEAUX
@@ -49,7 +51,7 @@ def resolve(model, options):
     opts.update({k: v for k, v in options.items() if v is not None})
     for name, value in opts.items():
         choices = OPTIONS[name].choices
-        user_solver = name == "solver" and isinstance(value, type)          # an OdeSolver subclass
+        user_solver = name == "solver" and isinstance(value, type) and issubclass(value, OdeSolver)
         if choices and not user_solver and value not in choices:
             raise MechsimError(f"simulate(): {name}={value!r} is not one of {', '.join(choices)}")
     return opts

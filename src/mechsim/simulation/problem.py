@@ -3,26 +3,30 @@ whose right-hand side, drift correction and event signals are the compiled kerne
 dynamics/system.py."""
 from collections import namedtuple
 
+from numba import njit
+
 from ..dynamics.system import correct_state, signal_values, state_derivative
 from ..integrators.problem import register_problem
-from ..spatial.algebra import JIT
-from numba import njit
+from ..spatial.algebra import INLINE
 
 System = namedtuple("System", "model data")
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def derivative(system, t, y, dy):
+    """dy/dt of the mechanism (dynamics/system.py)."""
     return state_derivative(system.model, system.data, t, y, dy)
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def correct(system, t, y):
+    """The drift correction after a step and at outputs."""
     return correct_state(system.model, system.data, t, y)
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def events(system, t, y, g):
+    """The signals the compiled events watch, less their values."""
     return signal_values(system.model, system.data, t, y, g)
 
 
