@@ -41,6 +41,13 @@ class Result:
         self._dynamics = None
         self._cache = {}
 
+    @classmethod
+    def at(cls, compiled, t, y, u_force, active=None):
+        """A one-sample Result of the state y = [q; v] at t with force values u_force: the signals
+        at an instant (controller outputs, event conditions)."""
+        nq = compiled.nq
+        return cls(compiled, [t], y[None, :nq], y[None, nq:], np.array(u_force, dtype=float)[None], active=active)
+
     def __len__(self):
         return len(self.t)
 

@@ -163,8 +163,7 @@ class Driver:
         return State(self.cm, y[:self.cm.nq], y[self.cm.nq:], t, inputs=dict(self.inputs.values))
 
     def _signal_now(self, name, t, y):
-        res = Result(self.cm, [t], y[None, :self.cm.nq], y[None, self.cm.nq:], self.data.u[None].copy(),
-                     active=self.data.active)
+        res = Result.at(self.cm, t, y, self.data.u, self.data.active)
         return float(np.ravel(res[name.partition("[")[0]])[int(name.partition("[")[2][:-1] or 0)])
 
     def _projected(self, t):

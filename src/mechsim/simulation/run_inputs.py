@@ -67,7 +67,7 @@ class Controller:
         cm = self.cm
         outputs = {name: (float(y[i][0]) if scalar else y[i].copy()) for name, (i, scalar) in self.readers.items()}
         if self.signals:
-            res = Result(cm, [t], y[None, :cm.nq], y[None, cm.nq:], u[None].copy(), active=active)
+            res = Result.at(cm, t, y, u, active)
             outputs.update({name: (float(res[name][0]) if np.ndim(res[name][0]) == 0 else res[name][0].copy())
                             for name in self.signals})
         commands = self.function(t, outputs) or {}
