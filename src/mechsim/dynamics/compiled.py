@@ -9,7 +9,8 @@ from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_S
 from . import layout as L
 from .closure import ConstraintRows
 from .data import ModelArrays, new_data
-from .time_functions import evaluate, max_stack_depth
+from .system import update_time_functions
+from .time_functions import max_stack_depth
 from .topology import spanning_tree
 
 
@@ -208,10 +209,10 @@ class CompiledModel:
     def targets(self, t, out=None):
         """The constraint targets (f, f', f'') of every row at t."""
         con_t = self.rows.constant_targets.copy() if out is None else out
-        arrays, stack = self.arrays, np.empty((self.stack_depth, 3))
-        for row, _ in self.rows.expressions:
-            start, end = arrays.row_span[row]
-            con_t[row] = evaluate(arrays.time_ops, arrays.time_consts, start, end, float(t), stack)
+        a = self.arrays
+        if a.time_ops.shape[0]:                    # the kernels' own evaluation (u here is scratch)
+            update_time_functions(a.time_ops, a.time_consts, a.slot_span, a.row_span, self.u_const.copy(), con_t,
+                                  np.empty((self.stack_depth, 3)), float(t))
         self.rows.targets(t, con_t)
         return con_t
 
