@@ -14,10 +14,10 @@ import numpy as np
 from numba import njit
 
 from ..modeling.joints import PRIM_H, PRIM_S
-from ..spatial.algebra import JIT
+from ..spatial.algebra import INLINE, JIT
 from .constraints import evaluate_rows, velocity_product_accelerations
 from ..status import NOT_CONVERGED, OK, SINGULAR
-from .kernels import aba, carve, first_pass, normalize_quaternions
+from .kernels import aba_tables, carve, first_pass, normalize_quaternions
 from .layout import PTYPE, QI, VI
 from .multipliers import QR, constraint_jacobian_solves, form_lambda, solve_symmetric
 
@@ -45,14 +45,21 @@ def integrate_coordinates(node_i, q, dv):
             q[qi + 3] = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def constraint_state(model, data, q, v, rows):
     """Evaluate the listed constraint rows at (q, v) into data.cw (h, hd, gamma, G, wrench)."""
-    node_i, w, cw = model.node_i, carve(data.ws), data.cw
-    first_pass(node_i, model.node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+    constraint_state_tables(model.node_i, model.node_f, model.con_i, model.con_f, data.con_t, data.ws, data.cw, q, v,
+                            rows)
+
+
+@njit(**JIT)
+def constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, rows):
+    """constraint_state on the arrays it reads."""
+    w = carve(ws)
+    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
-    evaluate_rows(model.con_i, model.con_f, data.con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench,
-                  cw.h, cw.hd, cw.gamma, cw.G)
+    evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
+                  cw.gamma, cw.G)
 
 
 @njit(**JIT)
@@ -93,17 +100,21 @@ def max_abs(x, rows):
 
 
 @njit(**JIT)
-def project(model, data, q, v):
-    """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place, by data.drift
-    (PROJECTION or STABILIZATION) over every row. Returns OK, NOT_CONVERGED, SINGULAR or a singular node."""
-    node_i, rows, cw, dz = model.node_i, model.every_row, data.cw, data.dz
-    if data.drift == STABILIZATION:
+def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, rows, u, tau, con_t, ws, cw, dz, drift,
+            rtol, atol, q, v):
+    """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place by ``drift`` (PROJECTION or
+    STABILIZATION) over the constraint rows ``rows``, with the force values u, the generalized forces
+    tau and the targets con_t (stabilization's M^-1 comes from an ABA pass); dz is (nv,) scratch.
+    Returns OK, NOT_CONVERGED, SINGULAR or a singular node. Flat arguments: a compiled call taking
+    the whole model and data would copy and reference-count all their arrays (~40 % of a projection
+    of the four-bar, measured)."""
+    if drift == STABILIZATION:
         for _ in range(2):                                # eq. 33 with the F of eq. 34, twice
-            status = aba(model, data, q, v, data.tau, dz)
+            status = aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dz)
             if status != OK:
                 return status
-            constraint_state(model, data, q, v, rows)
-            constraint_jacobian_solves(node_i, data.ws, rows, cw.G, cw.X)
+            constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, rows)
+            constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)
             if not correction(cw, rows, cw.h, dz):
                 return SINGULAR
             integrate_coordinates(node_i, q, dz)
@@ -111,12 +122,11 @@ def project(model, data, q, v):
                 return SINGULAR
             for j in range(v.shape[0]):
                 v[j] += dz[j]
-            normalize_quaternions(model.quat_q, q)
+            normalize_quaternions(quat_q, q)
         return OK
-    rtol, atol = data.rtol, data.atol
     previous = np.inf
     for iteration in range(MAX_ITERATIONS + 1):           # sequential projection (eqs. 23–25), weighted
-        constraint_state(model, data, q, v, rows)
+        constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, rows)
         residual = max_abs(cw.h, rows)
         # done: far below the error tolerance, no longer improving (rounding), or out of iterations
         if residual <= 1e-3 * atol or not residual < previous or iteration == MAX_ITERATIONS:
@@ -126,7 +136,7 @@ def project(model, data, q, v):
         if not correction(cw, rows, cw.h, dz):
             return SINGULAR
         integrate_coordinates(node_i, q, dz)
-        normalize_quaternions(model.quat_q, q)
+        normalize_quaternions(quat_q, q)
     if not max_abs(cw.h, rows) < max(1e3 * atol, 1e-9):
         return NOT_CONVERGED
     weighted_jacobian(node_i, q, rows, cw.G, rtol, atol, cw.X)

@@ -7,12 +7,14 @@
 - ``signal_values(model, data, t, y, g)``: the signals compiled event conditions watch, less
   the values they cross.
 
-Each first evaluates the time functions of the model (expressions of t for force values and
+state_derivative and correct_state first evaluate the time functions of the model (expressions of t for force values and
 constraint targets) at t, so that the whole run stays compiled when nothing else varies; values
-set from Python (inputs, callables) are left as the driver wrote them. LLVM inlines them into
-their callers (INLINE) and they hand the compiled kernels only the arrays those read: a compiled
-call, or numba's own inlining, of a function taking the whole model and data copies and
-reference-counts every array in them, ~0.3 us an evaluation (measured; SPEC §6).
+set from Python (inputs, callables) are left as the driver wrote them.
+
+Each is one straight line, inlined by LLVM into its caller (INLINE), that hands a compiled kernel
+(``*_tables``) only the arrays it reads. A compiled call taking the whole model and data, or a
+function taking them that branches, copies and reference-counts every array in them: ~0.3 us an
+evaluation and ~40 % of a projection of the four-bar (measured; SPEC §6).
 """
 from numba import njit
 
@@ -44,38 +46,61 @@ def update_time_functions(ops, consts, slot_span, row_span, u, con_t, stack, t):
 
 @njit(**INLINE)
 def state_derivative(model, data, t, y, dy):
-    """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR. The kernels it calls
-    take the arrays they read, not the model and data (a compiled call would copy and count
-    references to every array of both: ~0.4 us an evaluation)."""
-    nq = model.nq
+    """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR. One straight line
+    handing derivative_tables the arrays it reads: a branch here would keep numba from pruning the
+    reference counting of every array of the model and data, ~0.2 us an evaluation."""
+    return derivative_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.nq,
+                             model.time_ops, model.time_consts, model.slot_span, model.row_span, data.stack, data.u,
+                             data.tau, data.ws, model.con_i, model.con_f, data.con_t, model.every_row, data.active,
+                             data.cw, data.solver, data.alpha, data.beta, t, y, dy)
+
+
+@njit(**JIT)
+def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, time_consts, slot_span, row_span, stack,
+                      u, tau, ws, con_i, con_f, con_t, every_row, active, cw, solver, alpha, beta, t, y, dy):
+    """state_derivative on the arrays it reads: the time functions at t, then q' = H(q) v and vdot by
+    the constrained dynamics (multipliers.py)."""
     q, v = y[:nq], y[nq:]
-    if model.time_ops.shape[0]:
-        update_time_functions(model.time_ops, model.time_consts, model.slot_span, model.row_span, data.u, data.con_t,
-                              data.stack, t)
-    kinematic_map(model.node_i, q, v, dy[:nq])
-    return solve_constrained(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, data.tau,
-                             q, v, data.ws, model.con_i, model.con_f, data.con_t, model.every_row, data.active,
-                             data.cw, data.solver, data.alpha, data.beta, dy[nq:])
+    if time_ops.shape[0]:
+        update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
+    kinematic_map(node_i, q, v, dy[:nq])
+    return solve_constrained(node_i, node_f, force_i, force_f, gravity, u, tau, q, v, ws, con_i, con_f, con_t,
+                             every_row, active, cw, solver, alpha, beta, dy[nq:])
 
 
 @njit(**INLINE)
 def correct_state(model, data, t, y):
     """Bring y back onto its manifold in place: unit quaternions, and the constraints when the drift
-    control is projection or stabilization. Returns the status."""
-    normalize_quaternions(model.quat_q, y)
-    if data.drift >= BAUMGARTE or model.con_i.shape[0] == 0:
+    control is projection or stabilization. Returns the status. A straight line, as state_derivative."""
+    return correct_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.quat_q,
+                          model.nq, model.time_ops, model.time_consts, model.slot_span, model.row_span, data.stack,
+                          model.con_i, model.con_f, model.every_row, data.u, data.tau, data.con_t, data.ws, data.cw,
+                          data.dz, data.drift, data.rtol, data.atol, t, y)
+
+
+@njit(**JIT)
+def correct_tables(node_i, node_f, force_i, force_f, gravity, quat_q, nq, time_ops, time_consts, slot_span, row_span,
+                   stack, con_i, con_f, rows, u, tau, con_t, ws, cw, dz, drift, rtol, atol, t, y):
+    """correct_state on the arrays it reads."""
+    normalize_quaternions(quat_q, y)
+    if drift >= BAUMGARTE or con_i.shape[0] == 0:
         return OK
-    if model.time_ops.shape[0]:
-        update_time_functions(model.time_ops, model.time_consts, model.slot_span, model.row_span, data.u, data.con_t,
-                              data.stack, t)
-    return project(model, data, y[:model.nq], y[model.nq:])
+    if time_ops.shape[0]:
+        update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
+    return project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, rows, u, tau, con_t, ws, cw, dz,
+                   drift, rtol, atol, y[:nq], y[nq:])
 
 
 @njit(**INLINE)
 def signal_values(model, data, t, y, g):
     """g[k] = signal k at (t, y) less the value it crosses (data.signal_i / signal_f)."""
-    nq, sig_i, sig_f = model.nq, data.signal_i, data.signal_f
-    w = carve(data.ws)
+    return signal_tables(model.node_i, model.node_f, model.nq, data.signal_i, data.signal_f, data.ws, y, g)
+
+
+@njit(**JIT)
+def signal_tables(node_i, node_f, nq, sig_i, sig_f, ws, y, g):
+    """signal_values on the arrays it reads."""
+    w = carve(ws)
     kinematics_done = False
     for k in range(sig_i.shape[0]):
         kind, index, component = sig_i[k, 0], sig_i[k, 1], sig_i[k, 2]
@@ -83,8 +108,7 @@ def signal_values(model, data, t, y, g):
             g[k] = y[index] - sig_f[k, 0]
             continue
         if not kinematics_done:
-            first_pass(model.node_i, model.node_f, y[:nq], y[nq:], w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA,
-                       w.pA)
+            first_pass(node_i, node_f, y[:nq], y[nq:], w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
             kinematics_done = True
         if kind == BODY_OMEGA:
             value = w.vel[index, component]

@@ -30,7 +30,7 @@ from ..integrators import CompiledStepper, ScipyStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
 from .events import EventRecord, as_events, compile_signals
 from .options import COMPILED_SOLVERS
-from .problem import System
+from .problem import system
 from .run_inputs import RunInputs
 
 CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
@@ -78,7 +78,7 @@ class Driver:
         self.data = cm.new_data(active=active, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
                                 baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]),
                                 signal_i=signal_i, signal_f=signal_f)
-        self.problem = System(cm.arrays, self.data)
+        self.problem = system(cm.arrays, self.data)
 
     def _backend(self):
         """'compiled' or 'python' from the backend option and what varies from Python."""
@@ -107,7 +107,7 @@ class Driver:
     def _rhs(self, t, y):
         self.inputs.python_values(t, y)
         dy = np.empty_like(y)
-        status = state_derivative(self.problem.model, self.data, t, y, dy)
+        status = state_derivative(self.cm.arrays, self.data, t, y, dy)
         if status != OK:
             raise StepError(self._status_message(status, t))
         return dy
@@ -115,7 +115,7 @@ class Driver:
     def _correct(self, t, y):
         """Drift correction of y in place at t (the Python path: Python-given values set first)."""
         self.inputs.python_values(t, y, sample_controller=False)
-        status = correct_state(self.problem.model, self.data, t, y)
+        status = correct_state(self.cm.arrays, self.data, t, y)
         if status != OK:
             raise StepError(self._status_message(status, t))
 
@@ -144,7 +144,7 @@ class Driver:
         compiled = [k for k in which if k in self.compiled_events]
         if compiled:
             all_compiled = np.empty(len(self.compiled_events))
-            signal_values(self.problem.model, self.data, t, y, all_compiled)
+            signal_values(self.cm.arrays, self.data, t, y, all_compiled)
             for j, k in enumerate(which):
                 if k in self.compiled_events:
                     g[j] = all_compiled[self.compiled_events.index(k)]
@@ -288,10 +288,9 @@ class Driver:
             self.n_out = int(np.searchsorted(self.t_eval, t, side="right"))
 
     def record(self, T, Y):
-        for t, y in zip(T, Y):
-            self.samples_t.append(float(t))
-            self.samples_y.append(np.array(y))
-            self.samples_u.append(self.inputs.force_values(float(t), y))
+        self.samples_t.extend(np.asarray(T, dtype=float).tolist())
+        self.samples_y.extend(np.array(Y, dtype=float))
+        self.samples_u.extend(self.inputs.recorded_force_values(T, Y))
 
     def _next_stop(self, t):
         """The next time the stepper must stop at: a controller sample, a time where a force value or

@@ -173,3 +173,10 @@ class RunInputs:
         if self.driver.backend == "python":
             self.python_values(t, y, sample_controller=False)
         return self.cm.force_values(t, self.values)
+
+    def recorded_force_values(self, T, Y):
+        """The force values applied at recorded samples (T[k], Y[k]), one array each (one shared array
+        when nothing varies within a compiled stretch: inputs change only between stretches)."""
+        if self.driver.backend == "python" or self.cm.expression_slots:
+            return [self.force_values(float(t), y) for t, y in zip(T, Y)]
+        return [self.cm.force_values(0.0, self.values)] * len(T)
