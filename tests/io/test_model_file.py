@@ -313,8 +313,10 @@ def test_malformed_json_names_the_line(tmp_path):
 
 
 def test_file_level_errors(tmp_path):
-    with pytest.raises(ModelError, match="URDF import is not available yet"):
+    with pytest.raises(ModelError, match="robot.urdf: cannot read the URDF file"):
         load(tmp_path / "robot.urdf")
+    with pytest.raises(ModelError, match="takes no options.*floating_base"):
+        load(tmp_path / "model.yaml", floating_base=True)
     with pytest.raises(ModelError, match="unknown model file type '.txt'"):
         load(tmp_path / "model.txt")
     with pytest.raises(ModelError, match="cannot read the model file"):

@@ -19,8 +19,7 @@ from ..analysis.result import save_columns
 from ..analysis.state import State
 from ..dynamics.kernels import normalize_quaternions
 from ..errors import MechsimError
-from ..io import load
-from .main import OUTPUT_SUFFIXES, _check_target, _format, _known_signals, _names, _table, _writing, keeping_partial
+from .main import OUTPUT_SUFFIXES, _check_target, add_model_argument, load_model, _format, _known_signals, _names, _table, _writing, keeping_partial
 
 STATE_SUFFIXES = (".json", ".csv")
 LINEARIZATION_SUFFIXES = (".json", ".npz", ".csv")
@@ -38,7 +37,7 @@ def add_parsers(commands):
         f"simulation: section (t_eval, t_end; {DEFAULT_SAMPLES} samples when it gives no t_eval), and the "
         "inputs from its simulation: inputs. With --motion: the generalized forces that produce the motion of "
         "the file (columns t and <joint>.q, optionally .v and .a) on an open tree.")
-    inverse.add_argument("model", help="model file")
+    add_model_argument(inverse)
     inverse.add_argument("-o", "--output", help="write the signals to this .csv or .npz file")
     inverse.add_argument("--t-end", type=float, metavar="T", help="end time [s]")
     grid = inverse.add_mutually_exclusive_group()
@@ -57,7 +56,7 @@ def add_parsers(commands):
         description="An equilibrium near q0: the constraints satisfied and every acceleration zero, with the "
         "--fixed coordinates held and the --free-inputs solved for. The -o .json file is an operating point "
         "for 'mechsim linearize --state'.")
-    trim.add_argument("model", help="model file")
+    add_model_argument(trim)
     trim.add_argument("-o", "--output", help="write the state to this .json or .csv (name,value) file")
     _operating_point_options(trim)
     trim.add_argument("--tol", type=float, default=1e-10, metavar="TOL",
@@ -69,7 +68,7 @@ def add_parsers(commands):
         description="dx/dt = A x + B u, y = C x + D u about an operating point: a --state file (from "
         "'mechsim trim -o' or 'mechsim assemble -o'), an equilibrium found first (--trim), or the assembled "
         "initial state (default). x = [dq; dv] of every coordinate (--minimal: of the independent ones only).")
-    linearize.add_argument("model", help="model file")
+    add_model_argument(linearize)
     linearize.add_argument("-o", "--output", help="write the matrices to this .json, .npz or .csv file")
     source = linearize.add_mutually_exclusive_group()
     source.add_argument("--state", metavar="FILE", help="operating point: a .json or .csv state file")
@@ -104,7 +103,7 @@ def _operating_point_options(parser):
 
 # ------------------------------------------------------------------------------ inverse
 def _inverse(args):
-    model = load(args.model)
+    model = load_model(args)
     _check_target(args.output, OUTPUT_SUFFIXES, "--output")
     if args.motion is not None:
         return _inverse_dynamics(model, args)
@@ -261,7 +260,7 @@ def _read_columns(path):
 # ------------------------------------------------------------------------------ trim
 def _trim(args):
     _check_target(args.output, STATE_SUFFIXES, "--output")
-    model = load(args.model)
+    model = load_model(args)
     state = _trimmed(model, args)
     point = _operating_point(model, state)
     if args.output is None:
@@ -347,7 +346,7 @@ def _name_values(values):
 # ------------------------------------------------------------------------------ linearize
 def _linearize(args):
     _check_target(args.output, LINEARIZATION_SUFFIXES, "--output")
-    model = load(args.model)
+    model = load_model(args)
     if args.state is not None:
         if args.fixed or args.free_inputs:
             raise MechsimError("--fixed and --free-inputs choose the operating point of --trim or of the assembly, "

@@ -11,6 +11,7 @@ import difflib
 import json
 import os
 import sys
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,7 +35,8 @@ def main(argv=None):
     except SystemExit as exc:          # --help, --version (0) and usage errors (2)
         return exc.code
     try:
-        args.run(args)
+        with _warnings_as_lines():
+            args.run(args)
     except MechsimError as exc:
         if os.environ.get("MECHSIM_DEBUG", "") not in ("", "0"):
             raise
@@ -52,14 +54,14 @@ def main(argv=None):
 # ------------------------------------------------------------------------------ parser
 def _parser():
     parser = argparse.ArgumentParser(prog="mechsim", description="Simulate and analyse mechanisms "
-                                     "described in model files (.yaml, .yml or .json).")
+                                     "described in model files (.yaml, .yml or .json) or robot descriptions (.urdf).")
     parser.add_argument("--version", action="version", version=f"mechsim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     simulate = commands.add_parser("simulate", help="simulate a model; write, plot or summarize the results",
                                    description="Simulate a model. Options not given come from the file's "
                                    "simulation: section.")
-    simulate.add_argument("model", help="model file")
+    add_model_argument(simulate)
     simulate.add_argument("-o", "--output", help="write the signals to this .csv or .npz file")
     for key, metavar, kind in (("t_end", "T", float), ("solver", "S", str), ("backend", "B", str),
                                ("rtol", "R", float), ("atol", "A", float), ("h", "H", float),
@@ -74,12 +76,12 @@ def _parser():
     simulate.set_defaults(run=_simulate)
 
     check = commands.add_parser("check", help="print the degrees of freedom, topology, bodies and joints")
-    check.add_argument("model", help="model file")
+    add_model_argument(check)
     check.set_defaults(run=_check)
 
     assemble = commands.add_parser("assemble", help="make q0/v0 consistent with the loops, constraints and "
                                    "drivers; print or write the assembled state")
-    assemble.add_argument("model", help="model file")
+    add_model_argument(assemble)
     assemble.add_argument("-o", "--output", help="write the state to this .json (name: value) or .csv file")
     assemble.add_argument("--fixed", type=_names, metavar="NAMES",
                           help="comma-separated joints or coordinates to hold at their q0/v0")
@@ -87,7 +89,7 @@ def _parser():
     assemble.set_defaults(run=_assemble)
 
     signals = commands.add_parser("signals", help="list the signal names of a model, one per line")
-    signals.add_argument("model", help="model file")
+    add_model_argument(signals)
     signals.set_defaults(run=_signals)
 
     from .analyses import add_parsers          # inverse, trim, linearize
@@ -100,6 +102,18 @@ def _parser():
     return parser
 
 
+@contextmanager
+def _warnings_as_lines():
+    """Warnings printed as one line ``warning: ...`` on stderr, without Python's source line."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"warning: {' '.join(str(message).splitlines())}", file=sys.stderr)
+    previous, warnings.showwarning = warnings.showwarning, show
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
+
+
 def _bench(args):
     from ..bench import run_from_args
     run_from_args(args)
@@ -109,9 +123,40 @@ def _names(text):
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
+def add_model_argument(parser):
+    """The model file argument, and the options of robot descriptions (ms.load's for .urdf)."""
+    parser.add_argument("model", help="model file (.yaml, .yml, .json) or robot description (.urdf)")
+    robot = parser.add_argument_group("robot descriptions (.urdf)")
+    robot.add_argument("--floating-base", action="store_true",
+                       help="join the root link to the ground by a free joint 'root_joint' (default: welded)")
+    robot.add_argument("--merge-fixed", action="store_true",
+                       help="merge links on fixed joints into their parents, as named frames")
+    robot.add_argument("--package-dir", action="append", default=[], metavar="NAME=PATH",
+                       help="folder of a package:// name (repeat for several packages)")
+
+
+def load_model(args):
+    """The model of args.model; the robot-description options only for a .urdf file."""
+    options = {}
+    if args.floating_base:
+        options["floating_base"] = True
+    if args.merge_fixed:
+        options["merge_fixed"] = True
+    if args.package_dir:
+        pairs = [entry.partition("=") for entry in args.package_dir]
+        bad = [entry for entry, (name, eq, folder) in zip(args.package_dir, pairs) if not (name and eq and folder)]
+        if bad:
+            raise MechsimError(f"--package-dir {bad[0]!r}: expected NAME=PATH")
+        options["package_dirs"] = {name: folder for name, _, folder in pairs}
+    if options and Path(args.model).suffix.lower() != ".urdf":
+        flags = ", ".join("--" + key.replace("_", "-").replace("dirs", "dir") for key in options)
+        raise MechsimError(f"{args.model}: the option(s) {flags} are for robot descriptions (.urdf) only")
+    return load(args.model, **options)
+
+
 # ------------------------------------------------------------------------------ simulate
 def _simulate(args):
-    model = load(args.model)
+    model = load_model(args)
     signals = _known_signals(model, args.signals, args.model)
     _check_target(args.output, OUTPUT_SUFFIXES, "--output")
     _check_target(args.plot, PLOT_SUFFIXES, "--plot")
@@ -219,7 +264,7 @@ def _format(value):
 
 # ------------------------------------------------------------------------------ check, signals
 def _check(args):
-    model = load(args.model)
+    model = load_model(args)
     print(model.check())
     bodies = [[name, f"{body.mass:g}"] for name, body in model.bodies.items() if name != "ground"]
     joints = [[name, joint.kind, f"{joint.parent} -> {joint.child}", ", ".join(joint.coordinate_names()[0]) or "-"]
@@ -238,7 +283,7 @@ def _table(header, rows):
 
 def _assemble(args):
     _check_target(args.output, (".json", ".csv"), "--output")
-    state = load(args.model).assemble(fixed=args.fixed, t=args.t)
+    state = load_model(args).assemble(fixed=args.fixed, t=args.t)
     values = state.to_dict()
     if args.output is None:
         width = max(map(len, values), default=0)
@@ -253,4 +298,4 @@ def _assemble(args):
 
 
 def _signals(args):
-    print("\n".join(load(args.model).signals()))
+    print("\n".join(load_model(args).signals()))

@@ -23,6 +23,7 @@ from ..modeling.joints import KIND_OPTIONS
 from ..modeling.model import Model
 from ..simulation.options import OPTIONS
 from .expressions import Expression, parse_expression
+from .urdf import load_urdf
 
 SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "events",
             "simulation")
@@ -46,14 +47,20 @@ EVENT_PARAMETERS = _parameters(Model.add_event)
 
 
 # ------------------------------------------------------------------------------------ reading
-def load(path):
-    """Read a model from a ``.yaml``/``.yml`` or ``.json`` file."""
+def load(path, **options):
+    """Read a model from a ``.yaml``/``.yml`` or ``.json`` file, or import a ``.urdf`` robot with the
+    options of :func:`mechsim.io.urdf.load_urdf` (floating_base, package_dirs, merge_fixed, mimic)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".urdf":
-        raise ModelError(f"{path}: URDF import is not available yet")
+        with _located(str(path)):
+            _check_keys(options, list(_parameters(load_urdf)), "a URDF file", kind="option")
+        return load_urdf(path, **options)
     if suffix not in (".yaml", ".yml", ".json"):
-        raise ModelError(f"{path}: unknown model file type {suffix!r}; use .yaml, .yml or .json")
+        raise ModelError(f"{path}: unknown model file type {suffix!r}; use .yaml, .yml, .json or .urdf")
+    if options:
+        raise ModelError(f"{path}: a model file takes no options, got {', '.join(sorted(options))} "
+                         "(the options are for .urdf files)")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

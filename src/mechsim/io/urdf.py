@@ -1,0 +1,516 @@
+"""URDF import (SPEC C10): ``load_urdf("robot.urdf")``, also reached as ``ms.load("robot.urdf", ...)``.
+
+URDF is the ROS robot description format (ROS wiki, http://wiki.ros.org/urdf/XML): a ``<robot>``
+holds ``<link>``s (urdf/XML/link: inertial, visual and collision elements) joined into a tree by
+``<joint>``s (urdf/XML/joint: origin, parent, child, axis, limit, dynamics, mimic). Each link becomes
+a body named after it and each joint a joint named after it, so that signals read e.g.
+``shoulder_pan_joint.q``:
+
+- a joint's ``<origin xyz rpy>`` is the pose of the joint frame in the parent link frame (F), and the
+  child link frame is the joint frame (M = the child's origin); ``<axis xyz>`` (default 1 0 0) is in
+  the joint frame; revolute and continuous -> revolute, prismatic -> prismatic, fixed -> weld,
+  floating -> free, planar -> planar (normal = axis);
+- a link's ``<inertial>``: mass, the COM at ``<origin xyz>`` and the inertia tensor rotated from the
+  inertial frame (``<origin rpy>``) into the link frame; a link without one has no mass;
+- a link on a fixed joint that carries no mass (or any, with ``merge_fixed=True``) becomes a named
+  frame of the link it hangs from, its mass and geometry added to that link's;
+- the root link is the ground when it is named ``world``; any other root link is welded to the
+  ground, or joined to it by a free joint ``root_joint`` when ``floating_base=True``;
+- ``<dynamics damping>`` -> a ``joint_spring_damper`` ``<joint>_damping`` with no stiffness;
+  ``<mimic joint multiplier offset>`` -> a gear ``<joint>_mimic`` holding
+  q = multiplier * q_joint + offset (the offset through the mimicking joint's q0);
+- ``<limit>`` and ``<dynamics friction>`` are kept in ``model.urdf_limits`` and ``model.urdf_friction``
+  (joint name -> values) and not simulated yet, which a warning says;
+- ``<visual>``/``<collision>`` geometry (box, cylinder, sphere, mesh) -> the body's ``geometry``: a list
+  of dicts with ``kind``, ``role`` ("visual"/"collision"), ``pose`` in the link frame and the
+  dimensions; mesh file names (``package://pkg/...`` through ``package_dirs``, ``file://``, or relative
+  to the URDF's folder) resolved to paths, a mesh not found left out with a warning.
+
+Every mistake in the file raises one ModelError naming the file, the line and the element, e.g.
+``robot.urdf line 42: joint 'elbow': unknown type 'hinge'``.
+"""
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.etree import ElementTree as ET
+from xml.parsers import expat
+
+import numpy as np
+
+from ..errors import ModelError
+from ..modeling.model import Model
+
+JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
+               "fixed": "weld", "floating": "free", "planar": "planar"}
+WORLD = "world"             # a root link of this name is the ground
+ROOT_JOINT = "root_joint"   # the free joint of a floating base (Pinocchio's name for it)
+IDENTITY = (np.zeros(3), np.eye(3))
+
+
+# ------------------------------------------------------------------------------------ the file
+class _Element(ET.Element):
+    """An XML element that knows the line it starts on."""
+    line = 0
+
+
+@dataclass
+class _Source:
+    """The URDF file being read; it locates errors by file and line."""
+    path: Path
+
+    def error(self, element, message):
+        return ModelError(f"{self.path} line {element.line}: {message}")
+
+    @contextmanager
+    def at(self, element):
+        """Prefix a ModelError raised inside the block (by the modeling API) with the element's line."""
+        try:
+            yield
+        except ModelError as exc:
+            raise self.error(element, str(exc)) from None
+
+
+def _parse(path):
+    """The <robot> element of the file, every element with its ``line``."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read the URDF file ({exc.strerror or exc})") from None
+    builder = ET.TreeBuilder(element_factory=_Element)
+    parser = expat.ParserCreate()
+
+    def start(tag, attributes):
+        builder.start(tag, attributes).line = parser.CurrentLineNumber
+
+    parser.StartElementHandler, parser.EndElementHandler = start, builder.end
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise ModelError(f"{path} line {exc.lineno}: malformed XML ({expat.ErrorString(exc.code)})") from None
+    robot = builder.close()
+    if robot.tag != "robot":
+        raise _Source(path).error(robot, f"expected a <robot> element, found <{robot.tag}>")
+    return robot
+
+
+def _numbers(src, element, attribute, count, default=None, what=""):
+    """``count`` floats from a space-separated attribute (``default`` when it is absent)."""
+    text = element.get(attribute)
+    if text is None:
+        if default is None:
+            raise src.error(element, f"{what}<{element.tag}> needs the attribute {attribute}")
+        return np.array(default, dtype=float)
+    try:
+        values = np.array([float(x) for x in text.split()])
+    except ValueError:
+        values = np.zeros(0)
+    if values.size != count or not np.all(np.isfinite(values)):
+        raise src.error(element, f"{what}<{element.tag} {attribute}=\"{text}\">: expected {count} finite number(s)")
+    return values
+
+
+def _number(src, element, attribute, default=None, what=""):
+    return float(_numbers(src, element, attribute, 1, None if default is None else [default], what)[0])
+
+
+def _name(src, element):
+    name = element.get("name")
+    if not name:
+        raise src.error(element, f"<{element.tag}> needs a name")
+    return name
+
+
+# ------------------------------------------------------------------------------------ poses
+def rpy_matrix(rpy):
+    """Rotation of URDF's ``rpy``: roll about x, then pitch about y, then yaw about z, all about the
+    fixed axes (urdf/XML/joint, <origin>), i.e. R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    (cr, cp, cy), (sr, sp, sy) = np.cos(rpy), np.sin(rpy)
+    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                     [-sp, cp * sr, cp * cr]])
+
+
+def _origin(src, element, what):
+    """(position, rotation) of an element's <origin xyz rpy> (identity when it has none)."""
+    origin = element.find("origin")
+    if origin is None:
+        return IDENTITY
+    return (_numbers(src, origin, "xyz", 3, (0, 0, 0), what),
+            rpy_matrix(_numbers(src, origin, "rpy", 3, (0, 0, 0), what)))
+
+
+def _compose(a, b):
+    """Pose b given in frame a, as a pose in a's own reference frame."""
+    return a[0] + a[1] @ b[0], a[1] @ b[1]
+
+
+def _plain_pose(pose):
+    return {"position": pose[0].tolist(), "rotation": pose[1].tolist()}
+
+
+# ------------------------------------------------------------------------------------ links
+@dataclass(eq=False)
+class _Link:
+    """A <link>: mass properties in the link frame, geometry, and the frames of links merged into it."""
+    name: str
+    element: _Element
+    mass: float = 0.0
+    com: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
+    geometry: list = field(default_factory=list)     # (role, pose in link frame, shape dict, element)
+    frames: dict = field(default_factory=dict)
+
+    def merge(self, other, pose):
+        """Add ``other``'s mass and geometry, and ``other``'s frame as a named frame, ``other``'s frame
+        being at ``pose`` in this link's frame; the inertias add about the common COM (parallel-axis
+        theorem)."""
+        com = pose[0] + pose[1] @ other.com
+        inertia = pose[1] @ other.inertia @ pose[1].T
+        mass = self.mass + other.mass
+        center = (self.mass * self.com + other.mass * com) / mass if mass > 0 else self.com
+        self.inertia = (self.inertia + _shifted(self.mass, self.com - center)
+                        + inertia + _shifted(other.mass, com - center))
+        self.mass, self.com = mass, center
+        self.geometry += [(role, _compose(pose, p), shape, e) for role, p, shape, e in other.geometry]
+        self.frames[other.name] = pose
+
+
+def _shifted(mass, d):
+    """The inertia a point mass adds at offset d from the center (parallel-axis theorem)."""
+    return mass * (d @ d * np.eye(3) - np.outer(d, d))
+
+
+def _read_link(src, element):
+    """A _Link from a <link> element (urdf/XML/link)."""
+    name = _name(src, element)
+    link = _Link(name, element)
+    inertial = element.find("inertial")
+    if inertial is not None:
+        what = f"link '{name}': "
+        mass, tensor = inertial.find("mass"), inertial.find("inertia")
+        if mass is None or tensor is None:
+            raise src.error(inertial, f"{what}<inertial> needs <mass> and <inertia>")
+        link.mass = _number(src, mass, "value", what=what)
+        if link.mass < 0:
+            raise src.error(mass, f"{what}negative mass {link.mass}")
+        ixx, ixy, ixz, iyy, iyz, izz = (_number(src, tensor, key, what=what)
+                                        for key in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+        position, rotation = _origin(src, inertial, what)
+        link.com = position
+        link.inertia = rotation @ np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]) @ rotation.T
+    for item in element:
+        if item.tag in ("visual", "collision"):
+            shape = _read_shape(src, item, f"link '{name}' <{item.tag}>: ")
+            link.geometry.append((item.tag, _origin(src, item, f"link '{name}': "), shape, item))
+    return link
+
+
+def _read_shape(src, item, what):
+    """The shape dict of a <visual>/<collision> element's <geometry> (urdf/XML/link), mesh unresolved."""
+    geometry = item.find("geometry")
+    shape = None if geometry is None else next(iter(geometry), None)
+    if shape is None:
+        raise src.error(item, f"{what}needs a <geometry> with a box, cylinder, sphere or mesh")
+    if shape.tag == "box":
+        return {"kind": "box", "size": _numbers(src, shape, "size", 3, what=what).tolist()}
+    if shape.tag == "cylinder":
+        return {"kind": "cylinder", "radius": _number(src, shape, "radius", what=what),
+                "length": _number(src, shape, "length", what=what)}
+    if shape.tag == "sphere":
+        return {"kind": "sphere", "radius": _number(src, shape, "radius", what=what)}
+    if shape.tag == "mesh":
+        filename = shape.get("filename")
+        if not filename:
+            raise src.error(shape, f"{what}<mesh> needs a filename")
+        return {"kind": "mesh", "filename": filename,
+                "scale": _numbers(src, shape, "scale", 3, (1, 1, 1), what).tolist()}
+    raise src.error(shape, f"{what}unknown geometry <{shape.tag}>; use box, cylinder, sphere or mesh")
+
+
+# ------------------------------------------------------------------------------------ joints
+@dataclass(eq=False)
+class _Joint:
+    """A <joint> (urdf/XML/joint) with its origin in the parent link frame and its axis in the joint frame."""
+    name: str
+    element: _Element
+    type: str
+    parent: str
+    child: str
+    origin: tuple
+    axis: np.ndarray
+    damping: float = 0.0
+    friction: float = 0.0
+    limit: dict = field(default_factory=dict)
+    mimic: tuple = None          # (joint, multiplier, offset, element)
+
+
+def _read_joint(src, element):
+    """A _Joint from a <joint> element."""
+    name = _name(src, element)
+    what = f"joint '{name}': "
+    kind = element.get("type")
+    if kind not in JOINT_KINDS:
+        raise src.error(element, f"{what}unknown type {kind!r}; URDF joints are {', '.join(JOINT_KINDS)}")
+    links = []
+    for tag in ("parent", "child"):
+        e = element.find(tag)
+        if e is None or not e.get("link"):
+            raise src.error(element, f"{what}needs <{tag} link=\"...\"/>")
+        links.append(e.get("link"))
+    axis = element.find("axis")
+    joint = _Joint(name, element, kind, *links, _origin(src, element, what),
+                   np.array([1.0, 0, 0]) if axis is None else _numbers(src, axis, "xyz", 3, (1, 0, 0), what))
+    dynamics = element.find("dynamics")
+    if dynamics is not None:
+        joint.damping = _number(src, dynamics, "damping", 0.0, what)
+        joint.friction = _number(src, dynamics, "friction", 0.0, what)
+    limit = element.find("limit")
+    if limit is not None:
+        keys = ("lower", "upper", "effort", "velocity") if kind in ("revolute", "prismatic") else ("effort", "velocity")
+        joint.limit = {key: _number(src, limit, key, what=what) for key in keys if limit.get(key) is not None}
+    mimic = element.find("mimic")
+    if mimic is not None:
+        if not mimic.get("joint"):
+            raise src.error(mimic, f"{what}<mimic> needs a joint")
+        joint.mimic = (mimic.get("joint"), _number(src, mimic, "multiplier", 1.0, what),
+                       _number(src, mimic, "offset", 0.0, what), mimic)
+    return joint
+
+
+# ------------------------------------------------------------------------------------ the tree
+def _read_robot(src, robot):
+    """(links, joints) by name, in file order; each joint's links exist and each link has one parent."""
+    links, joints, parent_of = {}, {}, {}
+    for element in robot.findall("link"):
+        link = _read_link(src, element)
+        if link.name in links:
+            first = links[link.name].element.line
+            raise src.error(element, f"duplicate link '{link.name}' (first at line {first})")
+        links[link.name] = link
+    if not links:
+        raise src.error(robot, "the robot has no <link>")
+    for element in robot.findall("joint"):
+        joint = _read_joint(src, element)
+        if joint.name in joints:
+            first = joints[joint.name].element.line
+            raise src.error(element, f"duplicate joint '{joint.name}' (first at line {first})")
+        for role, link in (("parent", joint.parent), ("child", joint.child)):
+            if link not in links:
+                raise src.error(element.find(role), f"joint '{joint.name}': unknown {role} link '{link}'")
+        if joint.child in parent_of:
+            first = joints[parent_of[joint.child]]
+            raise src.error(element, f"joint '{joint.name}': link '{joint.child}' already has the parent joint "
+                                     f"'{first.name}' (line {first.element.line}); URDF links form a tree")
+        joints[joint.name], parent_of[joint.child] = joint, joint.name
+    return links, joints
+
+
+def _tree_order(src, robot, links, joints):
+    """(root link, joints from the root outwards); refuses several roots and loops."""
+    children = {name: [] for name in links}
+    for joint in joints.values():
+        children[joint.parent].append(joint)
+    roots = [name for name in links if all(j.child != name for j in joints.values())]
+    if len(roots) != 1:
+        if not roots:
+            raise src.error(robot, "the joints form a loop: every link has a parent, none is the root")
+        raise src.error(links[roots[1]].element, f"links {', '.join(repr(r) for r in roots)} have no parent joint: "
+                                                 "a URDF robot is one tree with one root link")
+    order, stack = [], list(reversed(children[roots[0]]))
+    while stack:
+        joint = stack.pop()
+        order.append(joint)
+        stack += reversed(children[joint.child])
+    if len(order) != len(joints):
+        loop = next(j for j in joints.values() if j not in order)
+        raise src.error(loop.element, f"joint '{loop.name}' is part of a loop not connected to the root link "
+                                      f"'{roots[0]}'")
+    return roots[0], order
+
+
+def _carried(links, order):
+    """Link name -> the mass plus the sum of |inertia entries| of the link and of all it carries."""
+    carried = {name: link.mass + np.abs(link.inertia).sum() for name, link in links.items()}
+    for joint in reversed(order):
+        carried[joint.parent] += carried[joint.child]
+    return carried
+
+
+def _check_moving_mass(src, links, order, carried):
+    """Refuse a link moved by a joint when neither it nor anything it carries has mass or inertia: its
+    motion would have no dynamics (a singular mass matrix)."""
+    for joint in order:
+        if joint.type != "fixed" and carried[joint.child] == 0:
+            link = links[joint.child]
+            raise src.error(link.element, f"link '{link.name}' moves on joint '{joint.name}' but neither it nor the "
+                                          "links it carries have mass or inertia: give it an <inertial>")
+
+
+def _merge_fixed(links, order, root, merge):
+    """Fold each link attached by a fixed joint for which ``merge(joint)`` holds into the link it hangs
+    from: (links, joints), the joints re-based on the links they now hang from."""
+    links = dict(links)
+    owner = {root: (root, IDENTITY)}      # link -> (link it was merged into, pose of the link in that one)
+    kept = []
+    for joint in order:
+        body, pose = owner[joint.parent]
+        origin = _compose(pose, joint.origin)
+        if merge(joint):
+            links[body].merge(links.pop(joint.child), origin)
+            owner[joint.child] = (body, origin)
+        else:
+            kept.append(_Joint(**{**vars(joint), "parent": body, "origin": origin}))
+            owner[joint.child] = (joint.child, IDENTITY)
+    return links, kept
+
+
+# ------------------------------------------------------------------------------------ meshes
+def _resolve_meshes(src, links, package_dirs):
+    """Replace each mesh's filename by a resolved ``path``; drop the meshes not found, named in one
+    warning. ``package://pkg/rest`` -> package_dirs[pkg]/rest, ``file://p`` -> p, else relative to the
+    URDF file's folder."""
+    missing = []
+    for link in links.values():
+        kept = []
+        for role, pose, shape, element in link.geometry:
+            if shape["kind"] == "mesh":
+                path = _mesh_path(shape["filename"], src.path.parent, package_dirs)
+                if path is None or not path.is_file():
+                    missing.append(f"{shape['filename']} (line {element.line})")
+                    continue
+                shape = {"kind": "mesh", "path": str(path), "scale": shape["scale"]}
+            kept.append((role, pose, shape, element))
+        link.geometry = kept
+    return missing
+
+
+def _mesh_path(filename, folder, package_dirs):
+    if filename.startswith("package://"):
+        package, _, rest = filename[len("package://"):].partition("/")
+        return Path(package_dirs[package], rest) if package in package_dirs else None
+    if filename.startswith("file://"):
+        return Path(filename[len("file://"):])
+    return folder / filename
+
+
+def _package_dirs(package_dirs):
+    if package_dirs is None:
+        return {}
+    if not isinstance(package_dirs, dict) or not all(isinstance(k, str) for k in package_dirs):
+        raise ModelError(f"package_dirs must map package names to folders, e.g. {{'my_robot': 'path/to/it'}}, "
+                         f"got {package_dirs!r}")
+    return {name: Path(folder) for name, folder in package_dirs.items()}
+
+
+# ------------------------------------------------------------------------------------ the model
+def _add_bodies(src, model, links, root):
+    """A body per link; a ``world`` root is the ground, which takes the frames of the links merged into
+    it but no mass or geometry."""
+    for link in links.values():
+        if link.name == root == WORLD:
+            with src.at(link.element):
+                for name, pose in link.frames.items():
+                    model.add_frame("ground", name, pose)
+            if link.geometry:
+                warnings.warn(f"{src.path}: the ground takes no geometry: the shapes of 'world' and of the links "
+                              "fixed to it are left out", stacklevel=4)
+            continue
+        geometry = [{"role": role, "pose": _plain_pose(pose), **shape} for role, pose, shape, _ in link.geometry]
+        inertial = link.element.find("inertial")
+        with src.at(link.element if inertial is None else inertial):
+            model.add_body(link.name, mass=link.mass, com=link.com, inertia=link.inertia,
+                           frames=dict(link.frames) or None, geometry=geometry or None)
+
+
+def _add_joints(src, model, links, joints, root, floating_base, q0):
+    """The root joint, then every joint with its damper."""
+    if root != WORLD:
+        with src.at(links[root].element):
+            model.add_joint(ROOT_JOINT, "free" if floating_base else "weld", "ground", root)
+    for joint in joints:
+        kind = JOINT_KINDS[joint.type]
+        options = {"normal": joint.axis} if kind == "planar" else \
+            {"axis": joint.axis} if kind in ("revolute", "prismatic") else {}
+        parent = "ground" if joint.parent == root == WORLD else joint.parent
+        with src.at(joint.element):
+            model.add_joint(joint.name, kind, parent, joint.child, parent_frame=joint.origin,
+                            q0=q0.get(joint.name), **options)
+        if joint.damping and kind != "weld":
+            with src.at(joint.element.find("dynamics")):
+                model.add_force(f"{joint.name}_damping", "joint_spring_damper", joint=joint.name,
+                                damping=joint.damping)
+
+
+def _mimic_q0(src, joints):
+    """q0 of each mimicking joint: multiplier * (its source's q0) + offset, so that the gear, which holds
+    q - multiplier * q_source at its value in q0, holds the offset (the other joints start at 0)."""
+    by_name, q0 = {joint.name: joint for joint in joints}, {}
+
+    def value(joint, seen):
+        if joint.mimic is None:
+            return 0.0
+        source, multiplier, offset, element = joint.mimic
+        if joint.name in seen:
+            raise src.error(element, f"joint '{joint.name}': the mimic joints {sorted(seen)} follow each other "
+                                     "in a loop")
+        if source not in by_name:
+            raise src.error(element, f"joint '{joint.name}': <mimic> names the unknown joint '{source}'")
+        q0[joint.name] = multiplier * value(by_name[source], seen | {joint.name}) + offset
+        return q0[joint.name]
+
+    for joint in joints:
+        value(joint, set())
+    return q0
+
+
+def _add_mimics(src, model, joints):
+    for joint in joints:
+        if joint.mimic is not None:
+            source, multiplier, _, element = joint.mimic
+            with src.at(element):
+                model.add_constraint(f"{joint.name}_mimic", "gear", joints=(joint.name, source), ratio=multiplier)
+
+
+def _keep_unsimulated(path, model, joints):
+    """Store the joints' <limit>s and <dynamics friction> on the model, with a warning that they are
+    not simulated yet."""
+    model.urdf_limits = {joint.name: joint.limit for joint in joints if joint.limit}
+    model.urdf_friction = {joint.name: joint.friction for joint in joints if joint.friction}
+    kept = [f"the {what} of {len(table)} joint(s) into model.urdf_{what}"
+            for what, table in (("limits", model.urdf_limits), ("friction", model.urdf_friction)) if table]
+    if kept:
+        warnings.warn(f"{path}: read {' and '.join(kept)}, not simulated yet", stacklevel=4)
+
+
+def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, mimic=True):
+    """A Model of the robot in the URDF file ``path``, the root link welded to the ground or, with
+    ``floating_base=True``, joined to it by the free joint ``root_joint``. ``package_dirs`` maps
+    package names to folders for ``package://`` mesh names. A link on a fixed joint becomes a named
+    frame of its parent, its mass, inertia and geometry added to the parent's, when it and all it
+    carries are massless, and with ``merge_fixed=True`` always (as Pinocchio does). ``mimic=False``
+    ignores <mimic> (the joints move independently, as in Pinocchio's default)."""
+    path = Path(path)
+    src, folders = _Source(path), _package_dirs(package_dirs)
+    robot = _parse(path)
+    links, joints = _read_robot(src, robot)
+    root, order = _tree_order(src, robot, links, joints)
+    if root == WORLD and floating_base:
+        raise src.error(links[root].element, "the root link 'world' is the ground: there is no base to float "
+                                              "(leave floating_base=False)")
+    carried = _carried(links, order)
+    _check_moving_mass(src, links, order, carried)
+    # massless links on fixed joints are frames (the kernels take no massless leaf body)
+    links, order = _merge_fixed(links, order, root,
+                                lambda joint: joint.type == "fixed" and (merge_fixed or carried[joint.child] == 0))
+    missing = _resolve_meshes(src, links, folders)
+    model = Model(robot.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
+    _add_bodies(src, model, links, root)
+    _add_joints(src, model, links, order, root, floating_base, _mimic_q0(src, order) if mimic else {})
+    if mimic:
+        _add_mimics(src, model, order)
+    if missing:
+        warnings.warn(f"{path}: {len(missing)} mesh file(s) not found, their shapes left out: "
+                      f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}", stacklevel=3)
+    _keep_unsimulated(path, model, order)
+    return model
