@@ -14,6 +14,7 @@ Stiff = namedtuple("Stiff", "lam")                # y' = -lam (y - cos t)
 Circle = namedtuple("Circle", "growth")           # rotation plus radial growth, corrected onto |y| = 1
 Sine = namedtuple("Sine", "levels")               # y' = cos t; events g_i = y - levels_i
 Blowup = namedtuple("Blowup", "limit")            # y' = y^2 (y = 1 / (1 - t)); SINGULAR once y > limit
+Reciprocal = namedtuple("Reciprocal", "c")        # y' = c / y: a division by zero at y = 0
 
 
 @njit
@@ -76,12 +77,19 @@ def blowup_rhs(p, t, y, dy):
     return OK
 
 
+@njit              # numba's default error model would raise ZeroDivisionError here
+def reciprocal_rhs(p, t, y, dy):
+    dy[0] = p.c / y[0]
+    return OK
+
+
 register_problem(Linear, linear_rhs)
 register_problem(Kepler, kepler_rhs)
 register_problem(Stiff, stiff_rhs)
 register_problem(Circle, circle_rhs, correct=circle_correct)
 register_problem(Sine, sine_rhs, events=sine_events)
 register_problem(Blowup, blowup_rhs)
+register_problem(Reciprocal, reciprocal_rhs)
 
 DAMPED_ROTATION = Linear(np.array([[-0.5, 2.0], [-2.0, -0.5]]))   # y = e^(-t/2) R(-2t) y0
 

@@ -10,13 +10,13 @@ from numba.core.typing.typeof import typeof
 from scipy.integrate import DOP853, RK23, RK45
 from scipy.optimize import brentq
 
-from ode_problems import (DAMPED_ROTATION, Blowup, Circle, Kepler, Sine, blowup_rhs, circle_correct, circle_rhs,
-                          kepler_rhs, kepler_start, linear_rhs, python_correct, python_events, python_rhs, sine_events,
-                          sine_rhs)
+from ode_problems import (DAMPED_ROTATION, Blowup, Circle, Kepler, Reciprocal, Sine, blowup_rhs, circle_correct,
+                          circle_rhs, kepler_rhs, kepler_start, linear_rhs, python_correct, python_events, python_rhs,
+                          sine_events, sine_rhs)
 from mechsim.integrators import TABLEAUX, CompiledStepper, ScipyStepper, crossing, register_problem
 from mechsim.integrators import problem as registry
 from mechsim.integrators.explicit import new_state, rk_start
-from mechsim.status import EVENT, OK, PAUSED, SINGULAR, STEP_TOO_SMALL
+from mechsim.status import EVENT, NON_FINITE, OK, PAUSED, SINGULAR, STEP_TOO_SMALL
 
 SCIPY = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853}
 
@@ -231,6 +231,13 @@ def test_failures_are_statuses():
     assert "step size" in adapter.message
     stepper = CompiledStepper(Blowup(10.0), "RK45", 0.0, [1.0], 2.0, rtol=1e-6, atol=1e-9)
     assert steps(stepper, 2.0)[0] == SINGULAR and stepper.t < 0.95
+
+
+def test_a_division_by_zero_in_a_problem_is_non_finite():
+    """Registered functions run with numpy's error model inside the integrator: 1 / 0 gives inf,
+    reported as NON_FINITE, not an exception out of a compiled loop."""
+    stepper = CompiledStepper(Reciprocal(1.0), "RK45", 0.0, [0.0], 1.0)
+    assert stepper.start_status == NON_FINITE and steps(stepper, 1.0)[0] == NON_FINITE
 
 
 # ------------------------------------------------------------------------------------- registry
