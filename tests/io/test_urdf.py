@@ -553,6 +553,6 @@ def test_cli_takes_the_import_options():
     assert merged.returncode == plain.returncode == 0
     assert "panda_link8" in plain.stdout and "panda_link8" not in merged.stdout.split("bodies:")[1].splitlines()[0]
     run = mechsim_cli("check", EXAMPLES / "four_bar.yaml", "--floating-base")
-    assert run.returncode == 1 and run.stderr.startswith("error: ") and "robot descriptions (.urdf) only" in run.stderr
+    assert run.returncode == 1 and run.stderr.startswith("error: ") and "robot descriptions (.urdf, .sdf) only" in run.stderr
     run = mechsim_cli("signals", ROBOTS / "ur5.urdf", "--package-dir", "nameonly")
     assert run.returncode == 1 and run.stderr == "error: --package-dir 'nameonly': expected NAME=PATH\n"

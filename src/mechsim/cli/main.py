@@ -20,6 +20,7 @@ import numpy as np
 from .. import __version__
 from ..errors import MechsimError, SimulationError
 from ..io import load
+from ..io.model_file import IMPORTERS
 from ..simulation.options import describe
 from ..viz.plot import load_matplotlib, plot
 
@@ -54,7 +55,7 @@ def main(argv=None):
 # ------------------------------------------------------------------------------ parser
 def _parser():
     parser = argparse.ArgumentParser(prog="mechsim", description="Simulate and analyse mechanisms "
-                                     "described in model files (.yaml, .yml or .json) or robot descriptions (.urdf).")
+                                     "described in model files (.yaml, .yml or .json) or robot descriptions (.urdf, .sdf).")
     parser.add_argument("--version", action="version", version=f"mechsim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -124,9 +125,9 @@ def _names(text):
 
 
 def add_model_argument(parser):
-    """The model file argument, and the options of robot descriptions (ms.load's for .urdf)."""
-    parser.add_argument("model", help="model file (.yaml, .yml, .json) or robot description (.urdf)")
-    robot = parser.add_argument_group("robot descriptions (.urdf)")
+    """The model file argument, and the options of robot descriptions (ms.load's importers)."""
+    parser.add_argument("model", help="model file (.yaml, .yml, .json) or robot description (.urdf, .sdf)")
+    robot = parser.add_argument_group("robot descriptions (.urdf, .sdf)")
     robot.add_argument("--floating-base", action="store_true",
                        help="join the root link to the ground by a free joint 'root_joint' (default: welded)")
     robot.add_argument("--merge-fixed", action="store_true",
@@ -136,7 +137,7 @@ def add_model_argument(parser):
 
 
 def load_model(args):
-    """The model of args.model; the robot-description options only for a .urdf file."""
+    """The model of args.model; the robot-description options only for a robot description."""
     options = {}
     if args.floating_base:
         options["floating_base"] = True
@@ -148,9 +149,10 @@ def load_model(args):
         if bad:
             raise MechsimError(f"--package-dir {bad[0]!r}: expected NAME=PATH")
         options["package_dirs"] = {name: folder for name, _, folder in pairs}
-    if options and Path(args.model).suffix.lower() != ".urdf":
+    if options and Path(args.model).suffix.lower() not in IMPORTERS:
         flags = ", ".join("--" + key.replace("_", "-").replace("dirs", "dir") for key in options)
-        raise MechsimError(f"{args.model}: the option(s) {flags} are for robot descriptions (.urdf) only")
+        raise MechsimError(f"{args.model}: the option(s) {flags} are for robot descriptions "
+                           f"({', '.join(IMPORTERS)}) only")
     return load(args.model, **options)
 
 

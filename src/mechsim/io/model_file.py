@@ -23,8 +23,10 @@ from ..modeling.joints import KIND_OPTIONS
 from ..modeling.model import Model
 from ..simulation.options import OPTIONS
 from .expressions import Expression, parse_expression
+from .sdf import load_sdf
 from .urdf import load_urdf
 
+IMPORTERS = {".urdf": load_urdf, ".sdf": load_sdf}       # robot descriptions: suffix -> importer
 SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "events",
             "simulation")
 SIMULATION_KEYS = tuple(key for key in OPTIONS if key not in ("controller", "outputs", "events", "initial"))
@@ -48,19 +50,21 @@ EVENT_PARAMETERS = _parameters(Model.add_event)
 
 # ------------------------------------------------------------------------------------ reading
 def load(path, **options):
-    """Read a model from a ``.yaml``/``.yml`` or ``.json`` file, or import a ``.urdf`` robot with the
-    options of :func:`mechsim.io.urdf.load_urdf` (floating_base, package_dirs, merge_fixed, mimic)."""
+    """Read a model from a ``.yaml``/``.yml`` or ``.json`` model file, or import a robot description
+    (``.urdf``, ``.sdf``) with the options of its importer (IMPORTERS: floating_base, package_dirs, ...)."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix == ".urdf":
+    if suffix in IMPORTERS:
+        importer = IMPORTERS[suffix]
         with _located(str(path)):
-            _check_keys(options, list(_parameters(load_urdf)), "a URDF file", kind="option")
-        return load_urdf(path, **options)
+            _check_keys(options, list(_parameters(importer)), f"a {suffix} file", kind="option")
+        return importer(path, **options)
     if suffix not in (".yaml", ".yml", ".json"):
-        raise ModelError(f"{path}: unknown model file type {suffix!r}; use .yaml, .yml, .json or .urdf")
+        raise ModelError(f"{path}: unknown model file type {suffix!r}; use .yaml, .yml, .json or "
+                         f"{', '.join(IMPORTERS)}")
     if options:
         raise ModelError(f"{path}: a model file takes no options, got {', '.join(sorted(options))} "
-                         "(the options are for .urdf files)")
+                         f"(the options are for robot descriptions: {', '.join(IMPORTERS)})")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
