@@ -497,8 +497,9 @@ def test_pr2_sensor_mount_inertia_is_refused_where_it_is():
 
 def test_tree_errors(tmp_path):
     two_parents = TWO_LINKS.format(inertial=inertial(), kind="revolute", child="arm").replace(
-        "</robot>", '<joint name="again" type="fixed"><parent link="base"/><child link="arm"/></joint>\n</robot>')
-    bad(tmp_path, two_parents, "8: joint 'again': link 'arm' already has the parent joint 'elbow' \\(line 4\\)")
+        "</robot>", '<joint name="again" type="floating"><parent link="base"/><child link="arm"/></joint>\n</robot>')
+    bad(tmp_path, two_parents, "8: joint 'again': link 'arm' already has the parent joint 'elbow' \\(line 4\\), and "
+                               "a floating joint cannot close a loop")     # other second parents close loops
     two_roots = TWO_LINKS.format(inertial=inertial(), kind="revolute", child="arm").replace(
         "</robot>", f'<link name="loose">{inertial()}</link>\n</robot>')
     bad(tmp_path, two_roots, "8: links 'base', 'loose' have no parent joint")
@@ -553,6 +554,6 @@ def test_cli_takes_the_import_options():
     assert merged.returncode == plain.returncode == 0
     assert "panda_link8" in plain.stdout and "panda_link8" not in merged.stdout.split("bodies:")[1].splitlines()[0]
     run = mechsim_cli("check", EXAMPLES / "four_bar.yaml", "--floating-base")
-    assert run.returncode == 1 and run.stderr.startswith("error: ") and "robot descriptions (.urdf, .sdf) only" in run.stderr
+    assert run.returncode == 1 and run.stderr.startswith("error: ") and "robot descriptions (.urdf, .sdf, .xml) only" in run.stderr
     run = mechsim_cli("signals", ROBOTS / "ur5.urdf", "--package-dir", "nameonly")
     assert run.returncode == 1 and run.stderr == "error: --package-dir 'nameonly': expected NAME=PATH\n"

@@ -19,6 +19,14 @@ a body named after it and each joint a joint named after it, so that signals rea
 - ``<dynamics damping>`` -> a ``joint_spring_damper`` ``<joint>_damping`` with no stiffness;
   ``<mimic joint multiplier offset>`` -> a gear ``<joint>_mimic`` holding
   q = multiplier * q_joint + offset (the offset through the mimicking joint's q0);
+- loops (URDF itself has none): a ``<joint>`` whose child link already has a parent joint earlier in
+  the file closes a loop and becomes a cut joint (``cut=True``), its frame on the child link being
+  where its joint frame lies with every joint at zero (so the file shows the loop closed at zero
+  coordinates); a floating joint cannot close a loop and is refused. Drake's
+  ``<drake:ball_constraint>`` (children ``drake:ball_constraint_body_A``/``_body_B`` with ``name`` and
+  ``drake:ball_constraint_p_AP``/``_p_BQ`` with ``value``; Drake's documentation, "Parsing Models for
+  Multibody Dynamics") -> a ``point_coincident`` constraint, points on merged links carried over to
+  the link they are merged into. Gazebo's ``<gazebo><joint>`` extension is not read;
 - ``<limit>`` and ``<dynamics friction>`` are kept in ``model.urdf_limits`` and ``model.urdf_friction``
   (joint name -> values) and not simulated yet, which a warning says;
 - ``<visual>``/``<collision>`` geometry (box, cylinder, sphere, mesh) -> the body's ``geometry``: a list
@@ -280,8 +288,9 @@ def _read_joint(src, element):
 
 # ------------------------------------------------------------------------------------ the tree
 def _read_robot(src, robot):
-    """(links, joints) by name, in file order; each joint's links exist and each link has one parent."""
-    links, joints, parent_of = {}, {}, {}
+    """(links, tree joints by name, loop joints), in file order; each joint's links exist. A joint whose
+    child already has a parent joint (earlier in the file) closes a loop: it is a loop joint."""
+    links, joints, parent_of, loops = {}, {}, {}, []
     for element in robot.findall("link"):
         link = _read_link(src, element)
         if link.name in links:
@@ -292,18 +301,22 @@ def _read_robot(src, robot):
         raise src.error(robot, "the robot has no <link>")
     for element in robot.findall("joint"):
         joint = _read_joint(src, element)
-        if joint.name in joints:
-            first = joints[joint.name].element.line
+        if joint.name in joints or joint.name in (j.name for j in loops):
+            first = next(j for j in [*joints.values(), *loops] if j.name == joint.name).element.line
             raise src.error(element, f"duplicate joint '{joint.name}' (first at line {first})")
         for role, link in (("parent", joint.parent), ("child", joint.child)):
             if link not in links:
                 raise src.error(element.find(role), f"joint '{joint.name}': unknown {role} link '{link}'")
         if joint.child in parent_of:
-            first = joints[parent_of[joint.child]]
-            raise src.error(element, f"joint '{joint.name}': link '{joint.child}' already has the parent joint "
-                                     f"'{first.name}' (line {first.element.line}); URDF links form a tree")
+            if joint.type == "floating":
+                first = joints[parent_of[joint.child]]
+                raise src.error(element, f"joint '{joint.name}': link '{joint.child}' already has the parent joint "
+                                         f"'{first.name}' (line {first.element.line}), and a floating joint cannot "
+                                         "close a loop (it constrains nothing); remove it")
+            loops.append(joint)
+            continue
         joints[joint.name], parent_of[joint.child] = joint, joint.name
-    return links, joints
+    return links, joints, loops
 
 
 def _tree_order(src, robot, links, joints):
@@ -349,7 +362,8 @@ def _check_moving_mass(src, links, order, carried):
 
 def _merge_fixed(links, order, root, merge):
     """Fold each link attached by a fixed joint for which ``merge(joint)`` holds into the link it hangs
-    from: (links, joints), the joints re-based on the links they now hang from."""
+    from: (links, joints, owner), the joints re-based on the links they now hang from, ``owner`` mapping
+    every link name to (the link it now is part of, its pose in that link)."""
     links = dict(links)
     owner = {root: (root, IDENTITY)}      # link -> (link it was merged into, pose of the link in that one)
     kept = []
@@ -362,7 +376,7 @@ def _merge_fixed(links, order, root, merge):
         else:
             kept.append(_Joint(**{**vars(joint), "parent": body, "origin": origin}))
             owner[joint.child] = (joint.child, IDENTITY)
-    return links, kept
+    return links, kept, owner
 
 
 # ------------------------------------------------------------------------------------ meshes
@@ -429,17 +443,84 @@ def _add_joints(src, model, links, joints, root, floating_base, q0):
         with src.at(links[root].element):
             model.add_joint(ROOT_JOINT, "free" if floating_base else "weld", "ground", root)
     for joint in joints:
-        kind = JOINT_KINDS[joint.type]
-        options = {"normal": joint.axis} if kind == "planar" else \
-            {"axis": joint.axis} if kind in ("revolute", "prismatic") else {}
-        parent = "ground" if joint.parent == root == WORLD else joint.parent
-        with src.at(joint.element):
-            model.add_joint(joint.name, kind, parent, joint.child, parent_frame=joint.origin,
-                            q0=q0.get(joint.name), **options)
-        if joint.damping and kind != "weld":
-            with src.at(joint.element.find("dynamics")):
-                model.add_force(f"{joint.name}_damping", "joint_spring_damper", joint=joint.name,
-                                damping=joint.damping)
+        _add_joint(src, model, joint, _body(joint.parent, root), joint.child, q0, parent_frame=joint.origin)
+
+
+def _add_joint(src, model, joint, parent, child, q0, **frames):
+    """One joint (``frames``: its parent_frame, and child_frame and cut for a loop joint) and its damper."""
+    kind = JOINT_KINDS[joint.type]
+    options = {"normal": joint.axis} if kind == "planar" else \
+        {"axis": joint.axis} if kind in ("revolute", "prismatic") else {}
+    with src.at(joint.element):
+        model.add_joint(joint.name, kind, parent, child, q0=q0.get(joint.name), **frames, **options)
+    if joint.damping and kind != "weld":
+        with src.at(joint.element.find("dynamics")):
+            model.add_force(f"{joint.name}_damping", "joint_spring_damper", joint=joint.name,
+                            damping=joint.damping)
+
+
+def _body(link, root):
+    """The body a (kept) link became: the ground for a root named world."""
+    return "ground" if link == root == WORLD else link
+
+
+# ------------------------------------------------------------------------------------ loops
+def _inverse(pose):
+    return -pose[1].T @ pose[0], pose[1].T
+
+
+def _zero_poses(order, root):
+    """Link name -> pose of the link frame in the root link frame with every joint at zero: the
+    composed <origin>s of the joints from the root (urdf/XML/joint)."""
+    poses = {root: IDENTITY}
+    for joint in order:
+        poses[joint.child] = _compose(poses[joint.parent], joint.origin)
+    return poses
+
+
+def _add_loop_joints(src, model, loops, poses, owner, root, q0):
+    """A cut joint per loop joint. Its joint frame F is placed by <origin> on the parent link, as for
+    any joint. Its child link already has its frame from the tree, so the frame M the joint carries on
+    the child is where F lies on the child with every joint at zero: the file must show the loop
+    closed at zero joint coordinates, as CAD exporters write it."""
+    for joint in loops:
+        if joint.parent not in poses or joint.child not in poses:
+            raise src.error(joint.element, f"joint '{joint.name}' closes a loop with a link not connected to the "
+                                           f"root link '{root}'")
+        frame = _compose(poses[joint.parent], joint.origin)
+        on_child = _compose(_inverse(poses[joint.child]), frame)
+        (parent, at_parent), (child, at_child) = owner[joint.parent], owner[joint.child]
+        _add_joint(src, model, joint, _body(parent, root), _body(child, root), q0, cut=True,
+                   parent_frame=_compose(at_parent, joint.origin), child_frame=_compose(at_child, on_child))
+
+
+BALL = "drake:ball_constraint"
+
+
+def _add_ball_constraints(src, model, robot, owner, root):
+    """A point_coincident constraint per <drake:ball_constraint> (Drake's URDF extension, documented in
+    Drake's "Parsing Models for Multibody Dynamics", tag drake:ball_constraint: the point P at
+    <drake:ball_constraint_p_AP value="x y z"/> on the link <drake:ball_constraint_body_A name=".."/>
+    coincides with the point Q at p_BQ on body_B). Named by its ``name`` attribute (a mechsim
+    addition) or ``ball_constraint_<k>``; a point on a link merged into another is carried over."""
+    for k, element in enumerate((e for e in robot if e.tag == BALL), 1):
+        name = element.get("name") or f"ball_constraint_{k}"
+        ends = {}
+        for side, point in (("A", "p_AP"), ("B", "p_BQ")):
+            body_tag, point_tag = f"{BALL}_body_{side}", f"{BALL}_{point}"
+            body, at = element.find(body_tag), element.find(point_tag)
+            if body is None or at is None:
+                raise src.error(element, f"<{BALL}> '{name}' needs <{body_tag} name=\"...\"/> and "
+                                         f"<{point_tag} value=\"x y z\"/>")
+            link = body.get("name")
+            if link not in owner:
+                raise src.error(body, f"<{BALL}> '{name}': unknown link {link!r}")
+            target, pose = owner[link]
+            position = _numbers(src, at, "value", 3, what=f"<{BALL}> '{name}': ")
+            ends[side] = (_body(target, root), pose[0] + pose[1] @ position)
+        with src.at(element):
+            model.add_constraint(name, "point_coincident", body_a=ends["A"][0], point_a=ends["A"][1],
+                                 body_b=ends["B"][0], point_b=ends["B"][1])
 
 
 def _mimic_q0(src, joints):
@@ -493,24 +574,28 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
     path = Path(path)
     src, folders = _Source(path), _package_dirs(package_dirs)
     robot = _parse(path)
-    links, joints = _read_robot(src, robot)
+    links, joints, loops = _read_robot(src, robot)
     root, order = _tree_order(src, robot, links, joints)
+    poses = _zero_poses(order, root)
     if root == WORLD and floating_base:
         raise src.error(links[root].element, "the root link 'world' is the ground: there is no base to float "
                                               "(leave floating_base=False)")
     carried = _carried(links, order)
     _check_moving_mass(src, links, order, carried)
     # massless links on fixed joints are frames (the kernels take no massless leaf body)
-    links, order = _merge_fixed(links, order, root,
-                                lambda joint: joint.type == "fixed" and (merge_fixed or carried[joint.child] == 0))
+    links, order, owner = _merge_fixed(links, order, root, lambda joint: joint.type == "fixed" and (
+        merge_fixed or carried[joint.child] == 0))
     missing = _resolve_meshes(src, links, folders)
     model = Model(robot.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
     _add_bodies(src, model, links, root)
-    _add_joints(src, model, links, order, root, floating_base, _mimic_q0(src, order) if mimic else {})
+    q0 = _mimic_q0(src, order + loops) if mimic else {}
+    _add_joints(src, model, links, order, root, floating_base, q0)
+    _add_loop_joints(src, model, loops, poses, owner, root, q0)
+    _add_ball_constraints(src, model, robot, owner, root)
     if mimic:
-        _add_mimics(src, model, order)
+        _add_mimics(src, model, order + loops)
     if missing:
         warnings.warn(f"{path}: {len(missing)} mesh file(s) not found, their shapes left out: "
                       f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}", stacklevel=3)
-    _keep_unsimulated(path, model, order)
+    _keep_unsimulated(path, model, order + loops)
     return model

@@ -281,6 +281,11 @@ class Model:
         from ..io.model_file import save
         save(self, path)
 
+    def to_urdf(self, path):
+        """Write the model as URDF (io/urdf_export.py); ModelError for what URDF cannot hold."""
+        from ..io.urdf_export import write_urdf
+        write_urdf(self, path)
+
     def __repr__(self):
         return (f"Model({self.name!r}: {len(self.bodies) - 1} bodies, {len(self.joints)} joints, "
                 f"{len(self.constraints)} constraints, {len(self.drivers)} drivers, {len(self.forces)} forces, "
