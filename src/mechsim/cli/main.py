@@ -55,7 +55,7 @@ def main(argv=None):
 # ------------------------------------------------------------------------------ parser
 def _parser():
     parser = argparse.ArgumentParser(prog="mechsim", description="Simulate and analyse mechanisms "
-                                     "described in model files (.yaml, .yml or .json) or robot descriptions (.urdf, .sdf).")
+                                     "described in model files (.yaml, .yml or .json) or robot descriptions (.urdf, .sdf, MJCF .xml).")
     parser.add_argument("--version", action="version", version=f"mechsim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -126,8 +126,8 @@ def _names(text):
 
 def add_model_argument(parser):
     """The model file argument, and the options of robot descriptions (ms.load's importers)."""
-    parser.add_argument("model", help="model file (.yaml, .yml, .json) or robot description (.urdf, .sdf)")
-    robot = parser.add_argument_group("robot descriptions (.urdf, .sdf)")
+    parser.add_argument("model", help="model file (.yaml, .yml, .json) or robot description (.urdf, .sdf, MJCF .xml)")
+    robot = parser.add_argument_group("robot descriptions (.urdf, .sdf, MJCF .xml)")
     robot.add_argument("--floating-base", action="store_true",
                        help="join the root link to the ground by a free joint 'root_joint' (default: welded)")
     robot.add_argument("--merge-fixed", action="store_true",

@@ -23,10 +23,11 @@ from ..modeling.joints import KIND_OPTIONS
 from ..modeling.model import Model
 from ..simulation.options import OPTIONS
 from .expressions import Expression, parse_expression
+from .mjcf import load_mjcf
 from .sdf import load_sdf
 from .urdf import load_urdf
 
-IMPORTERS = {".urdf": load_urdf, ".sdf": load_sdf}       # robot descriptions: suffix -> importer
+IMPORTERS = {".urdf": load_urdf, ".sdf": load_sdf, ".xml": load_mjcf}   # robot descriptions: suffix -> importer
 SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "events",
             "simulation")
 SIMULATION_KEYS = tuple(key for key in OPTIONS if key not in ("controller", "outputs", "events", "initial"))
@@ -51,7 +52,7 @@ EVENT_PARAMETERS = _parameters(Model.add_event)
 # ------------------------------------------------------------------------------------ reading
 def load(path, **options):
     """Read a model from a ``.yaml``/``.yml`` or ``.json`` model file, or import a robot description
-    (``.urdf``, ``.sdf``) with the options of its importer (IMPORTERS: floating_base, package_dirs, ...)."""
+    (``.urdf``, ``.sdf``, MJCF ``.xml``) with the options of its importer (IMPORTERS: floating_base, package_dirs, ...)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in IMPORTERS:

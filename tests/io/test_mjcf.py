@@ -1,0 +1,294 @@
+"""MJCF import through MuJoCo (SPEC C10): small models written inline, mechsim's mass matrix and
+forward dynamics against MuJoCo's own (contacts disabled), closed loops against a KKT solve built
+from MuJoCo's mass matrix, bias forces and Jacobians, and the errors."""
+import builtins
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import mechsim as ms
+from mechsim.errors import ModelError
+from mechsim.io.mjcf import load_mjcf
+
+mujoco = pytest.importorskip("mujoco")
+
+TOL = 1e-9      # relative agreement with MuJoCo
+HEAD = '<mujoco><compiler angle="radian"/><option><flag contact="disable"/></option>'
+
+
+def write(tmp_path, body, equality="", head=HEAD):
+    path = tmp_path / "model.xml"
+    path.write_text(f"{head}<worldbody>{body}</worldbody><equality>{equality}</equality></mujoco>")
+    return path
+
+
+def both(path, **options):
+    """(mechsim model, MuJoCo model, MjData) of one file."""
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    return load_mjcf(path, **options), mj, mujoco.MjData(mj)
+
+
+def index_maps(m, mj):
+    """Indices into MuJoCo's qpos and qvel of mechsim's q and v entries (matched by joint name)."""
+    def index(name, addresses):
+        joint, _, entry = name.partition(".")
+        i = int(entry[entry.index("[") + 1:-1]) if "[" in entry else 0
+        return addresses[mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, joint)] + i
+    q_names, v_names = m.coordinates()
+    return (np.array([index(n, mj.jnt_qposadr) for n in q_names]),
+            np.array([index(n, mj.jnt_dofadr) for n in v_names]))
+
+
+def random_state(mj, rng):
+    """A random qpos (unit quaternions for ball and free joints) and qvel."""
+    qpos = mj.qpos0 + rng.uniform(-1, 1, mj.nq)
+    for j in range(mj.njnt):
+        a = mj.jnt_qposadr[j] + (3 if mj.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE else 0)
+        if mj.jnt_type[j] in (mujoco.mjtJoint.mjJNT_FREE, mujoco.mjtJoint.mjJNT_BALL):
+            qpos[a:a + 4] /= np.linalg.norm(qpos[a:a + 4])
+    return qpos, rng.uniform(-2, 2, mj.nv)
+
+
+def assert_close(actual, expected, tol=TOL):
+    scale = max(1.0, np.abs(expected).max())
+    assert np.abs(actual - expected).max() <= tol * scale, (actual, expected)
+
+
+def assert_open_chain_matches(path, states=3, **options):
+    """Mass matrix and accelerations equal MuJoCo's at random states; q0 equals qpos0."""
+    m, mj, d = both(path, **options)
+    iq, iv = index_maps(m, mj)
+    assert sorted(iv) == list(range(mj.nv)) and sorted(iq) == list(range(mj.nq))
+    assert_close(m.initial_state().q, mj.qpos0[iq], 1e-12)
+    rng = np.random.default_rng(7)
+    for _ in range(states):
+        d.qpos[:], d.qvel[:] = random_state(mj, rng)
+        mujoco.mj_forward(mj, d)
+        M = np.zeros((mj.nv, mj.nv))
+        mujoco.mj_fullM(mj, d, M)
+        assert_close(ms.mass_matrix(m, d.qpos[iq]), M[np.ix_(iv, iv)])
+        assert_close(ms.forward_dynamics(m, d.qpos[iq], d.qvel[iv]), d.qacc[iv])
+    return m, mj, d
+
+
+# ------------------------------------------------------------------------------------ open chains
+PENDULUM = """
+<body name="upper" pos="0.1 0.2 1.0" quat="0.9 0.1 -0.3 0.2">
+  <joint name="shoulder" type="hinge" pos="0.05 -0.02 0.1" axis="0.3 1 0.2" ref="0.4"/>
+  <inertial pos="0.2 0.01 -0.03" quat="0.8 0.2 0.3 -0.1" mass="1.3" diaginertia="0.02 0.05 0.06"/>
+  <geom type="box" size="0.1 0.2 0.3" pos="0.1 0 0"/>
+  <body name="lower" pos="0.4 0.05 -0.1" quat="0.7 -0.2 0.1 0.4">
+    <joint name="elbow" type="hinge" pos="-0.03 0.02 0.05" axis="1 0.2 -0.5" ref="-0.7"/>
+    <joint name="extend" type="slide" pos="0.1 0 0" axis="0.2 0.1 1" ref="0.05"/>
+    <inertial pos="0.15 -0.02 0.04" quat="0.6 -0.3 0.5 0.2" mass="0.8" diaginertia="0.01 0.03 0.035"/>
+    <geom type="capsule" size="0.05 0.2" pos="0 0 0.1" quat="0 1 0 0"/>
+  </body>
+</body>"""
+
+
+def test_double_pendulum_with_offsets_axes_refs_and_two_joints_in_a_body_matches_mujoco(tmp_path):
+    m, mj, d = assert_open_chain_matches(write(tmp_path, PENDULUM))
+    assert set(m.joints) == {"shoulder", "elbow", "extend"}
+    assert m.bodies["lower__elbow"].is_massless           # the frame between elbow and extend
+    # at q0 = qpos0 every body sits at its MuJoCo pose
+    d.qpos[:] = mj.qpos0
+    mujoco.mj_forward(mj, d)
+    res = m.simulate(t_end=1e-6, t_eval=[0.0])
+    for name in ("upper", "lower"):
+        i = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, name)
+        assert_close(res[f"{name}.position"][0], d.xpos[i], 1e-12)
+        assert_close(res[f"{name}.rotation"][0], d.xmat[i].reshape(3, 3), 1e-12)
+
+
+def test_geometry_and_inertia_are_read_in_the_body_frame(tmp_path):
+    m = load_mjcf(write(tmp_path, PENDULUM))
+    box, = m.bodies["upper"].geometry
+    assert box["kind"] == "box" and box["role"] == "visual"
+    assert_close(np.array(box["size"]), np.array([0.2, 0.4, 0.6]), 1e-15)
+    assert_close(np.array(box["pose"]["position"]), np.array([0.1, 0, 0]), 1e-15)
+    capsule, = m.bodies["lower"].geometry
+    assert (capsule["kind"], capsule["radius"], capsule["length"]) == ("capsule", 0.05, 0.4)
+    assert_close(np.array(capsule["pose"]["rotation"]), np.diag([1.0, -1.0, -1.0]), 1e-15)
+    upper = m.bodies["upper"]
+    assert upper.mass == 1.3 and np.allclose(upper.com, [0.2, 0.01, -0.03])
+    assert np.allclose(np.linalg.eigvalsh(upper.inertia), [0.02, 0.05, 0.06])
+    assert not np.allclose(upper.inertia, np.diag(np.diag(upper.inertia)))   # iquat rotated it
+
+
+def test_free_body_carrying_a_ball_jointed_body_matches_mujoco(tmp_path):
+    body = """
+    <body name="base" pos="0.3 -0.2 1.5" quat="0.8 0.3 0.1 -0.2">
+      <freejoint name="float"/>
+      <inertial pos="0.02 0.03 -0.01" quat="0.9 0.1 0.2 0.3" mass="2.0" diaginertia="0.1 0.2 0.25"/>
+      <body name="arm" pos="0.2 0.1 0" quat="0.6 0.2 0.5 0.1">
+        <joint name="ball" type="ball" pos="0.01 0.02 -0.05"/>
+        <inertial pos="0.1 0 0.05" quat="0.7 0.5 -0.3 0.2" mass="0.5" diaginertia="0.01 0.02 0.025"/>
+      </body>
+    </body>"""
+    m, mj, _ = assert_open_chain_matches(write(tmp_path, body))
+    assert (m.joints["float"].kind, m.joints["ball"].kind) == ("free", "spherical")
+    welded = load_mjcf(write(tmp_path, body), floating_base=False)
+    assert welded.joints["float"].kind == "weld" and welded.check().dof == 3
+
+
+def test_floating_base_frees_a_top_level_body_without_joints(tmp_path):
+    body = """<body name="box" pos="0 0 1" quat="0.9 0 0.3 0">
+      <inertial pos="0.1 0 0" mass="1.0" diaginertia="0.1 0.2 0.3"/></body>"""
+    assert load_mjcf(write(tmp_path, body)).check().dof == 0
+    m = load_mjcf(write(tmp_path, body), floating_base=True)
+    assert m.joints["box_root"].kind == "free" and m.check().dof == 6
+    a = ms.forward_dynamics(m, m.initial_state().q, np.zeros(6))
+    assert_close(a, np.array([0, 0, -9.81, 0, 0, 0]), 1e-12)     # falls, gravity from opt.gravity
+
+
+def test_gravity_option_and_damping_are_imported(tmp_path):
+    head = HEAD.replace('<option>', '<option gravity="1 2 -3">')
+    body = """<body name="b"><joint name="j" axis="0 1 0" damping="0.7" stiffness="3" springref="0.2"/>
+      <inertial pos="0.3 0 0" mass="1" diaginertia="0.1 0.1 0.1"/></body>"""
+    m, mj, _ = assert_open_chain_matches(write(tmp_path, body, head=head))
+    assert tuple(m.gravity) == (1, 2, -3)
+    spring = m.forces["j_spring_damper"]
+    assert (spring.stiffness, spring.damping, spring.rest) == (3.0, 0.7, 0.2)
+
+
+def test_armature_and_limits_are_kept_with_a_warning(tmp_path):
+    body = """<body name="b"><joint name="j" axis="0 1 0" armature="0.1" range="-1 1" limited="true"/>
+      <inertial pos="0.3 0 0" mass="1" diaginertia="0.1 0.1 0.1"/></body>"""
+    with pytest.warns(UserWarning, match="mjcf_unsimulated"):
+        m = load_mjcf(write(tmp_path, body))
+    assert m.mjcf_unsimulated == {"j": {"armature": [0.1], "range": [-1.0, 1.0]}}
+
+
+# ------------------------------------------------------------------------------------ closed loops
+def kkt_accelerations(mj, d, jacobians):
+    """Accelerations of M a + bias = J^T lam, J a = -Jdot v from MuJoCo's M, qfrc_bias and the
+    constraint rows ``jacobians(d, dot)`` (dot=True: the time derivative)."""
+    mujoco.mj_forward(mj, d)
+    M = np.zeros((mj.nv, mj.nv))
+    mujoco.mj_fullM(mj, d, M)
+    J, Jdot = jacobians(d, False), jacobians(d, True)
+    n = J.shape[0]
+    K = np.block([[M, -J.T], [J, np.zeros((n, n))]])
+    return np.linalg.solve(K, np.concatenate([-d.qfrc_bias, -Jdot @ d.qvel]))[:mj.nv]
+
+
+def point_jacobian(mj, d, body, point, dot):
+    """(3, nv) Jacobian (or its derivative) of a body point given in the body frame."""
+    i = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, body)
+    world = d.xpos[i] + d.xmat[i].reshape(3, 3) @ point
+    jacp, jacr = np.zeros((3, mj.nv)), np.zeros((3, mj.nv))
+    (mujoco.mj_jacDot if dot else mujoco.mj_jac)(mj, d, jacp, jacr, world, i)
+    return jacp, jacr
+
+
+FOUR_BAR = """
+<body name="crank" quat="0.7071068 0 0 0.7071068"><joint name="j1" axis="0 0 1"/>
+  <inertial pos="0.5 0 0" quat="0.9 0.1 0.2 0" mass="1" diaginertia="0.01 0.08 0.09"/>
+  <body name="coupler" pos="1 0 0" quat="0.7071068 0 0 -0.7071068"><joint name="j2" axis="0 0 1"/>
+    <inertial pos="1 0.02 0" mass="2" diaginertia="0.02 0.2 0.21"/></body></body>
+<body name="rocker" pos="2 0 0" quat="0.7071068 0 0 0.7071068"><joint name="j4" axis="0 0 1"/>
+  <inertial pos="0.5 0 0.01" mass="1.5" diaginertia="0.03 0.1 0.12"/></body>"""
+CONNECT = '<connect name="close" body1="coupler" body2="rocker" anchor="2 0 0"/>'
+
+
+def loop_velocity(J, rng):
+    """A random velocity that satisfies J v = 0."""
+    null = np.linalg.svd(J)[2][np.linalg.matrix_rank(J):]
+    return rng.standard_normal(null.shape[0]) @ null
+
+
+@pytest.mark.parametrize("gravity", ["0 -9.81 0", "0 -9.81 -3"])
+def test_four_bar_closed_by_connect_matches_a_kkt_solve_on_mujoco(tmp_path, gravity):
+    head = HEAD.replace('<option>', f'<option gravity="{gravity}">')
+    m, mj, d = both(write(tmp_path, FOUR_BAR, CONNECT, head=head))
+    assert m.constraints["close"].kind == "point_coincident" and m.check().dof == 1
+    assert np.allclose(m.constraints["close"].point_b, [1, 0, 0])      # rocker tip, computed by MuJoCo
+
+    def rows(d, dot):
+        pa, _ = point_jacobian(mj, d, "coupler", np.array([2.0, 0, 0]), dot)
+        pb, _ = point_jacobian(mj, d, "rocker", np.array([1.0, 0, 0]), dot)
+        return (pa - pb)[:2]                        # the planar loop: z is satisfied identically
+    iq, iv = index_maps(m, mj)
+    assert_close(m.assemble().q, mj.qpos0[iq], 1e-9)     # q0 = qpos0 closes the loop
+    d.qpos[:] = mj.qpos0
+    mujoco.mj_forward(mj, d)
+    d.qvel[:] = loop_velocity(rows(d, False), np.random.default_rng(3))
+    expected = kkt_accelerations(mj, d, rows)
+    assert_close(ms.forward_dynamics(m, d.qpos[iq], d.qvel[iv]), expected[iv])
+
+
+def test_weld_and_joint_equalities_match_a_kkt_solve_on_mujoco(tmp_path):
+    body = FOUR_BAR.replace('<joint name="j4" axis="0 0 1"/>', '<joint name="j4" axis="0 0 1" ref="0.1"/>') + """
+    <body name="free" pos="0.5 1 0.2" quat="0.9 0.2 0.1 0.3"><freejoint name="f"/>
+      <inertial pos="0.1 0 0" mass="0.7" diaginertia="0.05 0.06 0.07"/></body>"""
+    equality = ('<weld name="glue" body1="crank" body2="free"/>'
+                '<joint name="couple" joint1="j4" joint2="j1" polycoef="0.3 -0.5 0 0 0"/>')
+    m, mj, d = both(write(tmp_path, body, equality))
+    assert m.joints["glue"].cut and m.constraints["couple"].ratio == -0.5
+    ifree = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, "free")
+    d.qpos[:] = mj.qpos0
+    d.qpos[mj.jnt_qposadr[2]] += 0.3        # j4 moved by a0 (mechsim's q0 does the same)
+    iq, iv = index_maps(m, mj)
+    assert_close(m.initial_state().q, d.qpos[iq], 1e-12)
+    assert_close(m.assemble().q, d.qpos[iq], 1e-9)      # q0 closes the weld and the coupling
+
+    def rows(d, dot):
+        # the crank's point at the free body's origin stays there, and the two rotate together
+        point = d.xmat[1].reshape(3, 3).T @ (d.xpos[ifree] - d.xpos[1])
+        pa, ra = point_jacobian(mj, d, "crank", point, dot)
+        pb, rb = point_jacobian(mj, d, "free", np.zeros(3), dot)
+        couple = np.zeros((1, mj.nv))       # v4 + 0.5 v1 = 0
+        if not dot:
+            couple[0, [mj.jnt_dofadr[2], mj.jnt_dofadr[0]]] = (1, 0.5)
+        return np.vstack([ra - rb, pa - pb, couple])
+    mujoco.mj_forward(mj, d)
+    d.qvel[:] = loop_velocity(rows(d, False), np.random.default_rng(5))
+    expected = kkt_accelerations(mj, d, rows)
+    assert_close(ms.forward_dynamics(m, d.qpos[iq], d.qvel[iv]), expected[iv], 1e-8)
+
+
+# ------------------------------------------------------------------------------------ errors
+def test_malformed_file_names_the_file_and_gives_mujocos_message(tmp_path):
+    path = tmp_path / "broken.xml"
+    path.write_text("<mujoco><worldbody><body><joint type='hinge' axis='0 0 0'/></body></worldbody></mujoco>")
+    with pytest.raises(ModelError, match=r"broken\.xml: MuJoCo cannot load.*axis"):
+        load_mjcf(path)
+    path.write_text("<mujoco><worldbody>")
+    with pytest.raises(ModelError, match=r"broken\.xml: MuJoCo cannot load"):
+        load_mjcf(path)
+
+
+def test_unsupported_equality_is_refused(tmp_path):
+    equality = '<joint joint1="j1" joint2="j4" polycoef="0 1 0.2 0 0"/>'
+    with pytest.raises(ModelError, match=r"model\.xml: equality 'equality0': only the linear part"):
+        load_mjcf(write(tmp_path, FOUR_BAR, equality))
+
+
+def test_missing_mujoco_says_pip_install(tmp_path, monkeypatch):
+    real_import = builtins.__import__
+
+    def no_mujoco(name, *args, **kwargs):
+        if name == "mujoco":
+            raise ImportError("No module named 'mujoco'")
+        return real_import(name, *args, **kwargs)
+    monkeypatch.delitem(sys.modules, "mujoco")
+    monkeypatch.setattr(builtins, "__import__", no_mujoco)
+    with pytest.raises(ModelError, match="pip install mujoco"):
+        load_mjcf(write(tmp_path, FOUR_BAR))
+
+
+def test_load_and_the_command_line_reach_the_mjcf_importer(tmp_path):
+    """ms.load reads an MJCF .xml through MuJoCo, as `mechsim check` does; a URDF-only option is
+    refused by name."""
+    import subprocess
+    import sys
+    path = write(tmp_path, PENDULUM)
+    m = ms.load(path)
+    assert m.check().dof == load_mjcf(path).check().dof and set(m.joints) == set(load_mjcf(path).joints)
+    with pytest.raises(ModelError, match="merge_fixed"):
+        ms.load(path, merge_fixed=True)
+    run = subprocess.run([sys.executable, "-m", "mechsim", "check", str(path)], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0 and f"dof: {m.check().dof}" in run.stdout, run.stderr
