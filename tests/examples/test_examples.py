@@ -1,6 +1,8 @@
 """The runnable examples in examples/: every model file loads and simulates to the same trajectory
 as the Python script that builds the same model; the physics each example is there to show; every
 script and the README's command lines run."""
+import re
+
 import numpy as np
 import pytest
 import yaml
@@ -205,6 +207,7 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "flywheel_internal_torque": ("spherical_pendulum_flywheel", ["--internal-torque"], "2"),
     "chain20": ("chain20", [], "0.5"),
     "tumbling_body": ("tumbling_body", [], "1"),
+    "ur5_arm": ("ur5_arm", [], "3"),
 }
 
 
@@ -213,6 +216,17 @@ def test_example_script_runs(script_runs, key):      # script_runs: conftest.py,
     proc, out = script_runs[key]
     name, _, t_end = SCRIPT_RUNS[key]
     finish_script(proc, name, t_end, out, timeout=120)
+
+
+def test_ur5_arm_holds_still_and_reaches_its_goal(script_runs):
+    """examples/ur5_arm.py: the inverse-dynamics torques hold the outstretched arm (the shoulder's equals
+    the moment of the carried weights about its axis), and the PD move settles on the goal."""
+    proc, out = script_runs["ur5_arm"]
+    stdout = finish_script(proc, "ur5_arm", "3", out, timeout=120)
+    number = lambda pattern: float(re.search(pattern + r" (-?[0-9.]+(?:e[+-][0-9]+)?)", stdout).group(1))  # noqa: E731
+    torques = [float(x) for x in re.search(r"gravity torques \[([^\]]*)\]", stdout).group(1).split(",")]
+    assert torques[1] == pytest.approx(number("lift by statics:"), abs=1e-3) and abs(torques[1]) > 50
+    assert number(r"q0\| over 1 s =") < 1e-9 and number("final error") < 1e-6
 
 
 README_SIGNALS = {
