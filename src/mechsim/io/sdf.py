@@ -36,15 +36,12 @@ Every mistake in the file raises one ModelError naming the file, the line and th
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from xml.etree import ElementTree as ET
-from xml.parsers import expat
 
 import numpy as np
 
-from ..errors import ModelError
 from ..modeling.model import Model
 from .urdf import (IDENTITY, ROOT_JOINT, _add_bodies, _compose, _Element, _keep_unsimulated, _Link,
-                   _package_dirs, _resolve_meshes, _Source, rpy_matrix)
+                   _package_dirs, _resolve_meshes, _Source, read_xml, rpy_matrix)
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
                "ball": "spherical", "universal": "universal", "fixed": "weld"}
@@ -55,23 +52,7 @@ MODEL_FRAME = "__model__"
 # ------------------------------------------------------------------------------------ the file
 def _parse(path):
     """(the first <model> of the file's <sdf>, the SDF version), every element with its ``line``."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ModelError(f"{path}: cannot read the SDF file ({exc.strerror or exc})") from None
-    builder = ET.TreeBuilder(element_factory=_Element)
-    parser = expat.ParserCreate()
-
-    def start(tag, attributes):
-        builder.start(tag, attributes).line = parser.CurrentLineNumber
-
-    parser.StartElementHandler, parser.EndElementHandler = start, builder.end
-    parser.CharacterDataHandler = builder.data
-    try:
-        parser.Parse(data, True)
-    except expat.ExpatError as exc:
-        raise ModelError(f"{path} line {exc.lineno}: malformed XML ({expat.ErrorString(exc.code)})") from None
-    sdf = builder.close()
+    sdf = read_xml(path, "SDF")
     src = _Source(path)
     if sdf.tag != "sdf":
         raise src.error(sdf, f"expected an <sdf> element, found <{sdf.tag}>")

@@ -79,12 +79,13 @@ class _Source:
             raise self.error(element, str(exc)) from None
 
 
-def _parse(path):
-    """The <robot> element of the file, every element with its ``line``."""
+def read_xml(path, what):
+    """The root element of the XML file ``path`` (a ``what`` file: "URDF", "SDF"), every element with
+    its ``line`` and its text; a ModelError with the line for malformed XML."""
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ModelError(f"{path}: cannot read the URDF file ({exc.strerror or exc})") from None
+        raise ModelError(f"{path}: cannot read the {what} file ({exc.strerror or exc})") from None
     builder = ET.TreeBuilder(element_factory=_Element)
     parser = expat.ParserCreate()
 
@@ -92,11 +93,17 @@ def _parse(path):
         builder.start(tag, attributes).line = parser.CurrentLineNumber
 
     parser.StartElementHandler, parser.EndElementHandler = start, builder.end
+    parser.CharacterDataHandler = builder.data
     try:
         parser.Parse(data, True)
     except expat.ExpatError as exc:
         raise ModelError(f"{path} line {exc.lineno}: malformed XML ({expat.ErrorString(exc.code)})") from None
-    robot = builder.close()
+    return builder.close()
+
+
+def _parse(path):
+    """The <robot> element of the file, every element with its ``line``."""
+    robot = read_xml(path, "URDF")
     if robot.tag != "robot":
         raise _Source(path).error(robot, f"expected a <robot> element, found <{robot.tag}>")
     return robot
