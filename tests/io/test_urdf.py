@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
+from mechsim.bench import robots as bench_robots
 from mechsim.errors import ModelError
 
 ROBOTS = Path(__file__).parents[1] / "data" / "robots"
@@ -50,39 +51,13 @@ def relative_error(actual, expected):
 
 # ------------------------------------------------------------------------------ Pinocchio's coordinates
 def pinocchio_state(m, pm, q, v):
-    """Pinocchio's (q, v) for mechsim's (q, v), and P with v = P v_pin (mechsim's v from Pinocchio's).
-
-    Pinocchio orders its joints itself; a continuous joint's q is (cos, sin) of the angle; its free flyer
-    has q = [x y z qx qy qz qw] and v = [linear velocity, angular velocity] both in the moving frame,
-    where mechsim's free joint has q = [x y z w qx qy qz] and its linear velocity in the fixed frame."""
+    """Pinocchio's (q, v) for mechsim's (q, v), and P with v = P v_pin (mechsim.bench.robots, which
+    maps joint order, continuous joints' (cos, sin) and the free flyer's quaternion and local velocity)."""
     import pinocchio as pin
-    q_names, v_names = m.coordinates()
-    qi, vi = {n: i for i, n in enumerate(q_names)}, {n: i for i, n in enumerate(v_names)}
-    qp, P = np.zeros(pm.nq), np.zeros((len(v), pm.nv))
-    for j in range(1, pm.njoints):
-        name, joint = pm.names[j], pm.joints[j]
-        iq, iv = joint.idx_q, joint.idx_v
-        if joint.shortname() == "JointModelFreeFlyer":
-            a = [qi[f"{name}.q[{k}]"] for k in range(7)]
-            b = [vi[f"{name}.v[{k}]"] for k in range(6)]
-            w, x, y, z = q[a[3:]]
-            qp[iq:iq + 7] = [*q[a[:3]], x, y, z, w]
-            P[np.ix_(b[:3], range(iv, iv + 3))] = pin.Quaternion(w, x, y, z).matrix()
-            P[np.ix_(b[3:], range(iv + 3, iv + 6))] = np.eye(3)
-        else:
-            angle = q[qi[f"{name}.q"]]
-            qp[iq:iq + joint.nq] = (np.cos(angle), np.sin(angle)) if joint.nq == 2 else angle
-            P[vi[f"{name}.v"], iv] = 1.0
-    return qp, P.T @ v, P
+    return bench_robots.pinocchio_state(pin, m, pm, q, v)
 
 
-def free_flyer_bias(m, P, vp):
-    """c with a = P a_pin + c: mechsim's free-joint linear velocity R v_local changes also by R (w x v_local)."""
-    c, v_names = np.zeros(P.shape[0]), m.coordinates()[1]
-    if "root_joint.v[0]" in v_names:          # Pinocchio's free flyer comes first: v_pin[0:6]
-        linear = [v_names.index(f"root_joint.v[{k}]") for k in range(3)]
-        c[linear] = P[np.ix_(linear, range(3))] @ np.cross(vp[3:6], vp[0:3])
-    return c
+free_flyer_bias = bench_robots.free_flyer_bias
 
 
 def random_state(m, rng):

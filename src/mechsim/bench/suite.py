@@ -13,7 +13,10 @@ Sections (each returns plain numbers in a dict; ``run`` collects them, prints a 
 4. startup        — wall time of a second ``python -m mechsim …`` run (numba cache warm);
 5. loops          — closed-loop whole runs (four-bar 10 s, Andrews 0.03 s) against Exudyn and MuJoCo
                     at equal accuracy: time, error against the reference, loop-closure error
-                    (mechsim.bench.loops).
+                    (mechsim.bench.loops);
+6. robots         — PR2 loading time (warm), and forward dynamics per call vs pin.aba on PR2 and
+                    Solo12 (free-flyer base) from tests/data/robots, accelerations checked first
+                    (mechsim.bench.robots).
 
 ``run(groups=...)`` selects sections (default: all of GROUPS).
 """
@@ -35,7 +38,7 @@ FD_TARGET_SMALL, FD_TARGET_LARGE = 2.0, 1.5        # mechsim/pin for N < 5, N >=
 STARTUP_TARGET_S = 1.5
 LINEAR_EXPONENT = 1.25                               # growth exponent of t(N) - t(N_min), see _linear_fit
 INSTALL_HINT = 'pip install "mechsim[bench]"'
-GROUPS = ("agreement", "forward_dynamics", "whole_run", "startup", "loops")
+GROUPS = ("agreement", "forward_dynamics", "whole_run", "startup", "loops", "robots")
 
 
 class Peers:
@@ -386,6 +389,11 @@ def run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco"), 
         results["loops"] = loops.run(quick=quick, engines=loop_peers, say=say if verbose else None)
         for case in results["loops"]["cases"]:
             results["notes"] += [f"{case['key']}: {n}" for n in case["notes"]]
+    if "robots" in groups:
+        from . import robots
+        say("mechsim bench: real robots (PR2 loading, forward dynamics on PR2 and Solo12) …", flush=True)
+        results["robots"] = robots.run(peers, repeats, min_time)
+        results["notes"] += results["robots"]["notes"]
     results["elapsed_s"] = time.perf_counter() - started
     results["targets"] = report.targets(results)
     text = report.markdown(results)
