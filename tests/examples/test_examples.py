@@ -208,6 +208,7 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "chain20": ("chain20", [], "0.5"),
     "tumbling_body": ("tumbling_body", [], "1"),
     "ur5_arm": ("ur5_arm", [], "3"),
+    "cassie_legs": ("cassie_legs", [], "0.2"),
 }
 
 
@@ -227,6 +228,20 @@ def test_ur5_arm_holds_still_and_reaches_its_goal(script_runs):
     torques = [float(x) for x in re.search(r"gravity torques \[([^\]]*)\]", stdout).group(1).split(",")]
     assert torques[1] == pytest.approx(number("lift by statics:"), abs=1e-3) and abs(torques[1]) > 50
     assert number(r"q0\| over 1 s =") < 1e-9 and number("final error") < 1e-6
+
+
+def test_cassie_legs_hang_with_their_loops_closed(script_runs):
+    """examples/cassie_legs.py: the SDF's 4 ball-joint loops give 12 equations of rank 10 (the plantar
+    four-bars' out-of-plane rows redundant), the loops stay closed over the run, and the kinetic plus
+    potential energy lost is what the joint dampers dissipated."""
+    proc, out = script_runs["cassie_legs"]
+    stdout = finish_script(proc, "cassie_legs", "0.2", out, timeout=120)
+    number = lambda pattern: float(re.search(pattern + r" (-?[0-9.]+(?:e[+-][0-9]+)?)", stdout).group(1))  # noqa: E731
+    assert "assembled: 4 loops, 12 equations of rank 10, 2 redundant, 12 dof" in stdout
+    assert "redundant constraints: 2 (right-plantar-foot-joint[2], left-plantar-foot-joint[2])" in stdout
+    assert number("max constraint error over the run:") < 1e-6
+    lost = number("lost")
+    assert lost > 0.1 and number("balance error") < 1e-4 * lost
 
 
 README_SIGNALS = {

@@ -3,7 +3,6 @@ forward dynamics against MuJoCo's own (contacts disabled), closed loops against 
 from MuJoCo's mass matrix, bias forces and Jacobians, and the errors."""
 import builtins
 import sys
-import warnings
 
 import numpy as np
 import pytest

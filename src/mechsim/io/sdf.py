@@ -24,8 +24,9 @@ the links' and joints' names:
 - the model frame is the world frame (a <model><pose> is not read); the root link is welded to the
   ground at its <pose>, or joined to it there by the free joint ``root_joint`` with
   ``floating_base=True`` (its q = 0 at the <pose>);
-- ``<axis><dynamics><damping>`` of a revolute or prismatic joint -> a ``joint_spring_damper``
-  ``<joint>_damping``; ``<axis><limit>`` and ``<dynamics><friction>`` are kept in
+- ``<axis><dynamics>`` of a revolute or prismatic joint: ``<damping>`` and ``<spring_stiffness>``
+  about ``<spring_reference>`` -> a ``joint_spring_damper`` ``<joint>_damping`` (damping only) or
+  ``<joint>_spring`` (with a stiffness); ``<axis><limit>`` and ``<dynamics><friction>`` are kept in
   ``model.urdf_limits`` and ``model.urdf_friction`` and not simulated yet, which a warning says;
 - ``<visual>``/``<collision>`` (spec link/visual/geometry: box, cylinder, sphere, mesh) -> the body's
   ``geometry`` as in the URDF importer; a mesh ``<uri>`` ``model://name/rest`` is found through
@@ -200,6 +201,8 @@ class _Joint:
     pose: tuple = IDENTITY
     axes: list = field(default_factory=list)
     damping: float = 0.0
+    stiffness: float = 0.0
+    rest: float = 0.0
     friction: float = 0.0
     limit: dict = field(default_factory=dict)
     cut: bool = False
@@ -264,12 +267,14 @@ def _axis(src, axis, model_joint, model_poses, version, what):
 
 
 def _read_axis_extras(src, joint, axis, what):
-    """Damping and friction from <axis><dynamics>, limits from <axis><limit>."""
+    """Damping, spring and friction from <axis><dynamics>, limits from <axis><limit>."""
     if axis is None:
         return
     dynamics = axis.find("dynamics")
     if dynamics is not None:
         joint.damping = _value(src, dynamics, "damping", 0.0, what)
+        joint.stiffness = _value(src, dynamics, "spring_stiffness", 0.0, what)
+        joint.rest = _value(src, dynamics, "spring_reference", 0.0, what)
         joint.friction = _value(src, dynamics, "friction", 0.0, what)
     limit = axis.find("limit")
     if limit is not None:
@@ -340,10 +345,10 @@ def _add_joints(src, model, joints, model_poses, root, floating_base):
         with src.at(joint.element):
             model.add_joint(joint.name, kind, parent, joint.child, parent_frame=parent_frame,
                             child_frame=joint.pose, cut=joint.cut, **options)
-        if joint.damping and kind in ("revolute", "prismatic"):
+        if (joint.damping or joint.stiffness) and kind in ("revolute", "prismatic"):
             with src.at(joint.element):
-                model.add_force(f"{joint.name}_damping", "joint_spring_damper", joint=joint.name,
-                                damping=joint.damping)
+                model.add_force(f"{joint.name}_{'spring' if joint.stiffness else 'damping'}", "joint_spring_damper",
+                                joint=joint.name, stiffness=joint.stiffness, damping=joint.damping, rest=joint.rest)
 
 
 def load_sdf(path, floating_base=False, package_dirs=None, loops=True):
