@@ -10,7 +10,7 @@ from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import ModelError
 from ..modeling.joints import PRIM_H, PRIM_S
-from .redundancy import analyse
+from .redundancy import RANK_TOL, analyse
 
 TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in rad)
 
@@ -89,8 +89,10 @@ def _residual(cm, q, v, t):
 
 
 def _gauss_newton(cm, q, v, t, free, offset=None, max_iter=50):
-    """Trust-region Gauss–Newton on g(q) - offset = 0 over the free coordinates, minimum-norm steps.
-    Returns (q, max |residual|)."""
+    """Trust-region Gauss–Newton on g(q) - offset = 0 over the free coordinates, minimum-norm steps
+    on the numerically independent directions of G (singular values above RANK_TOL of the largest,
+    as the redundancy analysis counts them: an equation redundant at the solution is nearly so around
+    it, and the step along its vanishing singular value would be all rounding). Returns (q, max |residual|)."""
     h, G = _residual(cm, q, v, t)
     r = h if offset is None else h - offset
     radius = 1.0
@@ -98,8 +100,8 @@ def _gauss_newton(cm, q, v, t, free, offset=None, max_iter=50):
         norm = np.linalg.norm(r)
         if np.max(np.abs(r), initial=0.0) < TOL:
             break
-        step = np.zeros(cm.nv)
-        step[free] = -np.linalg.lstsq(G[:, free], r, rcond=None)[0]
+        step = np.zeros(cm.nv)      # truncated: a direction of G near rank loss would take a huge step
+        step[free] = -np.linalg.lstsq(G[:, free], r, rcond=RANK_TOL)[0]
         size = np.linalg.norm(step)
         if size > radius:
             step *= radius / size
