@@ -532,3 +532,100 @@ def test_cli_takes_the_import_options():
     assert run.returncode == 1 and run.stderr.startswith("error: ") and "robot descriptions (.urdf, .sdf, .xml) only" in run.stderr
     run = mechsim_cli("signals", ROBOTS / "ur5.urdf", "--package-dir", "nameonly")
     assert run.returncode == 1 and run.stderr == "error: --package-dir 'nameonly': expected NAME=PATH\n"
+
+
+# ------------------------------------------------------------------------------ <gazebo> loop joints
+FOUR_BAR_YAML = EXAMPLES / "four_bar.yaml"
+
+
+def bar(name, length):
+    """A 1 kg slender link along x, frame at its proximal end (as in four_bar.yaml)."""
+    i = length ** 2 / 12
+    return (f'<link name="{name}"><inertial><origin xyz="{length / 2} 0 0"/><mass value="1"/>'
+            f'<inertia ixx="0" ixy="0" ixz="0" iyy="{i!r}" iyz="0" izz="{i!r}"/></inertial></link>')
+
+
+def hinge(name, parent, child, xyz, yaw):
+    return (f'<joint name="{name}" type="continuous"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="{xyz}" rpy="0 0 {yaw!r}"/><axis xyz="0 0 1"/></joint>')
+
+
+def gazebo_four_bar(tmp_path, closure):
+    """four_bar.yaml in URDF (as tests/io/test_urdf_export.py writes it: each joint's origin carries its
+    q0, so that all joints at zero are the YAML model's assembled configuration), the loop closed by the
+    SDF joint ``closure`` in a <gazebo> block. Returns (path, q0 of the YAML model)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        q0 = {j.name: float(j.q0[0]) for j in ms.load(FOUR_BAR_YAML).joints.values()}
+    parts = [bar("crank", 1.0), bar("coupler", 4.0), bar("rocker", 2.5), '<link name="world"/>',
+             hinge("j1", "world", "crank", "0 0 0", q0["j1"]), hinge("j2", "crank", "coupler", "1 0 0", q0["j2"]),
+             hinge("j4", "world", "rocker", "3 0 0", q0["j4"]), '<gazebo reference="rocker"><material>x</material>'
+             '</gazebo>', f"<gazebo>{closure}</gazebo>"]
+    path = tmp_path / "four_bar_gazebo.urdf"
+    path.write_text('<robot name="four_bar">\n' + "\n".join(parts) + "\n</robot>\n")
+    return path, q0
+
+
+# j3 at the rocker's tip (2.5 0 0 in the rocker frame): the joint frame turned about z with the axis
+# in it, or rolled about x with the axis (the z of the world) in the model frame
+GAZEBO_J3 = ['<joint name="j3" type="revolute"><parent>coupler</parent><child>rocker</child>'
+             '<pose>2.5 0 0 0 0 0.7</pose><axis><xyz>0 0 1</xyz></axis></joint>',
+             '<joint name="j3" type="revolute"><parent>coupler</parent><child>rocker</child>'
+             '<pose>2.5 0 0 0.4 0 0</pose><axis><xyz>0 0 1</xyz><use_parent_model_frame>1'
+             '</use_parent_model_frame></axis></joint>']
+
+
+@pytest.mark.parametrize("closure", GAZEBO_J3)
+def test_gazebo_joint_closes_the_loop_as_the_yaml_four_bar(tmp_path, closure):
+    """The <gazebo> joint j3 is a cut joint; the accelerations at the assembled state and 0.5 s of
+    motion match the YAML four-bar's."""
+    path, q0 = gazebo_four_bar(tmp_path, closure)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m, reference = ms.load(path), ms.load(FOUR_BAR_YAML)
+    m.gravity = (0, -9.81, 0)
+    m.add_force("motor", "joint_force", joint="j1", value=6.0)
+    assert m.joints["j3"].cut and m.joints["j3"].kind == "revolute"
+    report = m.check()
+    assert (report.cut_joints, report.dof, len(report.loops)) == (["j3"], 1, 1)
+    names = m.coordinates()[1]
+    assert sorted(names) == ["j1.v", "j2.v", "j4.v"]
+    offset = np.array([q0[n[:2]] for n in names])
+    order = [reference.coordinates()[1].index(n) for n in names]
+    q_yaml = reference.initial_state().q[order]
+    a = ms.forward_dynamics(m, q_yaml - offset, np.zeros(3))
+    a_yaml = ms.forward_dynamics(reference, reference.initial_state().q, np.zeros(3))[order]
+    assert np.abs(a - a_yaml).max() < 1e-9 * np.abs(a_yaml).max()
+    options = dict(t_end=0.5, solver="DOP853", rtol=1e-11, atol=1e-11, t_eval=np.linspace(0, 0.5, 6))
+    res, res_yaml = m.simulate(**options), reference.simulate(**options)
+    for name in ("j1", "j4"):
+        assert np.abs(res[f"{name}.q"] + q0[name] - res_yaml[f"{name}.q"]).max() < 1e-9
+    assert np.ptp(res["j1.q"]) > 0.1          # it moves
+
+
+def test_gazebo_joint_kinds_and_frames(tmp_path):
+    """ball -> spherical; F on the parent is where M (the <pose> on the child) lies at zero: the
+    coupler's tip, turned as the rocker's tip frame is relative to the coupler."""
+    path, q0 = gazebo_four_bar(tmp_path, '<joint name="j3" type="ball"><parent>coupler</parent>'
+                                         '<child>rocker</child><pose>2.5 0 0 0 0 0</pose></joint>')
+    j3 = ms.load(path).joints["j3"]
+    assert j3.kind == "spherical" and j3.cut
+    angle = q0["j4"] - q0["j1"] - q0["j2"]          # the rocker's angle to the coupler at zero
+    c, s = np.cos(angle), np.sin(angle)
+    assert np.allclose(j3.parent_frame[0], [4, 0, 0], atol=1e-9)
+    assert np.allclose(j3.parent_frame[1], [[c, -s, 0], [s, c, 0], [0, 0, 1]], atol=1e-12)
+    assert np.allclose(j3.child_frame[0], [2.5, 0, 0]) and np.allclose(j3.child_frame[1], np.eye(3))
+
+
+@pytest.mark.parametrize("change, message", [
+    (("<parent>coupler</parent>", "<parent>couplr</parent>"), "<gazebo> joint 'j3': unknown parent link 'couplr'"),
+    (("<child>rocker</child>", "<child>rockr</child>"), "<gazebo> joint 'j3': unknown child link 'rockr'"),
+    (('type="revolute"', 'type="hinge"'), "<gazebo> joint 'j3': unknown type 'hinge'; the <gazebo> joints read are"),
+    (("<child>rocker</child>", ""), r"<gazebo> joint 'j3': needs <child>link name</child>"),
+    (("0 0 0.7</pose>", "0 0</pose>"), r"<gazebo> joint 'j3': <pose>2.5 0 0 0 0</pose>: expected 6 finite"),
+    (('name="j3"', 'name="j2"'), "<gazebo> joint 'j2': the robot has a joint of that name already"),
+])
+def test_gazebo_joint_errors(tmp_path, change, message):
+    path, _ = gazebo_four_bar(tmp_path, GAZEBO_J3[0].replace(*change))
+    with pytest.raises(ModelError, match=r"four_bar_gazebo.urdf line 10: " + message):
+        ms.load(path)

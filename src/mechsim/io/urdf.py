@@ -26,7 +26,16 @@ a body named after it and each joint a joint named after it, so that signals rea
   ``<drake:ball_constraint>`` (children ``drake:ball_constraint_body_A``/``_body_B`` with ``name`` and
   ``drake:ball_constraint_p_AP``/``_p_BQ`` with ``value``; Drake's documentation, "Parsing Models for
   Multibody Dynamics") -> a ``point_coincident`` constraint, points on merged links carried over to
-  the link they are merged into. Gazebo's ``<gazebo><joint>`` extension is not read;
+  the link they are merged into. Gazebo's extension: a ``<joint name type>`` in a ``<gazebo>`` block
+  without ``reference`` is an SDF joint that Gazebo's URDF-to-SDF conversion puts into the model
+  (http://sdformat.org/spec, joint; http://gazebosim.org/tutorials?tut=ros_urdf), and becomes a
+  cut joint: ``<parent>``/``<child>`` name links in their text, ``<pose>x y z roll pitch yaw</pose>``
+  (default identity) is the joint frame in the CHILD link frame (or in the link or ``__model__``
+  named by ``relative_to``) and gives its frame M, its frame F on the parent being where that frame
+  lies with every tree joint at zero (as for a loop-closing ``<joint>``); ``<axis><xyz>`` (default
+  0 0 1) is in the joint frame, or in the model frame (the root link frame at zero) with
+  ``<use_parent_model_frame>1</use_parent_model_frame>``; revolute and continuous -> revolute,
+  prismatic -> prismatic, ball -> spherical, fixed -> weld; a parent ``world`` is the ground;
 - ``<limit>`` and ``<dynamics friction>`` are kept in ``model.urdf_limits`` and ``model.urdf_friction``
   (joint name -> values) and not simulated yet, which a warning says;
 - ``<visual>``/``<collision>`` geometry (box, cylinder, sphere, mesh) -> the body's ``geometry``: a list
@@ -258,6 +267,7 @@ class _Joint:
     friction: float = 0.0
     limit: dict = field(default_factory=dict)
     mimic: tuple = None          # (joint, multiplier, offset, element)
+    kind: str = None             # the mechsim kind when ``type`` is not a URDF type (a <gazebo> joint)
 
 
 def _read_joint(src, element):
@@ -455,7 +465,7 @@ def _add_joints(src, model, links, joints, root, floating_base, q0):
 
 def _add_joint(src, model, joint, parent, child, q0, **frames):
     """One joint (``frames``: its parent_frame, and child_frame and cut for a loop joint) and its damper."""
-    kind = JOINT_KINDS[joint.type]
+    kind = joint.kind or JOINT_KINDS[joint.type]
     options = {"normal": joint.axis} if kind == "planar" else \
         {"axis": joint.axis} if kind in ("revolute", "prismatic") else {}
     with src.at(joint.element):
@@ -485,6 +495,20 @@ def _zero_poses(order, root):
     return poses
 
 
+def _moved(poses, pose, start, end):
+    """``pose`` given in the frame of link ``start``, expressed in the frame of link ``end``, every
+    joint at zero (``poses``: _zero_poses)."""
+    return _compose(_inverse(poses[end]), _compose(poses[start], pose))
+
+
+def _add_cut_joint(src, model, joint, on_parent, on_child, owner, root, q0):
+    """The cut joint ``joint`` with its frames ``on_parent`` and ``on_child`` in its parent's and
+    child's link frames, carried over to the links these are merged into."""
+    (parent, at_parent), (child, at_child) = owner[joint.parent], owner[joint.child]
+    _add_joint(src, model, joint, _body(parent, root), _body(child, root), q0, cut=True,
+               parent_frame=_compose(at_parent, on_parent), child_frame=_compose(at_child, on_child))
+
+
 def _add_loop_joints(src, model, loops, poses, owner, root, q0):
     """A cut joint per loop joint. Its joint frame F is placed by <origin> on the parent link, as for
     any joint. Its child link already has its frame from the tree, so the frame M the joint carries on
@@ -494,11 +518,87 @@ def _add_loop_joints(src, model, loops, poses, owner, root, q0):
         if joint.parent not in poses or joint.child not in poses:
             raise src.error(joint.element, f"joint '{joint.name}' closes a loop with a link not connected to the "
                                            f"root link '{root}'")
-        frame = _compose(poses[joint.parent], joint.origin)
-        on_child = _compose(_inverse(poses[joint.child]), frame)
-        (parent, at_parent), (child, at_child) = owner[joint.parent], owner[joint.child]
-        _add_joint(src, model, joint, _body(parent, root), _body(child, root), q0, cut=True,
-                   parent_frame=_compose(at_parent, joint.origin), child_frame=_compose(at_child, on_child))
+        _add_cut_joint(src, model, joint, joint.origin, _moved(poses, joint.origin, joint.parent, joint.child),
+                       owner, root, q0)
+
+
+# ------------------------------------------------------------------------------------ <gazebo> joints
+MODEL_FRAME = "__model__"     # SDF's name of the model frame (relative_to)
+GAZEBO_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic", "ball": "spherical",
+                "fixed": "weld"}
+
+
+def _text_numbers(src, element, count, what):
+    """``count`` floats from an element's text (SDF style)."""
+    text = element.text or ""
+    try:
+        values = np.array([float(x) for x in text.split()])
+    except ValueError:
+        values = np.zeros(0)
+    if values.size != count or not np.all(np.isfinite(values)):
+        raise src.error(element, f"{what}<{element.tag}>{text.strip()}</{element.tag}>: expected {count} "
+                                 "finite number(s)")
+    return values
+
+
+def _gazebo_joints(src, robot, poses, root):
+    """(_Joint, frame on the parent link, frame on the child link) per SDF <joint> of the <gazebo>
+    blocks without ``reference`` (the model-level blocks Gazebo copies into the SDF model). A parent
+    ``world`` not among the links is the ground, whose frame is the root link's with every joint at
+    zero."""
+    poses = dict(poses)
+    poses.setdefault(WORLD, IDENTITY)
+    joints = []
+    for block in robot.findall("gazebo"):
+        if block.get("reference"):
+            continue
+        for element in block.findall("joint"):
+            name = _name(src, element)
+            what = f"<gazebo> joint '{name}': "
+            kind = element.get("type")
+            if kind not in GAZEBO_KINDS:
+                raise src.error(element, f"{what}unknown type {kind!r}; the <gazebo> joints read are "
+                                         f"{', '.join(GAZEBO_KINDS)}")
+            ends = []
+            for tag in ("parent", "child"):
+                e = element.find(tag)
+                link = None if e is None else (e.text or "").strip()
+                if not link:
+                    raise src.error(element, f"{what}needs <{tag}>link name</{tag}>")
+                if link not in poses or (tag == "child" and link == WORLD and root != WORLD):
+                    raise src.error(e, f"{what}unknown {tag} link '{link}'")
+                ends.append(link)
+            parent, child = ends
+            pose, frame = IDENTITY, child
+            if element.find("pose") is not None:
+                e = element.find("pose")
+                values = _text_numbers(src, e, 6, what)
+                pose, frame = (values[:3], rpy_matrix(values[3:])), e.get("relative_to") or e.get("frame") or child
+                if frame not in poses and frame != MODEL_FRAME:
+                    raise src.error(e, f"{what}<pose> is relative to the unknown frame '{frame}'")
+            on_child = _moved({**poses, MODEL_FRAME: IDENTITY}, pose, frame, child)
+            joint_frame = _compose(poses[child], on_child)        # in the root link frame, all joints at zero
+            axis, xyz = element.find("axis"), None
+            vector = np.array([0.0, 0, 1])
+            if axis is not None and axis.find("xyz") is not None:
+                xyz = axis.find("xyz")
+                vector = _text_numbers(src, xyz, 3, what)
+                flag = axis.find("use_parent_model_frame")
+                if flag is not None and (flag.text or "").strip() in ("1", "true"):
+                    vector = joint_frame[1].T @ vector
+            joint = _Joint(name, element, kind, parent, child, IDENTITY, vector, kind=GAZEBO_KINDS[kind])
+            joints.append((joint, _moved(poses, on_child, child, parent), on_child))
+    return joints
+
+
+def _add_gazebo_joints(src, model, gazebo, owner, root, q0):
+    """A cut joint per <gazebo> joint; its parent ``world`` is the ground."""
+    owner = {WORLD: ("ground", IDENTITY), **owner}
+    for joint, on_parent, on_child in gazebo:
+        with src.at(joint.element):
+            if joint.name in model.joints:
+                raise ModelError(f"<gazebo> joint '{joint.name}': the robot has a joint of that name already")
+        _add_cut_joint(src, model, joint, on_parent, on_child, owner, root, q0)
 
 
 BALL = "drake:ball_constraint"
@@ -584,6 +684,7 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
     links, joints, loops = _read_robot(src, robot)
     root, order = _tree_order(src, robot, links, joints)
     poses = _zero_poses(order, root)
+    gazebo = _gazebo_joints(src, robot, poses, root)
     if root == WORLD and floating_base:
         raise src.error(links[root].element, "the root link 'world' is the ground: there is no base to float "
                                               "(leave floating_base=False)")
@@ -598,6 +699,7 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
     q0 = _mimic_q0(src, order + loops) if mimic else {}
     _add_joints(src, model, links, order, root, floating_base, q0)
     _add_loop_joints(src, model, loops, poses, owner, root, q0)
+    _add_gazebo_joints(src, model, gazebo, owner, root, q0)
     _add_ball_constraints(src, model, robot, owner, root)
     if mimic:
         _add_mimics(src, model, order + loops)
