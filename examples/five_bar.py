@@ -76,7 +76,7 @@ def build_model(driven=False, theta0=THETA0):
 
 def pendulum_constants():
     """(J, k): the linkage as one compound pendulum, J theta'' = -k cos(theta)."""
-    lc, mc, lk, mk = CRANK_LENGTH, CRANK_MASS, COUPLER_LENGTH, COUPLER_MASS
+    lc, mc, mk = CRANK_LENGTH, CRANK_MASS, COUPLER_MASS
     J = len(PIVOTS) * mc * lc ** 2 / 3 + mk * lc ** 2
     k = G * (len(PIVOTS) * mc * lc / 2 + mk * lc)
     return J, k
