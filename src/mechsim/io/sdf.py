@@ -41,13 +41,12 @@ from pathlib import Path
 import numpy as np
 
 from ..modeling.model import Model
-from .urdf import (IDENTITY, ROOT_JOINT, _add_bodies, _compose, _Element, _keep_unsimulated, _Link,
-                   _package_dirs, _resolve_meshes, _Source, read_xml, rpy_matrix)
+from .urdf import (IDENTITY, MODEL_FRAME, ROOT_JOINT, _add_bodies, _compose, _Element, _flag, _keep_unsimulated,
+                   _Link, _name, _package_dirs, _resolve_meshes, _sdf_pose, _Source, _text_numbers, read_xml)
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
                "ball": "spherical", "universal": "universal", "fixed": "weld"}
 WORLD = "world"           # a joint's parent of this name is the ground (spec joint/parent)
-MODEL_FRAME = "__model__"
 
 
 # ------------------------------------------------------------------------------------ the file
@@ -67,49 +66,13 @@ def _parse(path):
     return model, version
 
 
-def _vector(src, element, count, what):
-    """``count`` floats from an element's text."""
-    text = element.text or ""
-    try:
-        values = np.array([float(x) for x in text.split()])
-    except ValueError:
-        values = np.zeros(0)
-    if values.size != count or not np.all(np.isfinite(values)):
-        raise src.error(element, f"{what}<{element.tag}>{text.strip()}</{element.tag}>: expected {count} "
-                                 "finite number(s)")
-    return values
-
-
 def _value(src, parent, tag, default, what, count=1):
     """The number(s) of the child element ``tag`` of ``parent``, ``default`` when it is absent."""
     element = parent.find(tag)
     if element is None:
         return default
-    values = _vector(src, element, count, what)
+    values = _text_numbers(src, element, count, what)
     return float(values[0]) if count == 1 else values
-
-
-def _flag(element, tag):
-    """An SDF boolean child element (spec: "1"/"true")."""
-    child = element.find(tag)
-    return child is not None and (child.text or "").strip() in ("1", "true")
-
-
-def _name(src, element):
-    name = element.get("name")
-    if not name:
-        raise src.error(element, f"<{element.tag}> needs a name")
-    return name
-
-
-def _pose(src, element, what):
-    """(pose, the frame it is relative to or None) of an element's <pose> (x y z roll pitch yaw)."""
-    pose = element.find("pose")
-    if pose is None:
-        return IDENTITY, None
-    values = _vector(src, pose, 6, what)
-    frame = pose.get("relative_to") or pose.get("frame") or None      # "frame": SDF 1.5/1.6
-    return (values[:3], rpy_matrix(values[3:])), frame
 
 
 def _inverse(pose):
@@ -131,14 +94,14 @@ def _read_link(src, element):
         ixx, ixy, ixz, iyy, iyz, izz = ([1.0, 0, 0, 1.0, 0, 1.0] if tensor is None else
                                         [_value(src, tensor, key, 1.0 if key[1] == key[2] else 0.0, what)
                                          for key in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")])
-        (position, rotation), _ = _pose(src, inertial, what)
+        (position, rotation), _ = _sdf_pose(src, inertial, what)
         link.com = position
         link.inertia = rotation @ np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]) @ rotation.T
     for item in element:
         if item.tag in ("visual", "collision"):
             shape = _read_shape(src, item, f"{what}<{item.tag}>: ")
-            link.geometry.append((item.tag, _pose(src, item, what)[0], shape, item))
-    pose, frame = _pose(src, element, what)
+            link.geometry.append((item.tag, _sdf_pose(src, item, what)[0], shape, item))
+    pose, frame = _sdf_pose(src, element, what)
     return link, pose, frame
 
 
@@ -225,7 +188,7 @@ def _read_joint(src, element, links, model_poses, version):
             raise src.error(e, f"{what}unknown {tag} link '{link}'")
         ends.append(link)
     joint = _Joint(name, element, kind, *ends)
-    pose, frame = _pose(src, element, what)
+    pose, frame = _sdf_pose(src, element, what)
     if frame is None or frame == joint.child:
         joint.pose = pose
     else:                                   # SDF 1.7 relative_to: the pose moved into the child frame
@@ -253,7 +216,7 @@ def _axis(src, axis, model_joint, model_poses, version, what):
     if axis is None:
         return np.array([0.0, 0, 1])
     xyz = axis.find("xyz")
-    vector = np.array([0.0, 0, 1]) if xyz is None else _vector(src, xyz, 3, what)
+    vector = np.array([0.0, 0, 1]) if xyz is None else _text_numbers(src, xyz, 3, what)
     frame = None if xyz is None else xyz.get("expressed_in")
     in_model = _flag(axis, "use_parent_model_frame") if axis.find("use_parent_model_frame") is not None \
         else version < (1, 5)

@@ -529,7 +529,7 @@ GAZEBO_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "
 
 
 def _text_numbers(src, element, count, what):
-    """``count`` floats from an element's text (SDF style)."""
+    """``count`` floats from an element's text (SDF style, also io/sdf.py's)."""
     text = element.text or ""
     try:
         values = np.array([float(x) for x in text.split()])
@@ -539,6 +539,22 @@ def _text_numbers(src, element, count, what):
         raise src.error(element, f"{what}<{element.tag}>{text.strip()}</{element.tag}>: expected {count} "
                                  "finite number(s)")
     return values
+
+
+def _sdf_pose(src, element, what):
+    """(pose, the frame it is relative to or None) of an element's SDF <pose> (x y z roll pitch yaw)."""
+    pose = element.find("pose")
+    if pose is None:
+        return IDENTITY, None
+    values = _text_numbers(src, pose, 6, what)
+    frame = pose.get("relative_to") or pose.get("frame") or None      # "frame": SDF 1.5/1.6
+    return (values[:3], rpy_matrix(values[3:])), frame
+
+
+def _flag(element, tag):
+    """An SDF boolean child element (spec: "1"/"true")."""
+    child = element.find(tag)
+    return child is not None and (child.text or "").strip() in ("1", "true")
 
 
 def _gazebo_joints(src, robot, poses, root):
@@ -569,13 +585,10 @@ def _gazebo_joints(src, robot, poses, root):
                     raise src.error(e, f"{what}unknown {tag} link '{link}'")
                 ends.append(link)
             parent, child = ends
-            pose, frame = IDENTITY, child
-            if element.find("pose") is not None:
-                e = element.find("pose")
-                values = _text_numbers(src, e, 6, what)
-                pose, frame = (values[:3], rpy_matrix(values[3:])), e.get("relative_to") or e.get("frame") or child
-                if frame not in poses and frame != MODEL_FRAME:
-                    raise src.error(e, f"{what}<pose> is relative to the unknown frame '{frame}'")
+            pose, frame = _sdf_pose(src, element, what)
+            frame = frame or child
+            if frame not in poses and frame != MODEL_FRAME:
+                raise src.error(element.find("pose"), f"{what}<pose> is relative to the unknown frame '{frame}'")
             on_child = _moved({**poses, MODEL_FRAME: IDENTITY}, pose, frame, child)
             joint_frame = _compose(poses[child], on_child)        # in the root link frame, all joints at zero
             axis, xyz = element.find("axis"), None
@@ -583,8 +596,7 @@ def _gazebo_joints(src, robot, poses, root):
             if axis is not None and axis.find("xyz") is not None:
                 xyz = axis.find("xyz")
                 vector = _text_numbers(src, xyz, 3, what)
-                flag = axis.find("use_parent_model_frame")
-                if flag is not None and (flag.text or "").strip() in ("1", "true"):
+                if _flag(axis, "use_parent_model_frame"):
                     vector = joint_frame[1].T @ vector
             joint = _Joint(name, element, kind, parent, child, IDENTITY, vector, kind=GAZEBO_KINDS[kind])
             joints.append((joint, _moved(poses, on_child, child, parent), on_child))
