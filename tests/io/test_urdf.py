@@ -535,19 +535,7 @@ def test_cli_takes_the_import_options():
 
 
 # ------------------------------------------------------------------------------ <gazebo> loop joints
-FOUR_BAR_YAML = EXAMPLES / "four_bar.yaml"
-
-
-def bar(name, length):
-    """A 1 kg slender link along x, frame at its proximal end (as in four_bar.yaml)."""
-    i = length ** 2 / 12
-    return (f'<link name="{name}"><inertial><origin xyz="{length / 2} 0 0"/><mass value="1"/>'
-            f'<inertia ixx="0" ixy="0" ixz="0" iyy="{i!r}" iyz="0" izz="{i!r}"/></inertial></link>')
-
-
-def hinge(name, parent, child, xyz, yaw):
-    return (f'<joint name="{name}" type="continuous"><parent link="{parent}"/><child link="{child}"/>'
-            f'<origin xyz="{xyz}" rpy="0 0 {yaw!r}"/><axis xyz="0 0 1"/></joint>')
+from test_urdf_export import FOUR_BAR_YAML, as_four_bar_yaml, joint, link  # noqa: E402  (its four-bar pieces)
 
 
 def gazebo_four_bar(tmp_path, closure):
@@ -557,9 +545,9 @@ def gazebo_four_bar(tmp_path, closure):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         q0 = {j.name: float(j.q0[0]) for j in ms.load(FOUR_BAR_YAML).joints.values()}
-    parts = [bar("crank", 1.0), bar("coupler", 4.0), bar("rocker", 2.5), '<link name="world"/>',
-             hinge("j1", "world", "crank", "0 0 0", q0["j1"]), hinge("j2", "crank", "coupler", "1 0 0", q0["j2"]),
-             hinge("j4", "world", "rocker", "3 0 0", q0["j4"]), '<gazebo reference="rocker"><material>x</material>'
+    parts = [link("crank", 1.0), link("coupler", 4.0), link("rocker", 2.5), '<link name="world"/>',
+             joint("j1", "world", "crank", "0 0 0", q0["j1"]), joint("j2", "crank", "coupler", "1 0 0", q0["j2"]),
+             joint("j4", "world", "rocker", "3 0 0", q0["j4"]), '<gazebo reference="rocker"><material>x</material>'
              '</gazebo>', f"<gazebo>{closure}</gazebo>"]
     path = tmp_path / "four_bar_gazebo.urdf"
     path.write_text('<robot name="four_bar">\n' + "\n".join(parts) + "\n</robot>\n")
@@ -582,9 +570,7 @@ def test_gazebo_joint_closes_the_loop_as_the_yaml_four_bar(tmp_path, closure):
     path, q0 = gazebo_four_bar(tmp_path, closure)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m, reference = ms.load(path), ms.load(FOUR_BAR_YAML)
-    m.gravity = (0, -9.81, 0)
-    m.add_force("motor", "joint_force", joint="j1", value=6.0)
+        m, reference = as_four_bar_yaml(ms.load(path)), ms.load(FOUR_BAR_YAML)
     assert m.joints["j3"].cut and m.joints["j3"].kind == "revolute"
     report = m.check()
     assert (report.cut_joints, report.dof, len(report.loops)) == (["j3"], 1, 1)
