@@ -1,6 +1,8 @@
 """ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v)."""
 import numpy as np
 
+from ..dynamics.kernels import joint_stop_force
+from ..dynamics.layout import F_JOINT_STOP, QI, VI
 from ..dynamics.multipliers import constrained_trajectory
 from ..errors import MechsimError
 from ..spatial.rotations import matrix_to_quat
@@ -133,6 +135,8 @@ class Result:
             return squeeze(force)
         if kind == "reaction" and (owner in self.model.joints or owner in self.model.constraints):
             return self._reaction(owner)
+        if kind == "force" and owner in self.model.forces and self.model.forces[owner].kind == "joint_limit":
+            return self._stop_force(self.model.forces[owner])
         if owner in cm.body_names:
             R, p = self._body_frame(owner)
             if kind == "position":
@@ -150,6 +154,18 @@ class Result:
             if kind == "acceleration":
                 return np.hstack([self._node_dynamics()[4][:, node, :3], xddot])
         raise MechsimError(f"unknown signal {name!r}; m.signals() lists the available names")
+
+    def _stop_force(self, limit):
+        """(N,) generalized force of a joint limit on its coordinate: a rigid stop's multipliers (its rows
+        are q - value, G = +1 on the coordinate), a compliant stop's spring-damper force."""
+        cm = self._cm
+        if limit.rigid:
+            rows = [k for k, o in enumerate(cm.rows.owner) if o[:2] == ("limit", limit.name)]
+            return self._node_dynamics()[5][:, rows].sum(axis=1)
+        node = cm.joint_nodes[limit.joint][limit.primitive]
+        e = next(k for k, f in enumerate(cm.force_i) if f[0] == F_JOINT_STOP and f[1] == cm.node_i[node, VI])
+        q, v = self.q[:, cm.node_i[node, QI]], self.v[:, cm.node_i[node, VI]]
+        return np.array([joint_stop_force(cm.force_f[e], qk, vk) for qk, vk in zip(q, v)])
 
     def _reaction(self, owner):
         """(N, 6) wrench [torque; force] in world axes that a joint's parent exerts on its child at M's

@@ -20,13 +20,14 @@ def numerical_rank(A):
     return int(np.sum(d > RANK_TOL * max(d[0], 1e-300))) if d.size else 0, perm
 
 
-def analyse(cm, G):
+def analyse(cm, G, closed=()):
     """Active rows (the independent structural equations, eq. 40, then every driver, appended one by
-    one, eq. 41), the labels of the redundant equations, the rank and the remaining DOF. Raises
-    ModelError naming a driver whose row does not raise the rank: it fights the other drivers or
-    the constraints over a motion they already determine."""
+    one, eq. 41, then the rows of the ``closed`` stops that raise the rank), the labels of the
+    redundant equations, the rank and the remaining DOF. Raises ModelError naming a driver whose
+    row does not raise the rank: it fights the other drivers or the constraints over a motion they
+    already determine."""
     owners = cm.rows.owner
-    structural = np.array([k for k, o in enumerate(owners) if o[0] != "driver"], dtype=int)
+    structural = np.array([k for k, o in enumerate(owners) if o[0] not in ("driver", "limit")], dtype=int)
     drivers = [k for k, o in enumerate(owners) if o[0] == "driver"]
     rank, perm = numerical_rank(G[structural].T)
     independent = list(structural[perm[:rank]])
@@ -39,5 +40,8 @@ def analyse(cm, G):
                              "already determined by the constraints and the drivers before it (two drivers over one "
                              "degree of freedom?); remove it or drive another joint")
         independent.append(row)
+    for row in closed:                      # a closed stop in a loop another stop already holds: redundant
+        if numerical_rank(G[independent + [row]].T)[0] > len(independent):
+            independent.append(row)
     return Analysis(np.array(sorted(independent), dtype=np.int64), [owners[k][2] for k in redundant],
                     len(independent), cm.nv - len(independent))

@@ -149,11 +149,14 @@ def mass_matrix(m, q):
     return M
 
 
-def constraint_values(cm, q, v, t=0.0):
-    """(g, G v - f', G) of every constraint row of a compiled model at (q, v, t), as new arrays."""
+def constraint_values(cm, q, v, t=0.0, rows=None):
+    """(g, G v - f', G) of the constraint rows ``rows`` (default: every row that always holds, not the
+    stops') of a compiled model at (q, v, t), as new arrays over all rows, zero in the others."""
     data = local_data(cm)
+    rows = cm.every_row if rows is None else np.asarray(rows, dtype=np.int64)
     cm.targets(t, out=data.con_t)
-    constraint_state(cm.arrays, data, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
-                     cm.every_row)
     cw = data.cw
+    cw.h[:], cw.hd[:], cw.G[:] = 0.0, 0.0, 0.0
+    constraint_state(cm.arrays, data, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
+                     rows)
     return cw.h.copy(), cw.hd.copy(), cw.G.copy()

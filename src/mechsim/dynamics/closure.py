@@ -31,6 +31,11 @@ class ConstraintRows:
         for driver in model.drivers.values():
             node = cm.joint_nodes[driver.joint][driver.primitive]
             self._row(L.ROW_COORD, node, -1, ("driver", driver.name, driver.joint), motion=driver.motion)
+        for force in model.forces.values():             # a rigid stop: q = its value, a row held while closed
+            if force.kind == "joint_limit" and force.rigid:
+                node = cm.joint_nodes[force.joint][force.primitive]
+                for side, value, _ in force.stops():
+                    self._row(L.ROW_COORD, node, -1, ("limit", force.name, side), C0=value)
         self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)
         self.con_f = np.array(self._f, dtype=float).reshape(-1, L.CON_F_COLS)
         self.constant_targets = np.zeros((len(self.owner), 3))

@@ -28,7 +28,9 @@ class CompiledModel:
         self.gravity = np.array(model.gravity, dtype=float)
         self.rows = ConstraintRows(self)
         self.n_rows = len(self.rows.owner)
-        self.every_row = np.arange(self.n_rows, dtype=np.int64)
+        # the rows that always hold; a stop's row (owner "limit") holds only while the stop is closed
+        self.every_row = np.array([k for k, o in enumerate(self.rows.owner) if o[0] != "limit"], dtype=np.int64)
+        self.unilateral = np.array([k for k, o in enumerate(self.rows.owner) if o[0] == "limit"], dtype=np.int64)
         self.arrays = self._model_arrays()
         # some force value or constraint target depends on t or on an input
         self.varies_in_time = bool(self.input_slots or self.expression_slots or self.python_slots
@@ -55,7 +57,7 @@ class CompiledModel:
         self.stack_depth = max(1, max_stack_depth(ops, spans))
         self.breakpoints = np.array(sorted({c for e in expressions for c in e.breakpoints}))   # where they may jump
         return ModelArrays(self.node_i, self.node_f, self.force_i, self.force_f, self.gravity, self.quat_q,
-                           self.rows.con_i, self.rows.con_f, self.every_row, ops, consts, slot_span, row_span, self.nq)
+                           self.rows.con_i, self.rows.con_f, ops, consts, slot_span, row_span, self.nq)
 
     # ---------------------------------------------------------------- tree
     def _build_nodes(self, model):
@@ -144,6 +146,11 @@ class CompiledModel:
                 for k in range(vs.stop - vs.start):
                     rows_i.append([L.F_JOINT_SPRING, vs.start + k, qs.start + k, -1])
                     rows_f.append([force.stiffness[k], force.damping[k], force.rest[k], 0, 0, 0, 0, 0, 0])
+            elif force.kind == "joint_limit" and not force.rigid:
+                node = self.joint_nodes[force.joint][force.primitive]
+                rows_i.append([L.F_JOINT_STOP, self.node_i[node, L.VI], self.node_i[node, L.QI], -1])
+                rows_f.append([force.stiffness, force.damping, force.lower or 0.0, force.upper or 0.0,
+                               force.lower is not None, force.upper is not None, 0, 0, 0])
             elif force.kind == "spring_damper":
                 na, pa = self.body_point_in_node(force.body_a, force.point_a)
                 nb, pb = self.body_point_in_node(force.body_b, force.point_b)
@@ -224,6 +231,7 @@ class CompiledModel:
                 names += [f"{jname}.{s}" for s in ("q", "v", "a", "force")]
         names += [f"{j}.reaction" for j in self.model.joints]
         names += [f"{c}.reaction" for c in self.model.constraints]
+        names += [f"{f.name}.force" for f in self.model.forces.values() if f.kind == "joint_limit"]
         for b in self.body_names:
             names += [f"{b}.{s}" for s in ("position", "rotation", "quat", "velocity", "omega", "acceleration")]
         return names

@@ -4,7 +4,8 @@
   never written afterwards — one model serves any number of runs and threads;
 - ``Data``: what one run, analysis or forward-dynamics call writes — the kernels' workspaces, the
   force values u and extra generalized forces tau, the constraint targets con_t (f, f', f'' per
-  row), the rows taking part (the redundancy analysis of the current configuration), the compiled
+  row), the rows that hold (``held``: every row but those of open stops) and, of those, the rows
+  taking part (``active``: the redundancy analysis of the current configuration), the compiled
   event signals and the run's settings (multiplier solver, drift control and its tolerances).
 
 Kernels are ``kernel(model, data, ...)``; Python code makes a Data with ``CompiledModel.new_data``.
@@ -17,9 +18,9 @@ from .kernels import new_workspace
 from .multipliers import CHOLESKY, QR, new_constraint_workspace
 from .projection import PROJECTION, STABILIZATION
 
-ModelArrays = namedtuple("ModelArrays", "node_i node_f force_i force_f gravity quat_q con_i con_f every_row "
+ModelArrays = namedtuple("ModelArrays", "node_i node_f force_i force_f gravity quat_q con_i con_f "
                                         "time_ops time_consts slot_span row_span nq")
-Data = namedtuple("Data", "ws cw u tau con_t active dz stack signal_i signal_f solver drift alpha beta rtol atol")
+Data = namedtuple("Data", "ws cw u tau con_t active held dz stack signal_i signal_f solver drift alpha beta rtol atol")
 
 BAUMGARTE, NO_DRIFT_CONTROL = 2, 3
 DRIFT_CODES = {"projection": PROJECTION, "stabilization": STABILIZATION, "baumgarte": BAUMGARTE,
@@ -38,10 +39,12 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
     alpha, beta = (float(baumgarte[0]), float(baumgarte[1])) if code == BAUMGARTE else (0.0, 0.0)
     if active is None:
         active = cm.every_row if cm.analysis is None else cm.analysis.active
+    active = np.ascontiguousarray(active, dtype=np.int64)
+    held = np.union1d(cm.every_row, np.intersect1d(active, cm.unilateral)).astype(np.int64)
     return Data(new_workspace(cm.n_nodes), new_constraint_workspace(cm.n_nodes, cm.n_rows, cm.nv),
                 cm.u_const.copy() if u is None else np.array(u, dtype=float),
                 np.zeros(cm.nv) if tau is None else np.array(tau, dtype=float),
-                cm.rows.constant_targets.copy(), np.ascontiguousarray(active, dtype=np.int64), np.zeros(cm.nv),
+                cm.rows.constant_targets.copy(), active, held, np.zeros(cm.nv),
                 np.zeros((cm.stack_depth, 3)),
                 np.zeros((0, SIGNAL_I_COLS), dtype=np.int64) if signal_i is None else signal_i,
                 np.zeros((0, SIGNAL_F_COLS)) if signal_f is None else signal_f,

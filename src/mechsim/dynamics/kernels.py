@@ -21,10 +21,23 @@ from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S
 from ..spatial.algebra import (INLINE, JIT, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
                                matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
 from ..status import OK, WRONG_SIZE
-from .layout import (AXIS, COM, F_BODY_FORCE, F_JOINT_FORCE, F_JOINT_SPRING, F_SPRING_DAMPER, FORCE_VALUES,
-                     GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
+from .layout import (AXIS, COM, F_BODY_FORCE, F_JOINT_FORCE, F_JOINT_SPRING, F_JOINT_STOP, F_SPRING_DAMPER,
+                     FORCE_VALUES,                      GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
 
 PASS = dict(JIT, inline="always")
+
+
+@njit(**INLINE)
+def joint_stop_force(prm, q, v):
+    """Generalized force of a compliant stop (layout.py F_JOINT_STOP): -k d - c d' on the penetration d
+    past a stop, clipped so that the stop pushes and never pulls (Hunt & Crossley 1975's requirement
+    that the contact force vanish as it separates)."""
+    k, c = prm[0], prm[1]
+    if prm[5] != 0.0 and q > prm[3]:
+        return min(0.0, -k * (q - prm[3]) - c * v)
+    if prm[4] != 0.0 and q < prm[2]:
+        return max(0.0, k * (prm[2] - q) - c * v)
+    return 0.0
 
 # kernel status: OK, another code of mechsim.status, or the index of the node whose joint-space inertia D
 # is singular
@@ -199,6 +212,8 @@ def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
             tau[a] += -prm[0] * (q[b] - prm[2]) - prm[1] * v[a]
         elif kind == F_JOINT_FORCE:
             tau[a] += u[slot]
+        elif kind == F_JOINT_STOP:
+            tau[a] += joint_stop_force(prm, q[b], v[a])
         elif kind == F_BODY_FORCE:
             xa, va = point_state(R, p, vel, a, prm[3:6])
             apply_point_force(pA, a, xa, u[slot + 3:slot + 6], 1.0)

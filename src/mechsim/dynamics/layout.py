@@ -12,7 +12,9 @@ AXIS, PITCH, ROT_TREE, POS_TREE, MASS, COM, ICOM = 0, 3, 4, 13, 16, 17, 20
 NODE_F_COLS = 29
 
 # force elements: force_i = [kind, a, b, slot], force_f = parameters
-F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE = 0, 1, 2, 3
+F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE, F_JOINT_STOP = 0, 1, 2, 3, 4
+# F_JOINT_STOP (a compliant joint_limit): force_i = [kind, v index, q index, -1],
+# force_f = [stiffness, damping, lower, upper, has lower, has upper]
 FORCE_I_COLS, FORCE_F_COLS = 4, 9
 
 # The public forward_dynamics passes the model to its kernel as two stacked tables, because every

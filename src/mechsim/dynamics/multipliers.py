@@ -227,13 +227,13 @@ def constrained_dynamics(model, data, q, v, tau, qdd):
     solve only the arrays it reads: a call passing the whole model and data would copy and
     reference-count some forty array structs, ~0.3 us an evaluation (SPEC §6)."""
     return solve_constrained(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, tau, q,
-                             v, data.ws, model.con_i, model.con_f, data.con_t, model.every_row, data.active, data.cw,
+                             v, data.ws, model.con_i, model.con_f, data.con_t, data.held, data.active, data.cw,
                              data.solver, data.alpha, data.beta, qdd)
 
 
 @njit(**JIT)
 def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
-                      every_row, active, cw, solver, alpha, beta, qdd):
+                      held, active, cw, solver, alpha, beta, qdd):
     """constrained_dynamics on the arrays it reads. Cholesky works on the active rows (the
     independent set found at assembly); where that set loses rank although the whole set does not
     (a redundancy that moves with the configuration), or where the mechanism is singular, or with
@@ -249,9 +249,9 @@ def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q
                       cw.hd, cw.gamma, cw.G)
         if multipliers(node_i, ws, cw, active, CHOLESKY, alpha, beta, qdd):
             return OK
-    evaluate_rows(con_i, con_f, con_t, every_row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+    evaluate_rows(con_i, con_f, con_t, held, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                   cw.hd, cw.gamma, cw.G)
-    if multipliers(node_i, ws, cw, every_row, QR, alpha, beta, qdd):
+    if multipliers(node_i, ws, cw, held, QR, alpha, beta, qdd):
         return OK
     return SINGULAR
 
@@ -288,7 +288,7 @@ def constrained_trajectory(model, data, U_force, TAU, Q, V, CON_T, QDD, R_out, p
         status = constrained_dynamics(model, data, Q[k], V[k], TAU[k], QDD[k])
         if status != OK:
             return status
-        evaluate_rows(con_i, model.con_f, data.con_t, model.every_row, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel,
+        evaluate_rows(con_i, model.con_f, data.con_t, data.held, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel,
                       cw.acc0, cw.wrench, cw.h, cw.hd, cw.gamma, cw.G)            # every residual and wrench
         joint_wrenches(node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, Q[k], V[k], QDD[k],
                        con_i, cw.lam, cw.wrench, w, tau_scratch)

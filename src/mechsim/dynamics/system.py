@@ -16,6 +16,7 @@ Each is one straight line, inlined by LLVM into its caller (INLINE), that hands 
 function taking them that branches, copies and reference-counts every array in them: ~0.3 us an
 evaluation and ~40 % of a projection of the four-bar (measured; SPEC §6).
 """
+import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE, JIT, transform_point
@@ -26,9 +27,11 @@ from .multipliers import solve_constrained
 from .projection import project
 from .time_functions import evaluate
 
-# compiled event signals: signal_i = [kind, index (coordinate in y, or node), component, 0],
-# signal_f = [value crossed, point in node coordinates (BODY_POSITION, BODY_VELOCITY)]
-COORDINATE, BODY_POSITION, BODY_VELOCITY, BODY_OMEGA = 0, 1, 2, 3
+# compiled event signals: signal_i = [kind, index (coordinate in y, node, or constraint row), component, 0],
+# signal_f = [value crossed, point in node coordinates (BODY_POSITION, BODY_VELOCITY) or the sign of a
+# MULTIPLIER]; a MULTIPLIER (a stop's force) needs the constrained dynamics at (t, y) evaluated first;
+# a SILENT signal (a switched-off stop event) stays at 1 and never crosses
+COORDINATE, BODY_POSITION, BODY_VELOCITY, BODY_OMEGA, MULTIPLIER, SILENT = 0, 1, 2, 3, 4, 5
 
 
 @njit(**JIT)
@@ -51,13 +54,13 @@ def state_derivative(model, data, t, y, dy):
     reference counting of every array of the model and data, ~0.2 us an evaluation."""
     return derivative_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.nq,
                              model.time_ops, model.time_consts, model.slot_span, model.row_span, data.stack, data.u,
-                             data.tau, data.ws, model.con_i, model.con_f, data.con_t, model.every_row, data.active,
+                             data.tau, data.ws, model.con_i, model.con_f, data.con_t, data.held, data.active,
                              data.cw, data.solver, data.alpha, data.beta, t, y, dy)
 
 
 @njit(**JIT)
 def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, time_consts, slot_span, row_span, stack,
-                      u, tau, ws, con_i, con_f, con_t, every_row, active, cw, solver, alpha, beta, t, y, dy):
+                      u, tau, ws, con_i, con_f, con_t, held, active, cw, solver, alpha, beta, t, y, dy):
     """state_derivative on the arrays it reads: the time functions at t, then q' = H(q) v and vdot by
     the constrained dynamics (multipliers.py)."""
     q, v = y[:nq], y[nq:]
@@ -65,7 +68,7 @@ def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, t
         update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
     kinematic_map(node_i, q, v, dy[:nq])
     return solve_constrained(node_i, node_f, force_i, force_f, gravity, u, tau, q, v, ws, con_i, con_f, con_t,
-                             every_row, active, cw, solver, alpha, beta, dy[nq:])
+                             held, active, cw, solver, alpha, beta, dy[nq:])
 
 
 @njit(**INLINE)
@@ -74,7 +77,7 @@ def correct_state(model, data, t, y):
     control is projection or stabilization. Returns the status. A straight line, as state_derivative."""
     return correct_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.quat_q,
                           model.nq, model.time_ops, model.time_consts, model.slot_span, model.row_span, data.stack,
-                          model.con_i, model.con_f, model.every_row, data.u, data.tau, data.con_t, data.ws, data.cw,
+                          model.con_i, model.con_f, data.held, data.u, data.tau, data.con_t, data.ws, data.cw,
                           data.dz, data.drift, data.rtol, data.atol, t, y)
 
 
@@ -94,18 +97,36 @@ def correct_tables(node_i, node_f, force_i, force_f, gravity, quat_q, nq, time_o
 @njit(**INLINE)
 def signal_values(model, data, t, y, g):
     """g[k] = signal k at (t, y) less the value it crosses (data.signal_i / signal_f)."""
-    return signal_tables(model.node_i, model.node_f, model.nq, data.signal_i, data.signal_f, data.ws, y, g)
+    if watches_multipliers(data.signal_i):
+        status = state_derivative(model, data, t, y, np.empty_like(y))
+        if status != OK:
+            return status
+    return signal_tables(model.node_i, model.node_f, model.nq, data.signal_i, data.signal_f, data.ws, data.cw, y, g)
+
+
+@njit(**INLINE)
+def watches_multipliers(sig_i):
+    for k in range(sig_i.shape[0]):
+        if sig_i[k, 0] == MULTIPLIER:
+            return True
+    return False
 
 
 @njit(**JIT)
-def signal_tables(node_i, node_f, nq, sig_i, sig_f, ws, y, g):
-    """signal_values on the arrays it reads."""
+def signal_tables(node_i, node_f, nq, sig_i, sig_f, ws, cw, y, g):
+    """signal_values on the arrays it reads (cw.lam: the multipliers at (t, y), when watched)."""
     w = carve(ws)
     kinematics_done = False
     for k in range(sig_i.shape[0]):
         kind, index, component = sig_i[k, 0], sig_i[k, 1], sig_i[k, 2]
         if kind == COORDINATE:
             g[k] = y[index] - sig_f[k, 0]
+            continue
+        if kind == MULTIPLIER:
+            g[k] = sig_f[k, 1] * cw.lam[index] - sig_f[k, 0]
+            continue
+        if kind == SILENT:
+            g[k] = 1.0
             continue
         if not kinematics_done:
             first_pass(node_i, node_f, y[:nq], y[nq:], w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)

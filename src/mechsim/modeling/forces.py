@@ -7,8 +7,9 @@ from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .element import Element
 
-FORCE_KINDS = ("joint_spring_damper", "spring_damper", "joint_force", "body_force")
-LATER_KINDS = ("joint_friction", "joint_limit")
+FORCE_KINDS = ("joint_spring_damper", "spring_damper", "joint_force", "body_force", "joint_limit")
+LATER_KINDS = ("joint_friction",)
+MIN_BOUNCE_SPEED = 1e-4     # default rebound speed (m/s or rad/s) below which a rigid stop stays closed
 
 
 class Source:
@@ -102,7 +103,26 @@ class BodyForce(ForceElement):
     options = ("body", "point", "force", "torque")
 
 
-FORCE_CLASSES = {cls.kind: cls for cls in (JointSpringDamper, SpringDamper, JointForce, BodyForce)}
+class JointLimit(ForceElement):
+    """A stop on one coordinate of a joint (R, P or H primitive): ``lower`` and/or ``upper``. Rigid
+    (default): a unilateral constraint row; reaching a stop with approach speed v_n rebounds with
+    ``restitution`` e (Newton's law, an impulse through Lambda = G M^-1 G^T), and the stop stays
+    closed when e v_n < ``min_bounce_speed``, until its force would pull. Compliant (``stiffness``
+    given): tau = -k d - c d' on the penetration d > 0, never pulling."""
+    kind = "joint_limit"
+    options = ("joint", "lower", "upper", "restitution", "stiffness", "damping", "coordinate", "min_bounce_speed")
+
+    @property
+    def rigid(self):
+        return self.stiffness is None
+
+    def stops(self):
+        """(side, value, sign) of each stop: sign +1 for lower (the stop pushes q up), -1 for upper."""
+        return [(side, value, sign) for side, value, sign in (("lower", self.lower, 1.0), ("upper", self.upper, -1.0))
+                if value is not None]
+
+
+FORCE_CLASSES = {cls.kind: cls for cls in (JointSpringDamper, SpringDamper, JointForce, BodyForce, JointLimit)}
 
 
 def make_force(model, name, kind, opts):
@@ -146,6 +166,8 @@ def make_force(model, name, kind, opts):
             if len(values) != joint.nv:
                 raise ModelError(f"{what}: value needs {joint.nv} entries for joint '{joint.name}'")
             f.values = [Source(v, f"{what} value", model.inputs) for v in values]
+    elif kind == "joint_limit":
+        _joint_limit(model, f, opts, what, need, number)
     elif kind == "spring_damper":
         f.body_a, f.body_b = model.body(need("body_a"), what).name, model.body(need("body_b"), what).name
         f.point_a = as_vector3(opts.get("point_a", (0, 0, 0)), f"{what} point_a")
@@ -160,6 +182,37 @@ def make_force(model, name, kind, opts):
         f.force = vector_sources(opts.get("force", (0, 0, 0)), f"{what} force", inputs=model.inputs)
         f.torque = vector_sources(opts.get("torque", (0, 0, 0)), f"{what} torque", inputs=model.inputs)
     return f
+
+
+def _joint_limit(model, f, opts, what, need, number):
+    from .constraints import primitive_of_coordinate
+    joint = model.joint(need("joint"), what)
+    coordinate = opts.get("coordinate", 0)
+    if not isinstance(coordinate, (int, np.integer)) or not 0 <= coordinate < joint.nv:
+        raise ModelError(f"{what}: coordinate must be an integer in 0..{max(joint.nv - 1, 0)} for joint "
+                         f"'{joint.name}' ({joint.kind})")
+    f.joint, f.coordinate = joint.name, int(coordinate)
+    f.primitive = primitive_of_coordinate(joint, f.coordinate, what)
+    f.lower = None if opts.get("lower") is None else number("lower", 0.0)
+    f.upper = None if opts.get("upper") is None else number("upper", 0.0)
+    if f.lower is None and f.upper is None:
+        raise ModelError(f"{what}: give lower=, upper= or both")
+    if f.lower is not None and f.upper is not None and not f.lower < f.upper:
+        raise ModelError(f"{what}: lower ({f.lower:g}) must be below upper ({f.upper:g})")
+    f.stiffness = None if opts.get("stiffness") is None else number("stiffness", 0.0)
+    f.damping = number("damping", 0.0)
+    f.restitution = number("restitution", 0.0)
+    f.min_bounce_speed = number("min_bounce_speed", MIN_BOUNCE_SPEED)
+    if f.stiffness is not None and not f.stiffness > 0:
+        raise ModelError(f"{what}: stiffness must be positive, got {f.stiffness:g}")
+    if f.damping < 0 or (f.stiffness is None and f.damping > 0):
+        raise ModelError(f"{what}: damping must be >= 0 and needs stiffness= (a compliant stop)")
+    if not 0 <= f.restitution <= 1:
+        raise ModelError(f"{what}: restitution must be in [0, 1], got {f.restitution:g}")
+    if f.stiffness is not None and "restitution" in opts:
+        raise ModelError(f"{what}: restitution is for rigid stops; a compliant stop takes stiffness= and damping=")
+    if f.min_bounce_speed < 0:
+        raise ModelError(f"{what}: min_bounce_speed must be >= 0")
 
 
 def _per_coordinate(value, n, what, key):

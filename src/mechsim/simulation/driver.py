@@ -22,13 +22,13 @@ from ..analysis.progress import Progress
 from ..analysis.result import JoinedResult, Result
 from ..analysis.state import State
 from ..assembly.assemble import solve_positions, solve_velocities
-from ..assembly.redundancy import analyse
-from ..dynamics.api import constraint_values, singular_node_error
+from ..dynamics.api import singular_node_error
 from ..dynamics.system import correct_state, signal_values, state_derivative
 from ..errors import MechsimError, ModelError
 from ..integrators import CompiledStepper, ScipyStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
 from .events import EventRecord, as_events, compile_signals
+from .hybrid import Stops
 from .options import COMPILED_SOLVERS
 from .problem import system
 from .run_inputs import RunInputs
@@ -55,7 +55,9 @@ class Driver:
         cm = model.compile()
         self.t0, self.t_end = t0, float(opts["t_end"])
         self.t_eval = opts["t_eval"]
-        self.events = as_events(opts["events"], model.events.values())
+        self.stops = Stops(cm)
+        self.user_events = as_events(opts["events"], model.events.values())
+        self.events = self.user_events + self.stops.events
         self.compiled_events = compile_signals(cm, self.events)[2]
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         self._use(cm, None if analysis is None else analysis.active)
@@ -65,6 +67,7 @@ class Driver:
         self.y_events = [[] for _ in self.events]
         self.fired = np.zeros(len(self.events), dtype=int)
         self.samples_t, self.samples_y, self.samples_u = [], [], []
+        self.time_stops = []                  # instants the stepper must stop at (a bounce's apex)
         self.parts = []                       # (compiled model, active rows, samples) of earlier stretches
         self.y0 = y0
 
@@ -119,6 +122,14 @@ class Driver:
         if status != OK:
             raise StepError(self._status_message(status, t))
 
+    def multipliers(self, t, y):
+        """The constraint multipliers (every row; 0 for rows not taking part) at (t, y)."""
+        self._rhs(t, y)
+        return self.data.cw.lam.copy()
+
+    def derivative(self, t, y):
+        return self._rhs(t, y)
+
     def _status_message(self, status, t):
         if status == NOT_CONVERGED:
             worst = np.max(np.abs(self.data.cw.h)) if self.data.cw.h.size else 0.0
@@ -143,6 +154,7 @@ class Driver:
         g = np.empty(len(which))
         compiled = [k for k in which if k in self.compiled_events]
         if compiled:
+            self.inputs.python_values(t, y, sample_controller=False)      # a stop's force needs them at t
             all_compiled = np.empty(len(self.compiled_events))
             signal_values(self.cm.arrays, self.data, t, y, all_compiled)
             for j, k in enumerate(which):
@@ -229,16 +241,15 @@ class Driver:
         for k in which:
             event = self.events[k]
             self.fired[k] += 1
-            self.t_events[k].append(t)
-            self.y_events[k].append(y.copy())
-            self.records.append(EventRecord(t, "user", event.name, self._detail(event, t, y)))
+            if event.kind == "user":
+                self.t_events[k].append(t)
+                self.y_events[k].append(y.copy())
+                self.records.append(EventRecord(t, "user", event.name, self._detail(event, t, y)))
             if event.action is not None:
                 stop = event.action(sim, t, self.state(t, y)) == "stop" or stop
             if event.terminal and self.fired[k] >= event.terminal:
                 stop = True
-        changed, y = sim.changed, sim.y
-        if sim.specs is not None:
-            y = self._restructure(t, y, sim.specs)
+        changed, y = sim.changed, self._switched(sim)
         if changed:
             self._correct(t, y)
             if self.t_eval is None:
@@ -248,6 +259,46 @@ class Driver:
         if changed:
             self.restart(t, y, quiet=which)
         return changed
+
+    def _switched(self, sim):
+        """The state after an action: on the model it edited, or in the new mode of the stops."""
+        if sim.specs is not None:
+            return self._restructure(sim.t, sim.y, sim.specs)
+        if sim.mode_changed:
+            return self._switch_mode(sim.t, sim.y)
+        return sim.y
+
+    def _switch_mode(self, t, y):
+        """Go on with the stops' new set of closed rows: the redundancy analysis redone with them, a new
+        Data (active rows, held rows, event signals) and stepper; a stop whose force would pull opens
+        at once. Returns the state, projected onto the held rows."""
+        if len(self.samples_t) > (self.parts[-1][2] if self.parts else 0):
+            self.parts.append((self.cm, self.data.active, len(self.samples_t)))
+        cm, y = self.cm, y.copy()
+        while True:
+            self._use(cm, self.stops.analysis(cm, y[:cm.nq], y[cm.nq:], t).active)
+            self._correct(t, y)
+            pulling = self.stops.pulling(self, t, y)
+            if not pulling:
+                break
+            for s in pulling:
+                self.stops.closed.discard(s.row)
+                self.records.append(EventRecord(t, "limit", s.name, f"leaves its {s.side} stop {s.value:g} at once: "
+                                                "its force would pull"))
+        self.stepper = self._stepper(t, y)
+        return y
+
+    def _touching_stops(self, t, y):
+        """A run starting on a stop, not moving away from it: the stop is hit at t0."""
+        sim = SimulationHandle(self, t, y)
+        for side in self.stops.touching(y, self.cm.nq):
+            self.stops.hit(sim, side)
+        if not sim.changed:
+            return y
+        y = self._switched(sim)
+        self._correct(t, y)
+        self.stepper = self._stepper(t, y)
+        return y
 
     @staticmethod
     def _detail(event, t, y):
@@ -265,8 +316,10 @@ class Driver:
                              "values (a cut joint driven, a force's size changed); build a model with it instead")
         q, v = y[:cm.nq].copy(), y[cm.nq:].copy()
         free = np.arange(cm.nv)
+        self.stops = Stops(cm, closed=self.stops.closed_sides())
+        self.events = self.user_events + self.stops.events
         if cm.n_rows:
-            cm.analysis = analyse(cm, constraint_values(cm, q, v, t)[2])
+            cm.analysis = self.stops.analysis(cm, q, v, t)
             q = solve_positions(cm, q, v, t, free)
             v = solve_velocities(cm, q, v, t, free)
         self.parts.append((self.cm, self.data.active, len(self.samples_t)))
@@ -297,7 +350,9 @@ class Driver:
         a constraint target given as an expression may jump (t >= c), or the end."""
         breakpoints = self.cm.breakpoints
         k = np.searchsorted(breakpoints, t, side="right")
-        return min(self.t_end, self.inputs.next_sample(t), breakpoints[k] if k < len(breakpoints) else np.inf)
+        self.time_stops = [s for s in self.time_stops if s > t]
+        return min(self.t_end, self.inputs.next_sample(t), breakpoints[k] if k < len(breakpoints) else np.inf,
+                   *self.time_stops)
 
     def _stop_at(self, t, y):
         """A time event at t: a sampled controller's update (its commands hold from t on, so an output
@@ -322,7 +377,9 @@ class Driver:
         t, y = self.t0, self.y0
         self.inputs.start(t, y)
         self._correct(t, y)
+        self.stops.check_start(y[:self.cm.nq])
         self.stepper = self._stepper(t, y)
+        y = self._touching_stops(t, y)
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
         if self.t_eval is None:
@@ -385,8 +442,9 @@ class Driver:
             res = parts[0]
             res.events, res.message, res.success, res.stats = summary["events"], message, success, summary["stats"]
         cm = self.cm
-        res.t_events = [np.array(t) for t in self.t_events]
-        res.y_events = [np.array(y).reshape(len(y), cm.nq + cm.nv) for y in self.y_events]
+        n_user = len(self.user_events)
+        res.t_events = [np.array(t) for t in self.t_events[:n_user]]
+        res.y_events = [np.array(y).reshape(len(y), cm.nq + cm.nv) for y in self.y_events[:n_user]]
         return res
 
 
@@ -401,6 +459,7 @@ class SimulationHandle:
         self._driver, self.t, self.y = driver, t, y.copy()
         self.changed = False
         self.specs = None             # the model's arguments as edited by the action, or None
+        self.mode_changed = False     # a stop opened or closed
 
     @property
     def state(self):
@@ -417,6 +476,19 @@ class SimulationHandle:
                 raise ModelError(f"set_state(): {what} must be {n} finite numbers, got {values!r}")
             self.y[part] = values
         self.changed = True
+
+    def stop_at(self, t):
+        """Make the stepper stop at t (after a small bounce: its apex, so that the return to the stop is
+        one crossing inside a step, not a double one)."""
+        self._driver.time_stops.append(float(t))
+
+    def switch_mode(self):
+        """The set of closed stops changed (simulation/hybrid.py)."""
+        self.mode_changed = self.changed = True
+
+    def log(self, kind, name, detail):
+        """An EventRecord at this instant (the hybrid elements' switches)."""
+        self._driver.records.append(EventRecord(self.t, kind, name, detail))
 
     def set_input(self, name, value):
         """Hold a model input at a new value from now on (number, expression of t or callable)."""

@@ -27,6 +27,7 @@ class Event:
     """A crossing of ``value`` by ``condition`` (a callable g(t, state), or a signal name),
     with an optional ``action(sim, t, state)``; ``direction`` > 0 fires on rising crossings only, < 0
     on falling ones; ``terminal`` True (or a count n) ends the run at the (n-th) crossing."""
+    kind = "user"             # the EventRecord kind; the hybrid elements' own events log themselves
 
     def __init__(self, condition, action=None, direction=0, terminal=False, name=None, value=0.0):
         if not (callable(condition) or isinstance(condition, str)):
@@ -44,6 +45,15 @@ class Event:
     def signal(self):
         """The signal name the condition watches, or None for a callable."""
         return self.condition if isinstance(self.condition, str) else None
+
+    def compiled_signal(self, cm):
+        """(signal_i row, signal_f row) of the condition when the compiled loop can watch it, else None."""
+        compiled = compiled_signal(cm, self.signal) if self.signal else None
+        if compiled is None and self.signal:
+            base = self.signal.partition("[")[0]
+            if self.signal not in cm.signal_names() and base not in cm.signal_names():
+                raise MechsimError(f"event {self.name!r}: unknown signal {self.signal!r}; m.signals() lists them")
+        return None if compiled is None else (compiled[0], [self.value, *compiled[1]])
 
     def __repr__(self):
         what = f"{self.signal!r} = {self.value:g}" if self.signal else self.name
@@ -138,18 +148,11 @@ def compile_signals(cm, events):
     """signal_i, signal_f (dynamics/system.py) of the events whose signal runs compiled, and the
     indices of those events in ``events``."""
     rows_i, rows_f, which = [], [], []
-    known = set(cm.signal_names())
     for k, event in enumerate(events):
-        if event.signal is None:
-            continue
-        compiled = compiled_signal(cm, event.signal)
-        if compiled is None:
-            base = event.signal.partition("[")[0]
-            if event.signal not in known and base not in known:
-                raise MechsimError(f"event {event.name!r}: unknown signal {event.signal!r}; m.signals() lists them")
-            continue
-        rows_i.append(compiled[0])
-        rows_f.append([event.value, *compiled[1]])
-        which.append(k)
+        compiled = event.compiled_signal(cm)
+        if compiled is not None:
+            rows_i.append(compiled[0])
+            rows_f.append(compiled[1])
+            which.append(k)
     return (np.array(rows_i, dtype=np.int64).reshape(-1, SIGNAL_I_COLS),
             np.array(rows_f, dtype=float).reshape(-1, SIGNAL_F_COLS), which)

@@ -8,12 +8,14 @@ takes the whole inner tuple, whose every array is then reference-counted at each
 (~0.2 us, 8 % of a four-bar run; measured)."""
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from ..dynamics.data import Data, ModelArrays
-from ..dynamics.system import correct_tables, derivative_tables, signal_tables
+from ..dynamics.system import correct_tables, derivative_tables, signal_tables, watches_multipliers
 from ..integrators.problem import register_problem
 from ..spatial.algebra import INLINE
+from ..status import OK
 
 System = namedtuple("System", ModelArrays._fields + Data._fields)
 
@@ -28,21 +30,25 @@ def derivative(s, t, y, dy):
     """dy/dt of the mechanism (dynamics/system.py: state_derivative)."""
     return derivative_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.nq, s.time_ops, s.time_consts,
                              s.slot_span, s.row_span, s.stack, s.u, s.tau, s.ws, s.con_i, s.con_f, s.con_t,
-                             s.every_row, s.active, s.cw, s.solver, s.alpha, s.beta, t, y, dy)
+                             s.held, s.active, s.cw, s.solver, s.alpha, s.beta, t, y, dy)
 
 
 @njit(**INLINE)
 def correct(s, t, y):
     """The drift correction after a step and at outputs (dynamics/system.py: correct_state)."""
     return correct_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.quat_q, s.nq, s.time_ops,
-                          s.time_consts, s.slot_span, s.row_span, s.stack, s.con_i, s.con_f, s.every_row, s.u, s.tau,
+                          s.time_consts, s.slot_span, s.row_span, s.stack, s.con_i, s.con_f, s.held, s.u, s.tau,
                           s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, t, y)
 
 
 @njit(**INLINE)
 def events(s, t, y, g):
     """The signals the compiled events watch, less their values (dynamics/system.py: signal_values)."""
-    return signal_tables(s.node_i, s.node_f, s.nq, s.signal_i, s.signal_f, s.ws, y, g)
+    if watches_multipliers(s.signal_i):
+        status = derivative(s, t, y, np.empty_like(y))
+        if status != OK:
+            return status
+    return signal_tables(s.node_i, s.node_f, s.nq, s.signal_i, s.signal_f, s.ws, s.cw, y, g)
 
 
 register_problem(System, derivative, correct, events)

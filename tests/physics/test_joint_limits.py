@@ -1,0 +1,152 @@
+"""Rigid and compliant joint stops (SPEC §3 joint_limit; simulation/hybrid.py) against closed forms.
+
+The model: a uniform rod of mass m = 1 kg and length L = 1 m on a hinge about z, gravity -y, released
+horizontal (q = 0). Its angle q obeys I q'' = -m g c cos q with c = L/2 and I = m L^2 / 3, so energy
+gives the angular speed at q:  q'^2 = 2 m g c (sin 0 - sin q) / I = 6 g sin(-q) / L... in general
+w(q) = sqrt(2 m g c (-sin q) / I), and the time to fall from 0 to the stop q_s < 0 is
+T = integral_{q_s}^{0} dq / w(q)  (an elliptic integral; here by scipy's quad, with the 1/sqrt
+singularity at q = 0 removed by q = -u^2).
+"""
+import numpy as np
+import pytest
+from scipy.integrate import quad
+
+import mechsim as ms
+
+M, L, G = 1.0, 1.0, 9.81
+C, I = L / 2, M * L ** 2 / 3
+STOP = -1.0
+
+
+def rod(**limit):
+    m = ms.Model(gravity=(0, -G, 0))
+    m.add_body("rod", mass=M, com=(C, 0, 0), inertia=(1e-3, M * L ** 2 / 12, M * L ** 2 / 12))
+    m.add_joint("j1", "revolute", parent="ground", child="rod", axis=(0, 0, 1), q0=limit.pop("q0", 0.0))
+    m.add_input("u", 0.0)
+    m.add_force("motor", "joint_force", joint="j1", value="u")
+    m.add_force("stop", "joint_limit", joint="j1", **limit)
+    return m
+
+
+def speed(q):
+    return np.sqrt(2 * M * G * C * -np.sin(q) / I)
+
+
+def fall_time(q_stop):
+    # q = -u^2, dq = -2u du: T = int_0^sqrt(-q_stop) 2u / w(-u^2) du, finite at u = 0
+    return quad(lambda u: 2 * u / speed(-u * u) if u > 0 else 2 / np.sqrt(2 * M * G * C / I),
+                0, np.sqrt(-q_stop), epsabs=1e-14, epsrel=1e-14)[0]
+
+
+def energy(res):
+    q, v = res["j1.q"], res["j1.v"]
+    return 0.5 * I * v ** 2 + M * G * C * np.sin(q)
+
+
+def impacts(res):
+    return [e for e in res.events if e.kind == "limit" and "reached" in e.detail]
+
+
+@pytest.mark.parametrize("solver", ["RK45", "DOP853"])
+def test_impact_time_and_restitution(solver):
+    res = rod(lower=STOP, restitution=0.75).simulate(t_end=1.0, solver=solver, rtol=1e-11, atol=1e-11)
+    hits = impacts(res)
+    assert hits, res.events
+    assert hits[0].time == pytest.approx(fall_time(STOP), abs=1e-8)
+    k = int(np.searchsorted(res.t, hits[0].time))      # the samples before and after the impact
+    assert res.t[k] == res.t[k + 1] == hits[0].time
+    v_before, v_after = res["j1.v"][k], res["j1.v"][k + 1]
+    assert v_before == pytest.approx(-speed(STOP), rel=1e-8)
+    assert v_after / v_before == pytest.approx(-0.75, abs=1e-12)          # exactly the restitution
+    assert res["j1.q"][k + 1] == pytest.approx(STOP, abs=1e-12)
+    assert res["j1.q"].min() >= STOP - 1e-9
+
+
+def test_elastic_stop_keeps_energy_and_period():
+    """e = 1: every bounce returns to the horizontal; bounces every 2 T exactly."""
+    res = rod(lower=STOP, restitution=1.0).simulate(t_end=5.0, solver="DOP853", rtol=1e-11, atol=1e-11)
+    hits = impacts(res)
+    T = fall_time(STOP)
+    expected = T * np.arange(1, 100, 2)
+    expected = expected[expected < 5.0]
+    assert len(hits) == len(expected) == 7
+    np.testing.assert_allclose([h.time for h in hits], expected, atol=1e-8)
+    np.testing.assert_allclose(energy(res), 0.0, atol=1e-9)
+
+
+def test_energy_never_grows_and_rest_ends_the_bounces():
+    """e = 0.75: kinetic energy scales by e^2 at each impact; the bounces accumulate (Zeno) and end with
+    the stop closed, the rod at rest on it, without a hang."""
+    res = rod(lower=STOP, restitution=0.75).simulate(t_end=8.0, rtol=1e-10, atol=1e-10)
+    E = energy(res)
+    assert np.all(np.diff(E) <= 1e-9)
+    hits = impacts(res)
+    assert hits[-1].detail.endswith("closed")
+    # the approach speeds (the sample at each impact, before it): the flight between impacts keeps energy
+    speeds = -res["j1.v"][np.searchsorted(res.t, [h.time for h in hits])]
+    assert len(hits) > 20 and speeds[-1] < 1e-3
+    np.testing.assert_allclose(speeds[1:] / speeds[:-1], 0.75, rtol=1e-6)
+    assert np.ptp(res["j1.q"][res.t > hits[-1].time + 1e-9]) < 1e-12
+    assert res["j1.v"][-1] == 0.0 or abs(res["j1.v"][-1]) < 1e-12
+
+
+def test_resting_on_a_stop_does_not_creep_and_carries_the_load():
+    """Started on the stop with gravity pushing into it: held for 100 s with no motion, the stop's force
+    the static torque m g c cos(q_s)."""
+    res = rod(lower=STOP, q0=STOP).simulate(t_end=100.0, rtol=1e-8, atol=1e-8)
+    assert np.max(np.abs(res["j1.q"] - STOP)) < 1e-12
+    np.testing.assert_allclose(res["stop.force"], M * G * C * np.cos(STOP), rtol=1e-10)
+    assert [e.kind for e in res.events] == ["limit"]
+
+
+def test_leaves_the_stop_when_its_force_would_pull():
+    """Resting on the stop, a motor torque 5 t lifts the rod: the stop releases when 5 t equals the
+    gravity torque m g c cos(q_s) it was carrying."""
+    m = rod(lower=STOP, q0=STOP)
+    res = m.simulate(t_end=1.0, inputs={"u": "5*t"}, rtol=1e-10, atol=1e-10)
+    release = [e for e in res.events if "leaves" in e.detail]
+    assert len(release) == 1
+    assert release[0].time == pytest.approx(M * G * C * np.cos(STOP) / 5.0, abs=1e-8)
+    assert res["j1.q"][-1] > STOP + 1e-3
+    after = res.t > release[0].time
+    assert np.all(res["stop.force"][after] == 0.0)
+
+
+def test_upper_stop_and_both_sides():
+    """Thrown upwards from the horizontal at 4 rad/s against an upper stop at 0.5 rad: a symmetric
+    bounce with e = 1 off the upper stop, then the lower one."""
+    m = rod(lower=STOP, upper=0.5, restitution=1.0)
+    m.joints["j1"].v0 = [4.0]
+    res = m.simulate(t_end=1.5, solver="DOP853", rtol=1e-11, atol=1e-11)
+    sides = [e.detail.split()[0] for e in impacts(res)]
+    assert sides[:2] == ["upper", "lower"]
+    assert res["j1.q"].max() <= 0.5 + 1e-9 and res["j1.q"].min() >= STOP - 1e-9
+    np.testing.assert_allclose(energy(res), 0.5 * I * 16.0, rtol=1e-8)
+
+
+def test_compliant_stop_static_deflection():
+    """A compliant stop of stiffness k with damping settles where k d = m g c cos(q_s - d)."""
+    k = 1e4
+    res = rod(lower=STOP, q0=STOP, stiffness=k, damping=50.0).simulate(t_end=3.0, rtol=1e-9, atol=1e-9)
+    d = STOP - res["j1.q"][-1]
+    assert k * d == pytest.approx(M * G * C * np.cos(STOP - d), rel=1e-6)
+    assert res["stop.force"][-1] == pytest.approx(k * d, rel=1e-6)
+    assert np.all(res["stop.force"] >= 0.0)
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(lower=1.0, upper=-1.0), "below upper"),
+    (dict(lower=-1.0, restitution=-0.1), "restitution"),
+    (dict(lower=-1.0, restitution=1.5), "restitution"),
+    (dict(lower=-1.0, damping=3.0), "damping"),
+    (dict(lower=-1.0, stiffness=-5.0), "stiffness"),
+    (dict(), "lower="),
+])
+def test_bad_stops_are_refused(options, message):
+    with pytest.raises(ms.ModelError, match=message):
+        rod(**options)
+
+
+def test_start_beyond_a_stop_is_refused():
+    with pytest.raises(ms.SimulationError, match="beyond its lower stop"):
+        rod(lower=STOP, q0=-1.5).simulate(t_end=0.1)
