@@ -27,9 +27,10 @@ class Result:
     ``m.signals()``; ``res.point(body, p)``; ``to_dataframe()``, ``save(path)``."""
 
     def __init__(self, compiled, t, q, v, u_force, tau=None, events=None, message="", success=True, active=None,
-                 stats=None):
+                 stats=None, targets=None):
         self._cm = compiled
         self.active = active          # the constraint rows the run kept (None: the model's latest analysis)
+        self._targets = dict(targets or {})    # {row: (f, f', f'')} set by the run (a stuck joint's position)
         self.stats = dict(stats or {})
         self.model = compiled.model
         self.t = np.asarray(t, dtype=float)
@@ -63,6 +64,8 @@ class Result:
         if self._dynamics is None:
             cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes, self._cm.n_rows
             targets = np.array([cm.targets(t) for t in self.t]).reshape(N, nc, 3)
+            for row, target in self._targets.items():
+                targets[:, row] = target
             out = (np.empty((N, cm.nv)), np.empty((N, n, 3, 3)), np.empty((N, n, 3)), np.empty((N, n, 6)),
                    np.empty((N, n, 6)), np.zeros((N, nc)), np.zeros((N, nc, 6)), np.zeros((N, nc)),
                    np.empty((N, n, 6)))
@@ -135,8 +138,11 @@ class Result:
             return squeeze(force)
         if kind == "reaction" and (owner in self.model.joints or owner in self.model.constraints):
             return self._reaction(owner)
-        if kind == "force" and owner in self.model.forces and self.model.forces[owner].kind == "joint_limit":
-            return self._stop_force(self.model.forces[owner])
+        element = self.model.forces.get(owner)
+        if element is not None and element.kind == "joint_limit" and kind == "force":
+            return self._stop_force(element)
+        if element is not None and element.kind == "joint_friction" and kind in ("force", "mode"):
+            return self._friction(element, kind)
         if owner in cm.body_names:
             R, p = self._body_frame(owner)
             if kind == "position":
@@ -166,6 +172,17 @@ class Result:
         e = next(k for k, f in enumerate(cm.force_i) if f[0] == F_JOINT_STOP and f[1] == cm.node_i[node, VI])
         q, v = self.q[:, cm.node_i[node, QI]], self.v[:, cm.node_i[node, VI]]
         return np.array([joint_stop_force(cm.force_f[e], qk, vk) for qk, vk in zip(q, v)])
+
+    def _friction(self, friction, kind):
+        """(N,) friction force on its coordinate (the lock row's multiplier while stuck, the kinetic force
+        the run applied while slipping) or mode: 1 slipping, 2 stuck (its lock row takes part)."""
+        cm = self._cm
+        row = cm.rows.owner.index(("lock", friction.name, "lock"))
+        stuck = self.active is not None and row in self.active
+        if kind == "mode":
+            return np.full(len(self.t), 2 if stuck else 1)
+        vi = cm.node_i[cm.joint_nodes[friction.joint][friction.primitive], VI]
+        return self._node_dynamics()[5][:, row] + self.tau[:, vi]
 
     def _reaction(self, owner):
         """(N, 6) wrench [torque; force] in world axes that a joint's parent exerts on its child at M's

@@ -27,7 +27,7 @@ def analyse(cm, G, closed=()):
     row does not raise the rank: it fights the other drivers or the constraints over a motion they
     already determine."""
     owners = cm.rows.owner
-    structural = np.array([k for k, o in enumerate(owners) if o[0] not in ("driver", "limit")], dtype=int)
+    structural = np.array([k for k, o in enumerate(owners) if o[0] not in ("driver", "limit", "lock")], dtype=int)
     drivers = [k for k, o in enumerate(owners) if o[0] == "driver"]
     rank, perm = numerical_rank(G[structural].T)
     independent = list(structural[perm[:rank]])

@@ -149,12 +149,15 @@ def mass_matrix(m, q):
     return M
 
 
-def constraint_values(cm, q, v, t=0.0, rows=None):
+def constraint_values(cm, q, v, t=0.0, rows=None, targets=None):
     """(g, G v - f', G) of the constraint rows ``rows`` (default: every row that always holds, not the
-    stops') of a compiled model at (q, v, t), as new arrays over all rows, zero in the others."""
+    switched ones of stops and frictions) of a compiled model at (q, v, t), as new arrays over all
+    rows, zero in the others; ``targets`` {row: (f, f', f'')} replaces the model's targets of rows."""
     data = local_data(cm)
     rows = cm.every_row if rows is None else np.asarray(rows, dtype=np.int64)
     cm.targets(t, out=data.con_t)
+    for row, target in (targets or {}).items():
+        data.con_t[row] = target
     cw = data.cw
     cw.h[:], cw.hd[:], cw.G[:] = 0.0, 0.0, 0.0
     constraint_state(cm.arrays, data, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),

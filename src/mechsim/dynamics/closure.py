@@ -31,11 +31,13 @@ class ConstraintRows:
         for driver in model.drivers.values():
             node = cm.joint_nodes[driver.joint][driver.primitive]
             self._row(L.ROW_COORD, node, -1, ("driver", driver.name, driver.joint), motion=driver.motion)
-        for force in model.forces.values():             # a rigid stop: q = its value, a row held while closed
-            if force.kind == "joint_limit" and force.rigid:
+        for force in model.forces.values():             # rows held only in some modes (simulation/hybrid.py)
+            if force.kind == "joint_limit" and force.rigid:   # q = the stop's value, while closed
                 node = cm.joint_nodes[force.joint][force.primitive]
                 for side, value, _ in force.stops():
                     self._row(L.ROW_COORD, node, -1, ("limit", force.name, side), C0=value)
+            if force.kind == "joint_friction":                # q = where it stuck (a target), while stuck
+                self._row(L.ROW_COORD, cm.joint_nodes[force.joint][force.primitive], -1, ("lock", force.name, "lock"))
         self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)
         self.con_f = np.array(self._f, dtype=float).reshape(-1, L.CON_F_COLS)
         self.constant_targets = np.zeros((len(self.owner), 3))

@@ -14,6 +14,9 @@ from .time_functions import max_stack_depth
 from .topology import spanning_tree
 
 
+SWITCHED_ROWS = ("limit", "lock")      # owners of rows held only in some modes (simulation/hybrid.py)
+
+
 class CompiledModel:
     """Tree nodes, force tables, constraint rows and name maps of a Model, and ``arrays``, the
     immutable ModelArrays the kernels take; rebuilt when the model changes. A run, analysis or
@@ -28,9 +31,10 @@ class CompiledModel:
         self.gravity = np.array(model.gravity, dtype=float)
         self.rows = ConstraintRows(self)
         self.n_rows = len(self.rows.owner)
-        # the rows that always hold; a stop's row (owner "limit") holds only while the stop is closed
-        self.every_row = np.array([k for k, o in enumerate(self.rows.owner) if o[0] != "limit"], dtype=np.int64)
-        self.unilateral = np.array([k for k, o in enumerate(self.rows.owner) if o[0] == "limit"], dtype=np.int64)
+        # the rows that always hold; a stop's row ("limit") or a friction's ("lock") only in some modes
+        switched = [o[0] in SWITCHED_ROWS for o in self.rows.owner]
+        self.every_row = np.flatnonzero(~np.array(switched, dtype=bool)).astype(np.int64)
+        self.unilateral = np.flatnonzero(np.array(switched, dtype=bool)).astype(np.int64)
         self.arrays = self._model_arrays()
         # some force value or constraint target depends on t or on an input
         self.varies_in_time = bool(self.input_slots or self.expression_slots or self.python_slots
@@ -231,7 +235,9 @@ class CompiledModel:
                 names += [f"{jname}.{s}" for s in ("q", "v", "a", "force")]
         names += [f"{j}.reaction" for j in self.model.joints]
         names += [f"{c}.reaction" for c in self.model.constraints]
-        names += [f"{f.name}.force" for f in self.model.forces.values() if f.kind == "joint_limit"]
+        for f in self.model.forces.values():
+            if f.kind in ("joint_limit", "joint_friction"):
+                names += [f"{f.name}.force"] + ([f"{f.name}.mode"] if f.kind == "joint_friction" else [])
         for b in self.body_names:
             names += [f"{b}.{s}" for s in ("position", "rotation", "quat", "velocity", "omega", "acceleration")]
         return names

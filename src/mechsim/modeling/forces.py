@@ -7,8 +7,7 @@ from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .element import Element
 
-FORCE_KINDS = ("joint_spring_damper", "spring_damper", "joint_force", "body_force", "joint_limit")
-LATER_KINDS = ("joint_friction",)
+FORCE_KINDS = ("joint_spring_damper", "spring_damper", "joint_force", "body_force", "joint_limit", "joint_friction")
 MIN_BOUNCE_SPEED = 1e-4     # default rebound speed (m/s or rad/s) below which a rigid stop stays closed
 
 
@@ -122,13 +121,20 @@ class JointLimit(ForceElement):
                 if value is not None]
 
 
-FORCE_CLASSES = {cls.kind: cls for cls in (JointSpringDamper, SpringDamper, JointForce, BodyForce, JointLimit)}
+class JointFriction(ForceElement):
+    """Coulomb friction on one coordinate of a joint (force or torque levels): stuck, the coordinate is
+    held by a constraint row while its force stays within ``static``; slipping, ``kinetic`` opposes
+    the slip (Wood & Kennedy 2003 §6: joints that lock and unlock, resolved by a mode iteration)."""
+    kind = "joint_friction"
+    options = ("joint", "static", "kinetic", "coordinate")
+
+
+FORCE_CLASSES = {cls.kind: cls for cls in (JointSpringDamper, SpringDamper, JointForce, BodyForce, JointLimit,
+                                           JointFriction)}
 
 
 def make_force(model, name, kind, opts):
     """Validate a force element against the model and return it with parsed parameters."""
-    if kind in LATER_KINDS:
-        raise ModelError(f"force '{name}': kind {kind!r} is not available in this version of mechsim")
     if kind not in FORCE_CLASSES:
         raise ModelError(f"force '{name}': unknown kind {kind!r}; use one of {', '.join(FORCE_KINDS)}")
     f = FORCE_CLASSES[kind](name, **opts)
@@ -168,6 +174,11 @@ def make_force(model, name, kind, opts):
             f.values = [Source(v, f"{what} value", model.inputs) for v in values]
     elif kind == "joint_limit":
         _joint_limit(model, f, opts, what, need, number)
+    elif kind == "joint_friction":
+        _joint_coordinate(model, f, opts, what, need)
+        f.static, f.kinetic = number("static", 0.0), number("kinetic", opts.get("static", 0.0))
+        if not 0 <= f.kinetic <= f.static:
+            raise ModelError(f"{what}: need 0 <= kinetic <= static, got static={f.static:g}, kinetic={f.kinetic:g}")
     elif kind == "spring_damper":
         f.body_a, f.body_b = model.body(need("body_a"), what).name, model.body(need("body_b"), what).name
         f.point_a = as_vector3(opts.get("point_a", (0, 0, 0)), f"{what} point_a")
@@ -184,7 +195,8 @@ def make_force(model, name, kind, opts):
     return f
 
 
-def _joint_limit(model, f, opts, what, need, number):
+def _joint_coordinate(model, f, opts, what, need):
+    """f.joint, f.coordinate and f.primitive (a 1-DOF primitive) of an element on one joint coordinate."""
     from .constraints import primitive_of_coordinate
     joint = model.joint(need("joint"), what)
     coordinate = opts.get("coordinate", 0)
@@ -193,6 +205,10 @@ def _joint_limit(model, f, opts, what, need, number):
                          f"'{joint.name}' ({joint.kind})")
     f.joint, f.coordinate = joint.name, int(coordinate)
     f.primitive = primitive_of_coordinate(joint, f.coordinate, what)
+
+
+def _joint_limit(model, f, opts, what, need, number):
+    _joint_coordinate(model, f, opts, what, need)
     f.lower = None if opts.get("lower") is None else number("lower", 0.0)
     f.upper = None if opts.get("upper") is None else number("upper", 0.0)
     if f.lower is None and f.upper is None:

@@ -15,6 +15,8 @@ An event does not fire again at its own restart point (its first sample there co
 After an action changed the state or the inputs, the outputs past the event are dropped and the
 stepper restarts at the event (derivative recomputed, step size reset, state re-projected).
 """
+from collections import namedtuple
+
 import numpy as np
 from scipy.optimize import brentq
 
@@ -28,7 +30,7 @@ from ..errors import MechsimError, ModelError
 from ..integrators import CompiledStepper, ScipyStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
 from .events import EventRecord, as_events, compile_signals
-from .hybrid import Stops
+from .hybrid import Modes
 from .options import COMPILED_SOLVERS
 from .problem import system
 from .run_inputs import RunInputs
@@ -37,6 +39,11 @@ CHUNK = 2000             # accepted steps per call of the compiled loop (progres
 N_SAMPLES = 4            # interior points of a step where event conditions are sampled
 SIMULTANEOUS = 1e-12     # crossings within this (relative to max(1, |t|)) of each other: one instant
 ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
+
+
+Part = namedtuple("Part", "cm active stop tau targets")
+Part.__doc__ = """A stretch of the run's samples on one compiled model in one mode: the active rows, the index
+one past its last sample, the friction forces tau and the lock targets {row: (f, f', f'')}."""
 
 
 class StepError(Exception):
@@ -55,9 +62,9 @@ class Driver:
         cm = model.compile()
         self.t0, self.t_end = t0, float(opts["t_end"])
         self.t_eval = opts["t_eval"]
-        self.stops = Stops(cm)
+        self.modes = Modes(cm)
         self.user_events = as_events(opts["events"], model.events.values())
-        self.events = self.user_events + self.stops.events
+        self.events = self.user_events + self.modes.events
         self.compiled_events = compile_signals(cm, self.events)[2]
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         self._use(cm, None if analysis is None else analysis.active)
@@ -68,7 +75,7 @@ class Driver:
         self.fired = np.zeros(len(self.events), dtype=int)
         self.samples_t, self.samples_y, self.samples_u = [], [], []
         self.time_stops = []                  # instants the stepper must stop at (a bounce's apex)
-        self.parts = []                       # (compiled model, active rows, samples) of earlier stretches
+        self.parts = []                       # Part of each earlier stretch of the run
         self.y0 = y0
 
     # ------------------------------------------------------------------ set-up
@@ -81,6 +88,7 @@ class Driver:
         self.data = cm.new_data(active=active, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
                                 baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]),
                                 signal_i=signal_i, signal_f=signal_f)
+        self.modes.apply(self.data)
         self.problem = system(cm.arrays, self.data)
 
     def _backend(self):
@@ -269,34 +277,32 @@ class Driver:
         return sim.y
 
     def _switch_mode(self, t, y):
-        """Go on with the stops' new set of closed rows: the redundancy analysis redone with them, a new
-        Data (active rows, held rows, event signals) and stepper; a stop whose force would pull opens
-        at once. Returns the state, projected onto the held rows."""
-        if len(self.samples_t) > (self.parts[-1][2] if self.parts else 0):
-            self.parts.append((self.cm, self.data.active, len(self.samples_t)))
-        cm, y = self.cm, y.copy()
-        while True:
-            self._use(cm, self.stops.analysis(cm, y[:cm.nq], y[cm.nq:], t).active)
-            self._correct(t, y)
-            pulling = self.stops.pulling(self, t, y)
-            if not pulling:
-                break
-            for s in pulling:
-                self.stops.closed.discard(s.row)
-                self.records.append(EventRecord(t, "limit", s.name, f"leaves its {s.side} stop {s.value:g} at once: "
-                                                "its force would pull"))
+        """Go on in a new mode of the stops and frictions: the mode iteration (simulation/hybrid.py)
+        settles it, then a new stepper. Returns the state, projected onto the mode's rows."""
+        self._close_part()
+        y = self.modes.settle(self, t, y.copy())
         self.stepper = self._stepper(t, y)
         return y
 
-    def _touching_stops(self, t, y):
-        """A run starting on a stop, not moving away from it: the stop is hit at t0."""
+    def use_mode(self, t, y):
+        """Run in the modes' current mode from now on: the redundancy analysis with its rows, a new Data
+        (active and held rows, lock targets, friction forces, event signals). Returns y projected."""
+        cm = self.cm
+        self._use(cm, self.modes.analysis(cm, y[:cm.nq], y[cm.nq:], t).active)
+        y = y.copy()
+        self._correct(t, y)
+        return y
+
+    def log(self, t, kind, name, detail):
+        self.records.append(EventRecord(t, kind, name, detail))
+
+    def _start_modes(self, t, y):
+        """The mode at the start (simulation/hybrid.py: Modes.start), settled."""
         sim = SimulationHandle(self, t, y)
-        for side in self.stops.touching(y, self.cm.nq):
-            self.stops.hit(sim, side)
+        self.modes.start(sim)
         if not sim.changed:
             return y
         y = self._switched(sim)
-        self._correct(t, y)
         self.stepper = self._stepper(t, y)
         return y
 
@@ -316,13 +322,13 @@ class Driver:
                              "values (a cut joint driven, a force's size changed); build a model with it instead")
         q, v = y[:cm.nq].copy(), y[cm.nq:].copy()
         free = np.arange(cm.nv)
-        self.stops = Stops(cm, closed=self.stops.closed_sides())
-        self.events = self.user_events + self.stops.events
+        self.modes = Modes(cm, previous=self.modes)
+        self.events = self.user_events + self.modes.events
         if cm.n_rows:
-            cm.analysis = self.stops.analysis(cm, q, v, t)
+            cm.analysis = self.modes.analysis(cm, q, v, t)
             q = solve_positions(cm, q, v, t, free)
             v = solve_velocities(cm, q, v, t, free)
-        self.parts.append((self.cm, self.data.active, len(self.samples_t)))
+        self._close_part()
         self.model = model
         self._use(cm, cm.analysis.active if cm.n_rows else None)
         if self.inputs.controller is not None:
@@ -333,6 +339,12 @@ class Driver:
         return y
 
     # ------------------------------------------------------------------ outputs
+    def _close_part(self, force=False):
+        """End the current stretch of samples (one compiled model and mode) when it has any."""
+        if force or len(self.samples_t) > (self.parts[-1][2] if self.parts else 0):
+            self.parts.append(Part(self.cm, self.data.active, len(self.samples_t), self.data.tau.copy(),
+                                   self.modes.targets()))
+
     def truncate(self, t):
         """Drop the outputs after t (a state change at t makes them obsolete)."""
         keep = int(np.searchsorted(self.samples_t, t, side="right"))
@@ -377,9 +389,8 @@ class Driver:
         t, y = self.t0, self.y0
         self.inputs.start(t, y)
         self._correct(t, y)
-        self.stops.check_start(y[:self.cm.nq])
         self.stepper = self._stepper(t, y)
-        y = self._touching_stops(t, y)
+        y = self._start_modes(t, y)
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
         if self.t_eval is None:
@@ -427,13 +438,14 @@ class Driver:
 
     def result(self, success, message, wall_time):
         """The Result of the run (joined from one Result per model when actions changed the model)."""
-        stretches = self.parts + [(self.cm, self.data.active, len(self.samples_t))]
+        self._close_part(force=True)
         parts, start = [], 0
-        for cm, active, stop in stretches:
+        for cm, active, stop, tau, targets in self.parts:
             n = stop - start
             Y = np.array(self.samples_y[start:stop]).reshape(n, cm.nq + cm.nv)
             parts.append(Result(cm, np.array(self.samples_t[start:stop]), Y[:, :cm.nq], Y[:, cm.nq:],
-                                np.array(self.samples_u[start:stop]).reshape(n, cm.n_slots), active=active))
+                                np.array(self.samples_u[start:stop]).reshape(n, cm.n_slots), active=active,
+                                tau=np.tile(tau, (n, 1)), targets=targets))
             start = stop
         summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
         if len(parts) > 1:

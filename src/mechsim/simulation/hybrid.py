@@ -1,21 +1,29 @@
-"""Rigid joint stops in a run (SPEC §3 ``joint_limit``): modes as sets of closed unilateral rows.
+"""Modes of a run (SPEC §3 ``joint_limit``, ``joint_friction``): rigid stops and joint stiction as
+constraint rows held in some modes only, switched by events and settled by a mode iteration.
 
-Each side of a rigid stop is one coordinate row q - value = 0 (dynamics/closure.py) that holds only
-while the stop is closed. The run driver watches, compiled, two events per side:
+A mode is the set of switched rows that hold (dynamics/closure.py: a stop side's row q - value = 0,
+a friction's lock row q - q_stuck = 0) and the slip direction of each slipping friction. The run
+driver watches, compiled, the events of the current mode:
 
-- *hit*, while open: q crosses the stop towards it. Newton's impact law (Glocker & Pfeiffer 1995;
-  Brogliato, *Nonsmooth Mechanics*, 2016, §4.2) over every row that holds: the post-impact
-  velocities v+ solve  M (v+ - v-) = A^T p,  A v+ = b,  b = f' for the rows that always hold, 0 for
-  closed stops and -e (A v-) for the hitting row — the impulse form of M vdot = f + G^T lambda,
-  Lambda = G M^-1 G^T (Wood & Kennedy 2003, eqs. 11–14). Kinetic energy never grows for e <= 1 and
-  is kept for e = 1. When the rebound speed e |v_n| is below the stop's min_bounce_speed the stop
-  closes instead: its row joins the held rows (v_n = 0) if its force then pushes.
-- *release*, while closed: the stop's force (the row's multiplier, signed so that pushing is
-  positive) falls through zero; the row is dropped and the body leaves the stop (Wood & Kennedy
-  2003 §6: a unilateral constraint that would pull is released, with a fresh analysis of the rows).
+- a stop side, open: *hit* when q crosses the stop towards it. Newton's impact law (Glocker &
+  Pfeiffer 1995; Brogliato, *Nonsmooth Mechanics*, 2016, §4.2) over every row that holds: the
+  post-impact velocities v+ solve  M (v+ - v-) = A^T p,  A v+ = b,  b = f' for the rows that always
+  hold, 0 for the other held switched rows and -e (A v-) for the hitting row — the impulse form of
+  M vdot = f + G^T lambda (Wood & Kennedy 2003, eqs. 11–14). Kinetic energy never grows for
+  e <= 1 and is kept for e = 1. A rebound slower than the stop's min_bounce_speed closes it.
+- a stop side, closed: *release* when its force (the row's multiplier, positive pushing) falls
+  through zero.
+- a friction, slipping in direction d (kinetic friction -d F_k as a generalized force): *stick*
+  when its velocity reaches zero.
+- a friction, stuck: *unlock* when its holding force |lambda| reaches the static level F_s.
 
-Every switch is an ``EventRecord`` of kind "limit", and the redundancy analysis of the held rows is
-redone at the switch (a stop closing in a closed loop).
+At every switch the mode iteration of Wood & Kennedy 2003 §6 finds a consistent mode before the
+integration restarts, since one switch may cause others (a joint locking overloads another): with
+the rows of the trial mode and the redundancy analysis redone (§3.6), a closed stop that would
+pull opens; a stuck friction whose holding force exceeds F_s slips in the direction of the load
+(the most overloaded first); a friction slipping from rest whose acceleration opposes its slip
+direction sticks. A mode seen twice is a cycle: SimulationError (a complementarity solve would be
+needed there). Switches are EventRecords: "limit" for stops, "lock"/"unlock" for friction.
 """
 import numpy as np
 
@@ -26,121 +34,238 @@ from ..dynamics.system import COORDINATE, MULTIPLIER, SILENT
 from ..errors import SimulationError
 from .events import Event, EventRecord
 
+TOUCH = 1e-12          # |q - value| within this (relative to max(1, |value|)) touches a stop
+OVERLOAD = 1e-10       # relative margin above F_s before a stuck joint counts as overloaded
 
-class StopSide:
-    """One side of a rigid stop: its row, the coordinate it holds, the value and the sign of the push
-    (+1: lower, the stop pushes q up; -1: upper)."""
 
-    def __init__(self, cm, force, side, value, sign):
-        self.force, self.name, self.side, self.value, self.sign = force, force.name, side, value, sign
-        self.row = next(k for k, o in enumerate(cm.rows.owner) if o == ("limit", force.name, side))
+class Switched:
+    """A switched row of one element: the row, its coordinate (q index qi, v index vi)."""
+
+    def __init__(self, cm, force, owner):
+        self.force, self.name = force, force.name
+        self.row = cm.rows.owner.index(owner)
         node = cm.joint_nodes[force.joint][force.primitive]
         self.qi, self.vi = int(cm.node_i[node, 2]), int(cm.node_i[node, 3])
 
 
-class StopEvent(Event):
-    """The hit or release event of a stop side; its compiled signal follows the stop's mode."""
-    kind = "limit"
+class StopSide(Switched):
+    """One side of a rigid stop; sign +1 for lower (the stop pushes q up), -1 for upper."""
 
-    def __init__(self, stops, side, role):
-        self.stops, self.stop, self.role = stops, side, role
-        super().__init__(self._condition, action=self._act, direction=-1 if role == "release" else -side.sign,
-                         name=side.name)
+    def __init__(self, cm, force, side, value, sign):
+        super().__init__(cm, force, ("limit", force.name, side))
+        self.side, self.value, self.sign = side, value, sign
 
-    def _condition(self, t, state):               # only through compiled_signal; never called
+
+class Lock(Switched):
+    """The lock row of a joint friction."""
+
+    def __init__(self, cm, force):
+        super().__init__(cm, force, ("lock", force.name, "lock"))
+
+
+class ModeEvent(Event):
+    """An event of a switched element whose compiled signal depends on the mode (``signal(modes)``:
+    (signal_i row, signal_f row) or None when it is off) and whose action switches the mode."""
+    kind = "mode"
+
+    def __init__(self, modes, element, role, direction, signal, act):
+        self.modes, self.element, self.role, self._signal, self._act = modes, element, role, signal, act
+        super().__init__(self._never, action=self._action, direction=direction, name=element.name)
+
+    @staticmethod
+    def _never(t, state):                          # evaluated compiled only (compiled_signal)
         raise AssertionError
 
     def compiled_signal(self, cm):
-        """(signal_i row, signal_f row) as simulation/events.py's compiled_signal, with the value."""
-        watching = (self.stop.row in self.stops.closed) == (self.role == "release")
-        if not watching:
-            return [SILENT, 0, 0, 0], [0.0, 0.0, 0.0, 0.0]
-        if self.role == "release":
-            return [MULTIPLIER, self.stop.row, 0, 0], [0.0, self.stop.sign, 0.0, 0.0]
-        return [COORDINATE, self.stop.qi, 0, 0], [self.stop.value, 0.0, 0.0, 0.0]
+        rows = self._signal()
+        return ([SILENT, 0, 0, 0], [0.0] * 4) if rows is None else rows
 
-    def _act(self, sim, t, state):
-        return self.stops.release(sim, self.stop) if self.role == "release" else self.stops.hit(sim, self.stop)
+    def _action(self, sim, t, state):
+        self._act(sim)
+        sim.switch_mode()
 
 
-class Stops:
-    """The rigid stops of a run and which sides are closed."""
+class Modes:
+    """The switched elements of a run and the current mode."""
 
-    def __init__(self, cm, closed=()):
-        self.sides = [StopSide(cm, force, side, value, sign)
-                      for force in cm.model.forces.values() if force.kind == "joint_limit" and force.rigid
-                      for side, value, sign in force.stops()]
-        self.closed = {s.row for s in self.sides if (s.name, s.side) in closed}     # rows of the closed sides
-        self.events = [StopEvent(self, side, role) for side in self.sides for role in ("hit", "release")]
+    def __init__(self, cm, previous=None):
+        forces = cm.model.forces.values()
+        self.sides = [StopSide(cm, f, side, value, sign) for f in forces if f.kind == "joint_limit" and f.rigid
+                      for side, value, sign in f.stops()]
+        self.locks = [Lock(cm, f) for f in forces if f.kind == "joint_friction"]
+        self.nq = cm.nq
+        self.closed, self.slip, self.stuck_at = set(), {}, {}    # held switched rows; name -> d; row -> q
+        if previous is not None:                                   # the same mode on a recompiled model
+            names = previous.held_names()
+            self.closed = {e.row for e in self.sides + self.locks if (e.name, getattr(e, "side", "")) in names}
+            self.slip = {lk.name: d for lk, d in ((lk, previous.slip.get(lk.name)) for lk in self.locks) if d}
+            self.stuck_at = {lk.row: previous.stuck_at_name[lk.name] for lk in self.locks
+                             if lk.name in previous.stuck_at_name}
+        self.events = [e for s in self.sides for e in self._stop_events(s)] + \
+                      [e for lk in self.locks for e in self._friction_events(lk)]
 
-    def closed_sides(self):
-        return {(s.name, s.side) for s in self.sides if s.row in self.closed}
+    def held_names(self):
+        return {(e.name, getattr(e, "side", "")) for e in self.sides + self.locks if e.row in self.closed}
 
-    def touching(self, y, nq):
-        """The open sides that y = [q; v] touches without moving away."""
-        return [s for s in self.sides if s.row not in self.closed and abs(y[s.qi] - s.value) <= 1e-12 * max(1.0, abs(s.value))
-                and s.sign * y[nq + s.vi] <= 0.0]
+    @property
+    def stuck_at_name(self):
+        return {lk.name: self.stuck_at[lk.row] for lk in self.locks if lk.row in self.stuck_at}
 
-    def check_start(self, q):
-        """q must not start beyond a stop."""
-        for s in self.sides:
-            if s.sign * (q[s.qi] - s.value) < -1e-9 * max(1.0, abs(s.value)):
-                raise SimulationError(f"joint limit '{s.name}': joint '{s.force.joint}' starts at {q[s.qi]:.6g}, "
-                                      f"beyond its {s.side} stop {s.value:g}; start it within its limits")
+    # ---------------------------------------------------------------- events
+    def _stop_events(self, s):
+        hit = lambda: None if s.row in self.closed else ([COORDINATE, s.qi, 0, 0], [s.value, 0.0, 0.0, 0.0])
+        release = lambda: ([MULTIPLIER, s.row, 0, 0], [0.0, s.sign, 0.0, 0.0]) if s.row in self.closed else None
+        return [ModeEvent(self, s, "hit", -s.sign, hit, lambda sim: self._hit(sim, s)),
+                ModeEvent(self, s, "release", -1, release, lambda sim: self._release(sim, s))]
+
+    def _friction_events(self, lk):
+        def stick():
+            d = self.slip.get(lk.name)
+            return None if not d else ([COORDINATE, self.nq + lk.vi, 0, 0], [0.0, 0.0, 0.0, 0.0])
+
+        def unlock(sign):
+            return lambda: ([MULTIPLIER, lk.row, 0, 0], [lk.force.static, sign, 0.0, 0.0]) \
+                if lk.row in self.closed else None
+        return [ModeEvent(self, lk, "stick", 0, stick, lambda sim: self._stick(sim, lk)),
+                ModeEvent(self, lk, "unlock", 1, unlock(1.0), lambda sim: self._unlock(sim, lk, 1.0)),
+                ModeEvent(self, lk, "unlock", 1, unlock(-1.0), lambda sim: self._unlock(sim, lk, -1.0))]
 
     # ---------------------------------------------------------------- switches
-    def hit(self, sim, stop):
-        """Newton's impact at stop; the stop closes when the rebound is slower than min_bounce_speed."""
-        driver, force = sim._driver, stop.force
+    def _hit(self, sim, s):
+        """Newton's impact at a stop side; it closes when the rebound is slower than min_bounce_speed."""
+        driver, force = sim._driver, s.force
         q, v = sim.y[:driver.cm.nq], sim.y[driver.cm.nq:]
-        approach = -stop.sign * v[stop.vi]                  # > 0 towards the stop
+        approach = -s.sign * v[s.vi]                        # > 0 towards the stop
         rebound = force.restitution * approach
         closes = rebound < force.min_bounce_speed
-        v_new = self.impact(driver, sim.t, q, v, stop, 0.0 if closes else force.restitution)
-        sim.set_state(v=v_new)
-        if not closes:
-            self._watch_apex(sim, driver, stop, rebound)
+        sim.set_state(v=self.impact(driver, sim.t, q, v, s, 0.0 if closes else force.restitution))
         if closes:
-            self.closed.add(stop.row)
-            sim.switch_mode()
-        detail = (f"{stop.side} stop {stop.value:g} reached at {approach:.6g}; "
-                  + ("closed" if closes else f"rebounds at {rebound:.6g} (restitution {force.restitution:g})"))
-        sim.log("limit", stop.name, detail)
+            self.closed.add(s.row)
+        else:
+            self._watch_apex(sim, driver, s, rebound)
+        sim.log("limit", s.name, f"{s.side} stop {s.value:g} reached at {approach:.6g}; " +
+                ("closed" if closes else f"rebounds at {rebound:.6g} (restitution {force.restitution:g})"))
 
     @staticmethod
-    def _watch_apex(sim, driver, stop, rebound):
+    def _watch_apex(sim, driver, s, rebound):
         """Stop the stepper at the bounce's apex t + w / a (w the rebound speed, a the deceleration away
         from the stop): a step over a whole small bounce would see no sign change of q - value."""
-        a_away = stop.sign * driver.derivative(sim.t, sim.y)[driver.cm.nq + stop.vi]
+        a_away = s.sign * driver.derivative(sim.t, sim.y)[driver.cm.nq + s.vi]
         if a_away < 0.0:
             sim.stop_at(sim.t + rebound / -a_away)
 
-    def release(self, sim, stop):
-        self.closed.discard(stop.row)
-        sim.switch_mode()
-        sim.log("limit", stop.name, f"leaves its {stop.side} stop {stop.value:g}")
+    def _release(self, sim, s):
+        self.closed.discard(s.row)
+        sim.log("limit", s.name, f"leaves its {s.side} stop {s.value:g}")
 
-    def pulling(self, driver, t, y):
-        """The closed sides whose force pulls at (t, y): they open at once (a stop closing without
-        holding anything, e.g. reached at rest while the load turns away)."""
-        if not self.closed:
-            return []
-        lam = driver.multipliers(t, y)
-        return [s for s in self.sides if s.row in self.closed and s.sign * lam[s.row] < 0.0]
+    def _stick(self, sim, lk):
+        """A slipping joint comes to rest: v = 0 there, stuck; the mode iteration decides what holds."""
+        v = sim.y[sim._driver.cm.nq:].copy()
+        v[lk.vi] = 0.0
+        sim.set_state(v=v)
+        self._lock(lk, sim.y[lk.qi])
+        sim.log("lock", lk.name, "comes to rest")
+
+    def _unlock(self, sim, lk, sign):
+        """The holding force reached sign F_s: the joint slips the way the load pushes, -sign."""
+        self.closed.discard(lk.row)
+        self.slip[lk.name] = -sign
+        sim.log("unlock", lk.name, f"holding force reached static {lk.force.static:g}; slips {'+' if sign < 0 else '-'}")
+
+    def _lock(self, lk, q):
+        self.slip.pop(lk.name, None)
+        self.closed.add(lk.row)
+        self.stuck_at[lk.row] = float(q)
+
+    # ---------------------------------------------------------------- the mode of a Data
+    def apply(self, data):
+        """Write the mode's lock targets and kinetic friction forces into a run's Data."""
+        data.tau[:] = 0.0
+        for lk in self.locks:
+            if lk.row in self.closed:
+                data.con_t[lk.row] = (self.stuck_at[lk.row], 0.0, 0.0)
+            elif self.slip.get(lk.name):
+                data.tau[lk.vi] = -self.slip[lk.name] * lk.force.kinetic
+
+    def targets(self):
+        """{row: (f, f', f'')} of the held lock rows (for the Result of this mode)."""
+        return {row: (q, 0.0, 0.0) for row, q in self.stuck_at.items() if row in self.closed}
 
     def analysis(self, cm, q, v, t):
-        """The redundancy analysis with the closed sides' rows (assembly/redundancy.py)."""
+        """The redundancy analysis with the held switched rows (assembly/redundancy.py)."""
         rows = np.union1d(cm.every_row, sorted(self.closed)).astype(np.int64)
-        return analyse(cm, constraint_values(cm, q, v, t, rows=rows)[2], closed=sorted(self.closed))
+        return analyse(cm, constraint_values(cm, q, v, t, rows=rows, targets=self.targets())[2],
+                       closed=sorted(self.closed))
+
+    # ---------------------------------------------------------------- start and mode iteration
+    def start(self, sim):
+        """The mode at the start: stops touched without moving away are hit, a friction at rest is stuck
+        (the mode iteration then unlocks it if the load exceeds its static level), else it slips."""
+        driver = sim._driver
+        self.nq = driver.cm.nq
+        for s in self.sides:
+            if s.sign * (sim.y[s.qi] - s.value) < -1e-9 * max(1.0, abs(s.value)):
+                raise SimulationError(f"joint limit '{s.name}': joint '{s.force.joint}' starts at {sim.y[s.qi]:.6g}, "
+                                      f"beyond its {s.side} stop {s.value:g}; start it within its limits")
+        for s in self.sides:
+            if s.row not in self.closed and abs(sim.y[s.qi] - s.value) <= TOUCH * max(1.0, abs(s.value)) \
+                    and s.sign * sim.y[self.nq + s.vi] <= 0.0:
+                self._hit(sim, s)
+        for lk in self.locks:
+            v = sim.y[self.nq + lk.vi]
+            if v != 0.0:
+                self.slip[lk.name] = np.sign(v)
+            else:
+                self._lock(lk, sim.y[lk.qi])
+        if self.sides or self.locks:
+            sim.switch_mode()
+
+    def settle(self, driver, t, y):
+        """The mode iteration (module docstring) at (t, y): uses each trial mode on the driver
+        (driver.use_mode) and returns the state projected onto the final mode's rows."""
+        seen = set()
+        while True:
+            key = (frozenset(self.closed), tuple(sorted(self.slip.items())))
+            if key in seen:
+                raise SimulationError(f"the stops and frictions find no consistent mode at t = {t:.9g} (the mode "
+                                      "iteration cycles); a complementarity solve would be needed here")
+            seen.add(key)
+            y = driver.use_mode(t, y)
+            lam, ydot = driver.multipliers(t, y), driver.derivative(t, y)
+            if not self._iterate(driver, t, y, lam, ydot[self.nq:]):
+                return y
+
+    def _iterate(self, driver, t, y, lam, a):
+        """One change towards a consistent mode; False when the mode is consistent."""
+        for s in self.sides:
+            if s.row in self.closed and s.sign * lam[s.row] < 0.0:
+                self.closed.discard(s.row)
+                driver.log(t, "limit", s.name, f"leaves its {s.side} stop {s.value:g}: its force would pull")
+                return True
+        overloaded = [(abs(lam[lk.row]) / max(lk.force.static, 1e-300), lk) for lk in self.locks
+                      if lk.row in self.closed and abs(lam[lk.row]) > lk.force.static * (1 + OVERLOAD)]
+        if overloaded:
+            _, lk = max(overloaded, key=lambda item: item[0])
+            self.closed.discard(lk.row)
+            self.slip[lk.name] = -np.sign(lam[lk.row])          # the load's direction: the lock held it back
+            driver.log(t, "unlock", lk.name, f"holding force {abs(lam[lk.row]):.6g} exceeds static {lk.force.static:g}; "
+                       f"slips {'+' if self.slip[lk.name] > 0 else '-'}")
+            return True
+        for lk in self.locks:
+            d = self.slip.get(lk.name)
+            if d and y[self.nq + lk.vi] == 0.0 and d * a[lk.vi] < 0.0:
+                self._lock(lk, y[lk.qi])
+                driver.log(t, "lock", lk.name, "stuck: the load is within static friction")
+                return True
+        return False
 
     # ---------------------------------------------------------------- impulse
-    def impact(self, driver, t, q, v, stop, restitution):
+    def impact(self, driver, t, q, v, s, restitution):
         """Post-impact velocities (module docstring): the KKT system of M, the held rows and the
         hitting row, solved by least squares (redundant rows give a consistent singular system)."""
         cm = driver.cm
-        held = [int(r) for r in driver.data.active]
-        rows = held + [stop.row]
-        h, hd, G = constraint_values(cm, q, v, t, rows=rows)
+        rows = [int(r) for r in driver.data.active] + [s.row]
+        _, hd, G = constraint_values(cm, q, v, t, rows=rows, targets=self.targets())
         A = G[rows]
         b = A @ v - hd[rows]                            # f' of each row
         b[[k for k, r in enumerate(rows) if r in self.closed]] = 0.0
@@ -149,5 +274,4 @@ class Stops:
         crba(cm.arrays, driver.data, np.ascontiguousarray(q), M)
         n = len(rows)
         K = np.block([[M, A.T], [A, np.zeros((n, n))]])
-        x = np.linalg.lstsq(K, np.concatenate([M @ v, b]), rcond=None)[0]
-        return x[:cm.nv]
+        return np.linalg.lstsq(K, np.concatenate([M @ v, b]), rcond=None)[0][:cm.nv]
