@@ -27,6 +27,8 @@ CASES = {
     "andrews_squeezer": ("andrews_squeezer", {}, 0.03, 1000, 1),
     "bricard": ("bricard", {}, 1.0, 100, 1),
     "n_four_bar": ("n_four_bar", {}, 0.5, 100, 1),
+    "bouncing_ball": ("bouncing_ball", {}, 5.0, 100, 1),
+    "stick_slip_belt": ("stick_slip_belt", {}, 2.0, 100, 1),
 }
 
 
@@ -209,6 +211,8 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "tumbling_body": ("tumbling_body", [], "1"),
     "ur5_arm": ("ur5_arm", [], "3"),
     "cassie_legs": ("cassie_legs", [], "0.2"),
+    "bouncing_ball": ("bouncing_ball", [], "5"),
+    "stick_slip_belt": ("stick_slip_belt", [], "1"),
 }
 
 
@@ -259,6 +263,8 @@ README_SIGNALS = {
     "andrews_squeezer": "beta.q,theta.q",
     "bricard": "j1.q,j2.q",
     "n_four_bar": "a0.q,b40.q",
+    "bouncing_ball": "height.q,floor.force",
+    "stick_slip_belt": "slip.q,friction.force",
 }
 
 

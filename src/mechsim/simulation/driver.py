@@ -75,6 +75,7 @@ class Driver:
         self.fired = np.zeros(len(self.events), dtype=int)
         self.samples_t, self.samples_y, self.samples_u = [], [], []
         self.time_stops = []                  # instants the stepper must stop at (a bounce's apex)
+        self.counts = {}                      # steps, evaluations ... of the steppers replaced so far
         self.parts = []                       # Part of each earlier stretch of the run
         self.y0 = y0
 
@@ -103,6 +104,10 @@ class Driver:
         return "python" if opts["backend"] == "python" or reasons else "compiled"
 
     def _stepper(self, t, y):
+        """A new stepper from (t, y); the counts of the one it replaces are kept for res.stats."""
+        if hasattr(self, "stepper"):
+            for key, value in self.stepper.stats.items():
+                self.counts[key] = self.counts.get(key, 0) + value
         opts = self.opts
         max_step = np.inf if opts["max_step"] is None else float(opts["max_step"])
         h = None if opts["h"] is None else float(opts["h"])
@@ -430,7 +435,9 @@ class Driver:
         return True, "The solver successfully reached the end of the integration interval."
 
     def stats(self, wall_time):
-        s = self.stepper.stats if hasattr(self, "stepper") else {}
+        s = dict(self.counts)
+        for key, value in (self.stepper.stats if hasattr(self, "stepper") else {}).items():
+            s[key] = s.get(key, 0) + value
         return dict(backend=self.backend, solver=self.solver_name,
                     steps=s.get("steps", 0), rejected=s.get("rejected", 0),
                     rhs_evaluations=s.get("rhs_evaluations", 0), projections=s.get("projections", 0),

@@ -32,7 +32,7 @@ from ..dynamics.api import constraint_values
 from ..dynamics.kernels import crba
 from ..dynamics.system import COORDINATE, MULTIPLIER, SILENT
 from ..errors import SimulationError
-from .events import Event, EventRecord
+from .events import Event
 
 TOUCH = 1e-12          # |q - value| within this (relative to max(1, |value|)) touches a stop
 OVERLOAD = 1e-10       # relative margin above F_s before a stuck joint counts as overloaded

@@ -1,0 +1,51 @@
+"""The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py) against their closed
+forms, derived in the scripts' docstrings."""
+import numpy as np
+import pytest
+
+import mechsim as ms
+from example_helpers import EXAMPLES, cached, script
+
+
+def bouncing_ball():
+    return cached(("hybrid", "bouncing_ball"), lambda: ms.load(EXAMPLES / "bouncing_ball.yaml").simulate())
+
+
+def stick_slip():
+    return cached(("hybrid", "stick_slip_belt"), lambda: ms.load(EXAMPLES / "stick_slip_belt.yaml").simulate())
+
+
+def test_bouncing_ball_follows_the_geometric_series_and_comes_to_rest():
+    bb = script("bouncing_ball")
+    res = bouncing_ball()
+    hits = np.array([e.time for e in res.events if e.kind == "limit"])
+    assert len(hits) > 40
+    np.testing.assert_allclose(hits, bb.impact_times(len(hits)), atol=1e-9)
+    assert res.events[-1].detail.endswith("closed")
+    v1 = np.sqrt(2 * bb.G * (bb.HEIGHT - bb.RADIUS))
+    assert hits[-1] < bb.impact_times(1)[0] + 2 * bb.RESTITUTION * v1 / (bb.G * (1 - bb.RESTITUTION))
+    rest = res.t > hits[-1] + 1e-9
+    np.testing.assert_allclose(res["height.q"][rest], bb.RADIUS, atol=1e-12)
+    np.testing.assert_allclose(res["floor.force"][rest], bb.MASS * bb.G, rtol=1e-10)
+    assert res["height.q"].min() >= bb.RADIUS - 1e-9
+
+
+def test_stick_slip_belt_limit_cycle():
+    ss = script("stick_slip_belt")
+    res = stick_slip()
+    switches = [(e.time, e.kind) for e in res.events]
+    kinds = [k for _, k in switches]
+    assert kinds[0] == "unlock" and kinds == ["unlock", "lock"] * (len(kinds) // 2) + ["unlock"] * (len(kinds) % 2)
+    times = np.array([t for t, _ in switches])
+    stick, slip = ss.cycle()
+    X_s = ss.STATIC / ss.STIFFNESS
+    assert times[0] == pytest.approx(X_s / ss.BELT_SPEED, abs=1e-9)          # from X = 0 at the belt's speed
+    np.testing.assert_allclose(np.diff(times)[0::2], slip, atol=1e-8)
+    np.testing.assert_allclose(np.diff(times)[1::2], stick, atol=1e-8)
+    X = res["belt_x.q"] + res["slip.q"]
+    at = np.searchsorted(res.t, times)
+    np.testing.assert_allclose(X[at[1::2]], (2 * ss.KINETIC - ss.STATIC) / ss.STIFFNESS, atol=1e-9)   # sticks
+    np.testing.assert_allclose(X[at[0::2]], X_s, atol=1e-9)                                           # slips
+    stuck = res["friction.mode"] == 2
+    assert np.all(np.abs(res["friction.force"][stuck]) <= ss.STATIC * (1 + 1e-9))
+    np.testing.assert_allclose(res["friction.force"][~stuck], ss.KINETIC)     # the belt drags the block forward
