@@ -20,11 +20,12 @@ CASSIE = ROBOTS / "cassie_v2.sdf"
 BALL_JOINTS = ["left-pitch-rod-joint", "right-pitch-rod-joint", "right-plantar-foot-joint", "left-plantar-foot-joint"]
 
 
-def cassie(**options):
-    """Cassie (its meshes are not shipped, and its limits are not simulated: those warnings are expected)."""
+def cassie(limits=False, **options):
+    """Cassie (its meshes are not shipped: that warning is expected), by default at the file's pose, which
+    lies outside the limits of four joints (limits=False)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return load_sdf(CASSIE, **options)
+        return load_sdf(CASSIE, limits=limits, **options)
 
 
 def write(tmp_path, text, name="model.sdf"):
@@ -76,6 +77,20 @@ def test_cassie_mass_and_limits_read():
     assert m.bodies["pelvis"].mass == 10.33
     assert np.allclose(m.bodies["pelvis"].com, [0.05066, 0.000346, 0.02841])
     assert m.urdf_limits["left-roll-op"] == {"lower": -0.2618, "upper": 0.3491}
+    assert not [f for f in m.forces.values() if f.kind == "joint_limit"]
+
+
+def test_cassie_limits_become_stops():
+    """With limits (the default) every tree joint's <limit> is a rigid stop; the four joints whose zero
+    lies outside their limits start at the nearest limit, which a warning says."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = load_sdf(CASSIE)
+    stop = m.forces["left-roll-op_limit"]
+    assert stop.kind == "joint_limit" and stop.rigid and (stop.lower, stop.upper) == (-0.2618, 0.3491)
+    moved = [str(w.message) for w in caught if "start at the limit nearest" in str(w.message)]
+    assert len(moved) == 1 and "left-foot-op = -0.6109" in moved[0]
+    assert m.joints["left-foot-op"].q0[0] == -0.6109 and m.joints["left-roll-op"].q0[0] == 0.0
     assert m.forces["left-roll-op_damping"].damping == 1.0
 
 

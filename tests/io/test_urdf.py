@@ -233,9 +233,13 @@ def test_inertial_frame_is_rotated_into_the_link_frame(tmp_path):
 
 def test_damping_limits_and_friction(tmp_path):
     m, messages = load_warned(ROBOTS / "panda.urdf")
-    assert f"{ROBOTS / 'panda.urdf'}: read the limits of 9 joint(s) into model.urdf_limits, not simulated yet" \
-        in messages
+    assert f"{ROBOTS / 'panda.urdf'}: the effort and velocity limits of 9 joint(s) are kept in model.urdf_limits " \
+        "and model.urdf_friction, not simulated" in messages
     assert m.urdf_limits["panda_joint4"] == {"lower": -3.0718, "upper": -0.0698, "effort": 87.0, "velocity": 2.175}
+    stop = m.forces["panda_joint4_limit"]
+    assert stop.kind == "joint_limit" and (stop.lower, stop.upper, stop.restitution) == (-3.0718, -0.0698, 0.0)
+    assert m.joints["panda_joint4"].q0[0] == -0.0698            # its zero is outside [-3.0718, -0.0698]
+    assert any("panda_joint4 = -0.0698" in message for message in messages)
     assert m.urdf_friction == {}
     damper = m.forces["panda_finger_joint1_damping"]
     assert damper.kind == "joint_spring_damper" and damper.damping[0] == 0.3 and damper.stiffness[0] == 0.0
@@ -248,10 +252,13 @@ def test_damping_limits_and_friction(tmp_path):
             <limit effort="3" velocity="4"/><dynamics friction="0.5"/></joint>
         </robot>""")
     m, messages = load_warned(path)
-    assert messages == [f"{path}: read the limits of 1 joint(s) into model.urdf_limits and the friction of 1 joint(s) "
-                        "into model.urdf_friction, not simulated yet"]
+    assert messages == [f"{path}: the effort and velocity limits of 1 joint(s) are kept in model.urdf_limits and "
+                        "model.urdf_friction, not simulated"]
     assert m.urdf_limits == {"spin": {"effort": 3.0, "velocity": 4.0}} and m.urdf_friction == {"spin": 0.5}
-    assert not m.forces
+    friction = m.forces["spin_friction"]
+    assert friction.kind == "joint_friction" and friction.static == friction.kinetic == 0.5
+    m, messages = load_warned(path, limits=False)
+    assert not m.forces and "the limits and friction of 1 tree, loop or multi-DOF joint(s)" in messages[0]
 
 
 GEOMETRY = """

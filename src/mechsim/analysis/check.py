@@ -38,5 +38,5 @@ def check(model):
     analysis = cm.analysis
     return CheckReport(dof=cm.nv if analysis is None else analysis.dof, tree_joints=list(cm.joint_order),
                        cut_joints=list(cm.topology.cut), loops=[list(loop) for loop in cm.topology.loops],
-                       n_constraints=cm.n_rows, redundant=[] if analysis is None else list(analysis.redundant),
+                       n_constraints=len(cm.every_row), redundant=[] if analysis is None else list(analysis.redundant),
                        drivers=list(model.drivers), bodies=list(cm.body_names), nq=cm.nq, nv=cm.nv)

@@ -132,6 +132,8 @@ def add_model_argument(parser):
                        help="join the root link to the ground by a free joint 'root_joint' (default: welded)")
     robot.add_argument("--merge-fixed", action="store_true",
                        help="merge links on fixed joints into their parents, as named frames")
+    robot.add_argument("--no-limits", action="store_true",
+                       help="keep joint limits and friction on the model only, not simulated, and every joint at zero")
     robot.add_argument("--package-dir", action="append", default=[], metavar="NAME=PATH",
                        help="folder of a package:// name (repeat for several packages)")
 
@@ -143,6 +145,8 @@ def load_model(args):
         options["floating_base"] = True
     if args.merge_fixed:
         options["merge_fixed"] = True
+    if args.no_limits:
+        options["limits"] = False
     if args.package_dir:
         pairs = [entry.partition("=") for entry in args.package_dir]
         bad = [entry for entry, (name, eq, folder) in zip(args.package_dir, pairs) if not (name and eq and folder)]

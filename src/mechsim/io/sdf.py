@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..modeling.model import Model
-from .urdf import (IDENTITY, MODEL_FRAME, ROOT_JOINT, _add_bodies, _compose, _Element, _flag, _keep_unsimulated,
+from .urdf import (IDENTITY, MODEL_FRAME, ROOT_JOINT, _add_bodies, _compose, _Element, _flag, _limits_and_friction, _starts_within_limits,
                    _Link, _name, _package_dirs, _resolve_meshes, _sdf_pose, _Source, _text_numbers, read_xml)
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
@@ -293,7 +293,7 @@ def _spanning_tree(src, links, joints):
 
 
 # ------------------------------------------------------------------------------------ the model
-def _add_joints(src, model, joints, model_poses, root, floating_base):
+def _add_joints(src, model, joints, model_poses, root, floating_base, q0):
     """The root joint, then every joint (cut joints marked) with its damper."""
     if root != WORLD:
         model.add_joint(ROOT_JOINT, "free" if floating_base else "weld", "ground", root,
@@ -307,18 +307,19 @@ def _add_joints(src, model, joints, model_poses, root, floating_base):
             {"axes": tuple(joint.axes)} if kind == "universal" else {}
         with src.at(joint.element):
             model.add_joint(joint.name, kind, parent, joint.child, parent_frame=parent_frame,
-                            child_frame=joint.pose, cut=joint.cut, **options)
+                            child_frame=joint.pose, cut=joint.cut, q0=q0.get(joint.name), **options)
         if (joint.damping or joint.stiffness) and kind in ("revolute", "prismatic"):
             with src.at(joint.element):
                 model.add_force(f"{joint.name}_{'spring' if joint.stiffness else 'damping'}", "joint_spring_damper",
                                 joint=joint.name, stiffness=joint.stiffness, damping=joint.damping, rest=joint.rest)
 
 
-def load_sdf(path, floating_base=False, package_dirs=None, loops=True):
+def load_sdf(path, floating_base=False, package_dirs=None, loops=True, limits=True):
     """A Model of the first <model> of the SDF file ``path``, its root link welded to the ground or,
     with ``floating_base=True``, joined to it by the free joint ``root_joint``; kinematic loops are
     closed by cut joints, or left open (the spanning tree alone) with ``loops=False``.
-    ``package_dirs`` maps model names to folders for ``model://`` mesh uris."""
+    ``package_dirs`` maps model names to folders for ``model://`` mesh uris. ``limits=False`` keeps
+    the limits and friction on the model only (not simulated), and every joint at zero."""
     path = Path(path)
     src, folders = _Source(path), _package_dirs(package_dirs)
     element, version = _parse(path)
@@ -331,9 +332,11 @@ def load_sdf(path, floating_base=False, package_dirs=None, loops=True):
     model = Model(element.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
     _add_bodies(src, model, links, root)
     kept = [joint for joint in joints if loops or not joint.cut]
-    _add_joints(src, model, kept, model_poses, root, floating_base)
+    tree = [j for j in kept if not j.cut]
+    _add_joints(src, model, kept, model_poses, root, floating_base,
+                _starts_within_limits(src, tree, {}) if limits else {})
     if missing:
         warnings.warn(f"{path}: {len(missing)} mesh file(s) not found, their shapes left out: "
                       f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}", stacklevel=2)
-    _keep_unsimulated(path, model, kept)
+    _limits_and_friction(src, model, tree, [j for j in kept if j.cut], JOINT_KINDS, simulated=limits)
     return model

@@ -36,8 +36,12 @@ a body named after it and each joint a joint named after it, so that signals rea
   0 0 1) is in the joint frame, or in the model frame (the root link frame at zero) with
   ``<use_parent_model_frame>1</use_parent_model_frame>``; revolute and continuous -> revolute,
   prismatic -> prismatic, ball -> spherical, fixed -> weld; a parent ``world`` is the ground;
-- ``<limit>`` and ``<dynamics friction>`` are kept in ``model.urdf_limits`` and ``model.urdf_friction``
-  (joint name -> values) and not simulated yet, which a warning says;
+- ``<limit lower upper>`` of a tree joint -> a rigid ``joint_limit`` ``<joint>_limit`` (a joint whose
+  zero lies outside its limits starts at the nearest one, with a warning); ``<dynamics friction>``
+  -> a ``joint_friction`` ``<joint>_friction`` with static = kinetic = the friction; every limit and
+  friction is kept in ``model.urdf_limits`` and ``model.urdf_friction`` (joint name -> values, for
+  export), and what is not simulated — effort and velocity limits, loop joints' limits and friction
+  — is said by a warning;
 - ``<visual>``/``<collision>`` geometry (box, cylinder, sphere, mesh) -> the body's ``geometry``: a list
   of dicts with ``kind``, ``role`` ("visual"/"collision"), ``pose`` in the link frame and the
   dimensions; mesh file names (``package://pkg/...`` through ``package_dirs``, ``file://``, or relative
@@ -672,24 +676,60 @@ def _add_mimics(src, model, joints):
                 model.add_constraint(f"{joint.name}_mimic", "gear", joints=(joint.name, source), ratio=multiplier)
 
 
-def _keep_unsimulated(path, model, joints):
-    """Store the joints' <limit>s and <dynamics friction> on the model, with a warning that they are
-    not simulated yet."""
-    model.urdf_limits = {joint.name: joint.limit for joint in joints if joint.limit}
-    model.urdf_friction = {joint.name: joint.friction for joint in joints if joint.friction}
-    kept = [f"the {what} of {len(table)} joint(s) into model.urdf_{what}"
-            for what, table in (("limits", model.urdf_limits), ("friction", model.urdf_friction)) if table]
-    if kept:
-        warnings.warn(f"{path}: read {' and '.join(kept)}, not simulated yet", stacklevel=4)
+def _limits_and_friction(src, model, tree, loops, kinds=JOINT_KINDS, simulated=True):
+    """A tree joint's <limit lower upper> -> a rigid joint_limit '<joint>_limit' (restitution 0), its
+    <dynamics friction> -> a joint_friction '<joint>_friction' (static = kinetic = friction). Every
+    <limit> and friction is also kept in model.urdf_limits / urdf_friction (for export); what is not
+    simulated — effort and velocity limits, loop joints' limits and friction — is said by a warning."""
+    model.urdf_limits = {joint.name: joint.limit for joint in tree + loops if joint.limit}
+    model.urdf_friction = {joint.name: joint.friction for joint in tree + loops if joint.friction}
+    if not simulated:
+        tree, loops = [], tree + loops
+    for joint in tree:
+        stops = {key: joint.limit[key] for key in ("lower", "upper") if key in joint.limit}
+        if stops and not ("lower" in stops and "upper" in stops and stops["lower"] >= stops["upper"]):
+            with src.at(joint.element.find("limit")):
+                model.add_force(f"{joint.name}_limit", "joint_limit", joint=joint.name, **stops)
+        if joint.friction and (getattr(joint, "kind", None) or kinds[joint.type]) in ("revolute", "prismatic"):
+            with src.at(joint.element):
+                model.add_force(f"{joint.name}_friction", "joint_friction", joint=joint.name,
+                                static=joint.friction, kinetic=joint.friction)
+    rates = [joint.name for joint in tree + loops if {"effort", "velocity"} & set(joint.limit)]
+    unsimulated = [joint.name for joint in loops if joint.limit or joint.friction] + \
+        [joint.name for joint in tree if joint.friction and
+         (getattr(joint, "kind", None) or kinds[joint.type]) not in ("revolute", "prismatic")]
+    said = [f"the effort and velocity limits of {len(rates)} joint(s)"] if rates else []
+    said += [f"the limits and friction of {len(unsimulated)} {'' if simulated else 'tree, '}loop or multi-DOF "
+             "joint(s)"] if unsimulated else []
+    if said:
+        warnings.warn(f"{src.path}: {' and '.join(said)} are kept in model.urdf_limits and model.urdf_friction, "
+                      "not simulated", stacklevel=4)
 
 
-def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, mimic=True):
+def _starts_within_limits(src, joints, q0):
+    """q0 (joint name -> value) with the joints whose zero lies outside their limits moved to the limit
+    nearest to it, which a warning says."""
+    moved = {}
+    for joint in joints:
+        lower, upper = joint.limit.get("lower"), joint.limit.get("upper")
+        if joint.name not in q0 and lower is not None and upper is not None and lower < upper and \
+                not lower <= 0.0 <= upper:
+            moved[joint.name] = min(max(0.0, lower), upper)
+    if moved:
+        warnings.warn(f"{src.path}: {len(moved)} joint(s) start at the limit nearest to their zero, which lies "
+                      f"outside their limits: {', '.join(f'{k} = {v:g}' for k, v in moved.items())} "
+                      "(limits=False keeps the file's pose)", stacklevel=4)
+    return {**q0, **moved}
+
+
+def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, mimic=True, limits=True):
     """A Model of the robot in the URDF file ``path``, the root link welded to the ground or, with
     ``floating_base=True``, joined to it by the free joint ``root_joint``. ``package_dirs`` maps
     package names to folders for ``package://`` mesh names. A link on a fixed joint becomes a named
     frame of its parent, its mass, inertia and geometry added to the parent's, when it and all it
     carries are massless, and with ``merge_fixed=True`` always (as Pinocchio does). ``mimic=False``
-    ignores <mimic> (the joints move independently, as in Pinocchio's default)."""
+    ignores <mimic> (the joints move independently, as in Pinocchio's default). ``limits=False`` keeps
+    <limit> and friction on the model only (not simulated), and every joint at zero."""
     path = Path(path)
     src, folders = _Source(path), _package_dirs(package_dirs)
     robot = _parse(path)
@@ -709,6 +749,7 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
     model = Model(robot.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
     _add_bodies(src, model, links, root)
     q0 = _mimic_q0(src, order + loops) if mimic else {}
+    q0 = _starts_within_limits(src, order, q0) if limits else q0
     _add_joints(src, model, links, order, root, floating_base, q0)
     _add_loop_joints(src, model, loops, poses, owner, root, q0)
     _add_gazebo_joints(src, model, gazebo, owner, root, q0)
@@ -718,5 +759,5 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
     if missing:
         warnings.warn(f"{path}: {len(missing)} mesh file(s) not found, their shapes left out: "
                       f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}", stacklevel=3)
-    _keep_unsimulated(path, model, order + loops)
+    _limits_and_friction(src, model, order, loops, simulated=limits)
     return model

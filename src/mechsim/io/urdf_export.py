@@ -11,8 +11,9 @@ http://wiki.ros.org/urdf/XML), which ``ms.load`` (io/urdf.py) reads back to the 
   frame at the joint frame, so a body whose joint frame M is not its body frame is written in the
   link frame M: its inertial, geometry and frames, and the frames of the joints and constraints on
   it, re-expressed there (the dynamics do not change; the re-read model's body frame is M);
-- a ``joint_spring_damper`` with damping only -> ``<dynamics damping>`` (``model.urdf_friction`` ->
-  ``friction``); a gear between two one-coordinate joints -> ``<mimic>`` on its first joint (multiplier
+- a ``joint_spring_damper`` with damping only -> ``<dynamics damping>``; a ``joint_friction`` with
+  static = kinetic (or ``model.urdf_friction``) -> ``friction``; a rigid ``joint_limit`` with
+  restitution 0 -> ``<limit lower upper>`` (with effort and velocity from ``model.urdf_limits``); a gear between two one-coordinate joints -> ``<mimic>`` on its first joint (multiplier
   the ratio, offset from the joints' q0); a point_coincident constraint -> Drake's
   ``<drake:ball_constraint>`` (Drake's documentation, "Parsing Models for Multibody Dynamics"), with a
   ``name`` attribute; a cut joint -> a plain ``<joint>`` on the child's second parent, which io/urdf.py
@@ -37,6 +38,7 @@ URDF_GRAVITY = (0.0, 0.0, -9.81)
 KINDS = {"revolute": "continuous", "prismatic": "prismatic", "weld": "fixed", "free": "floating",
          "planar": "planar"}
 HOLDS = ("URDF holds revolute, prismatic, weld (fixed), free (floating) and planar joints, joint dampers, "
+         "rigid joint limits without restitution, joint friction with static = kinetic, "
          "gears between joints (mimic) and point_coincident constraints (drake:ball_constraint)")
 
 
@@ -85,6 +87,9 @@ def _refuse(model):
         for name in table:
             raise ModelError(f"to_urdf: {kind} '{name}': URDF cannot hold {kind}s; {HOLDS}")
     for force in model.forces.values():
+        if force.kind == "joint_limit" and force.rigid and force.restitution == 0.0 or \
+                force.kind == "joint_friction" and force.static == force.kinetic:
+            continue
         if force.kind != "joint_spring_damper" or np.any(force.stiffness) or np.ptp(force.damping) > 0:
             raise ModelError(f"to_urdf: force '{force.name}' ({force.kind}) is not a joint damper with one damping "
                              f"for all coordinates and no stiffness, which URDF cannot hold; {HOLDS}")
@@ -198,7 +203,10 @@ def _link_name(body):
 def _joint(robot, model, joint, shift, extras):
     """A <joint>: origin F on the parent link, axis in F, dynamics, limit and mimic (``extras``)."""
     kind = KINDS[joint.kind]
-    limit = getattr(model, "urdf_limits", {}).get(joint.name, {})
+    limit = dict(getattr(model, "urdf_limits", {}).get(joint.name, {}))
+    for force in model.forces.values():
+        if force.kind == "joint_limit" and force.joint == joint.name:
+            limit.update({side: value for side, value, _ in force.stops()})
     if kind == "continuous" and {"lower", "upper"} <= set(limit):
         kind = "revolute"
     element = ET.SubElement(robot, "joint", name=joint.name, type=kind)
@@ -208,7 +216,9 @@ def _joint(robot, model, joint, shift, extras):
     if joint.kind in ("revolute", "prismatic", "planar"):
         axis = joint.primitives[-1][1]        # the axis, or for planar the normal (its rotation axis)
         ET.SubElement(element, "axis", xyz=_text(axis))
-    damping, friction = extras["damping"].get(joint.name, 0.0), getattr(model, "urdf_friction", {}).get(joint.name)
+    damping = extras["damping"].get(joint.name, 0.0)
+    friction = next((f.static for f in model.forces.values() if f.kind == "joint_friction" and f.joint == joint.name),
+                    getattr(model, "urdf_friction", {}).get(joint.name))
     if damping or friction:
         ET.SubElement(element, "dynamics", damping=repr(float(damping)), **(
             {"friction": repr(float(friction))} if friction else {}))
@@ -224,7 +234,8 @@ def _dampers(model):
     """Joint name -> the sum of its dampers' damping."""
     damping = {}
     for force in model.forces.values():
-        damping[force.joint] = damping.get(force.joint, 0.0) + float(force.damping[0])
+        if force.kind == "joint_spring_damper":
+            damping[force.joint] = damping.get(force.joint, 0.0) + float(force.damping[0])
     return damping
 
 
