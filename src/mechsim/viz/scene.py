@@ -36,6 +36,16 @@ class Scene:
             return np.broadcast_to(points, (len(self.times), *points.shape))
         return self.positions[:, body_index, None] + np.einsum("fij,nj->fni", self.rotations[:, body_index], points)
 
+    def view(self):
+        """Unit vector from the scene's centre to the default eye: across the world axis along which the
+        machine is thinnest (a planar machine seen face on), raised towards up and turned a little."""
+        lower, upper = self.bounds()
+        axes = [a - self.up * (a @ self.up) for a in np.eye(3)]
+        candidates = [(extent, a / np.linalg.norm(a)) for extent, a in zip(upper - lower, axes) if a @ a > 0.1]
+        across = min(candidates, key=lambda c: c[0])[1]
+        view = across + 0.45 * self.up + 0.35 * np.cross(self.up, across)
+        return view / np.linalg.norm(view)
+
     def bounds(self):
         """(lower, upper) corners of a box holding every mesh and trace at every frame."""
         corners = [self.world(b, _box_corners(np.concatenate([m.vertices for m in self.meshes[name]])))

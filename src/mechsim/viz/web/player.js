@@ -28,17 +28,9 @@
   camera.add(key);                                         // the key light follows the view
   scene.add(sky, camera);
 
-  function resetView() {       // look across the world axis along which the machine is thinnest, from a bit above
-    const extent = hi.clone().sub(lo).toArray();
-    let across = null, thinnest = Infinity;
-    extent.forEach((e, i) => {
-      const axis = new THREE.Vector3().setComponent(i, 1).projectOnPlane(up);
-      if (axis.lengthSq() > 0.1 && e < thinnest) [across, thinnest] = [axis.normalize(), e];
-    });
-    const view = across.clone().addScaledVector(up, 0.45)
-      .addScaledVector(new THREE.Vector3().crossVectors(up, across), 0.35).normalize();
+  function resetView() {
     const centre = lo.clone().add(hi).multiplyScalar(0.5);
-    camera.position.copy(centre).addScaledVector(view, 1.4 * size);
+    camera.position.copy(centre).addScaledVector(new THREE.Vector3(...data.view), 1.4 * size);
     controls.target.copy(centre);
     controls.update();
   }
