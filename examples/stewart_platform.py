@@ -33,7 +33,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 BASE_RADIUS, PLATFORM_RADIUS, HEIGHT = 0.25, 0.125, 0.25
@@ -162,6 +162,7 @@ def main(argv=()):
     print(f"platform height: {pos[0, 2]:.6f} m at rest, {pos[-1, 2]:.6f} m at t_end "
           f"(sag {1e3 * (pos[0, 2] - pos[-1, 2]):.3f} mm); max loop-closure error {res.constraint_error.max():.2e}")
     print(f"leg extensions at t_end (mm): {np.array2string(1e3 * legs_q[-1], precision=3)}")
+    animate(res, "stewart_platform", bodies="hull")
     plot(res, legs_q)
     return res
 

@@ -75,8 +75,7 @@ def scene_json(scene):
         "bodies": [{"name": name, "com": scene.coms[b].tolist(),
                     "frames": [{"name": f, "position": p.tolist(), "rotation": R.ravel().tolist()}
                                for f, p, R in scene.frames[b]],
-                    "meshes": [{"color": m.color, "vertices": _base64(m.vertices, np.float32),
-                                "faces": _base64(m.faces, np.uint32)} for m in scene.meshes[name]]}
+                    "meshes": [_mesh_json(m) for m in scene.meshes[name]]}
                    for b, name in enumerate(scene.bodies)],
         "joints": scene.joints,
         "links": [{"name": link["name"], "kind": link["kind"],
@@ -84,6 +83,12 @@ def scene_json(scene):
                   for link in scene.links],
         "traces": [{"name": label, "points": _base64(points, np.float32)} for label, points in scene.traces],
     }
+
+
+def _mesh_json(mesh):
+    index = np.uint16 if len(mesh.vertices) <= 1 << 16 else np.uint32
+    return {"color": mesh.color, "vertices": _base64(mesh.vertices, np.float32),
+            "faces": _base64(mesh.faces, index), "index_bytes": np.dtype(index).itemsize}
 
 
 def _base64(array, dtype):

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..analysis.resample import resample
 from ..errors import MechsimError
-from .shapes import attachments, body_meshes, body_points, joint_axes
+from .shapes import SEGMENTS, attachments, body_meshes, body_points, joint_axes
 
 THICKNESS = 0.03      # of the model's size: the diameter of slender bodies, markers and lines
 
@@ -54,7 +54,7 @@ class Scene:
         return points.min(axis=0), points.max(axis=0)
 
 
-def build_scene(res, mode="geometry", fps=30.0, traces=None, segments=32):
+def build_scene(res, mode="geometry", fps=30.0, traces=None, segments=SEGMENTS):
     """The Scene of Result ``res``, sampled at ``fps`` frames per second from its first to its last time."""
     if not len(res.t):
         raise MechsimError("animate: the result has no samples (an empty run)")

@@ -22,6 +22,7 @@ BODY_MODES = ("geometry", "ellipsoid", "hull")
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
            "#9c755f", "#bab0ac")
 MAX_MESH_FACES = 20000       # meshes above this are decimated (quadric decimation through trimesh)
+SEGMENTS = 24                # round shapes: segments around, half as many from pole to pole
 
 
 @dataclass
@@ -37,7 +38,7 @@ class TriMesh:
         return TriMesh(self.vertices @ np.asarray(rotation).T + position, self.faces, self.color)
 
 
-def body_meshes(model, mode="geometry", thickness=0.05, segments=32, max_faces=MAX_MESH_FACES):
+def body_meshes(model, mode="geometry", thickness=0.05, segments=SEGMENTS, max_faces=MAX_MESH_FACES):
     """{body name: [TriMesh]} for every body but the ground. ``mode``: "geometry" (its shapes; a body
     without any drawn as its ellipsoid, or as its hull when massless), "ellipsoid" or "hull";
     ``thickness``: the diameter given to slender, flat or point-like bodies (m)."""

@@ -30,7 +30,7 @@
 
   function resetView() {
     const centre = lo.clone().add(hi).multiplyScalar(0.5);
-    camera.position.copy(centre).addScaledVector(new THREE.Vector3(...data.view), 1.4 * size);
+    camera.position.copy(centre).addScaledVector(new THREE.Vector3(...data.view), 1.7 * size);   // the bounding sphere fits the height
     controls.target.copy(centre);
     controls.update();
   }
@@ -65,7 +65,7 @@
     for (const m of body.meshes) {
       const geometry = new THREE.BufferGeometry();
       geometry.setAttribute("position", new THREE.BufferAttribute(decode(m.vertices, Float32Array), 3));
-      geometry.setIndex(new THREE.BufferAttribute(decode(m.faces, Uint32Array), 1));
+      geometry.setIndex(new THREE.BufferAttribute(decode(m.faces, m.index_bytes === 2 ? Uint16Array : Uint32Array), 1));
       geometry.computeVertexNormals();
       group.add(new THREE.Mesh(geometry, material(m.color)));
     }
@@ -159,6 +159,8 @@
   const speed = document.getElementById("speed"), clockText = document.getElementById("clock");
   scrub.max = String(F - 1);
   const tEnd = data.t0 + (F - 1) / data.fps;
+  const options = [...speed.options].map((o) => Number(o.value));   // a short run: slow motion, ~3 s long
+  speed.value = String(options.filter((s) => s <= Math.min(1, (tEnd - data.t0) / 3)).pop() || options[0]);
   const frameAt = (time) => Math.min(F - 1, Math.max(0, Math.round((time - data.t0) * data.fps)));
   const world = new THREE.Vector3();
 
