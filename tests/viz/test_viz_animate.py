@@ -44,9 +44,10 @@ def test_resampling_interpolates_between_samples_to_fourth_order(four_bar_2s):
 def test_resampling_a_joined_result_takes_each_time_from_its_stretch(four_bar_2s):
     res = four_bar_2s
     parts = [Result(res._cm, res.t[s], res.q[s], res.v[s], res.u_force[s]) for s in (slice(0, 31), slice(30, None))]
-    joined = resample(JoinedResult(parts), [0.25, 1.0, 1.75])
+    times = [0.25, 1.0, 1.75]
+    joined = resample(JoinedResult(parts), times)
     assert isinstance(joined, JoinedResult)
-    np.testing.assert_allclose(joined["rocker.position"], resample(res, [0.25, 1.0, 1.75])["rocker.position"], atol=1e-15)
+    np.testing.assert_allclose(joined["rocker.position"], resample(res, times)["rocker.position"], atol=1e-15)
 
 
 def test_page_poses_are_the_results_at_the_frames(four_bar_2s):

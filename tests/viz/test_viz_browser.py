@@ -53,7 +53,8 @@ def test_seeking_shows_the_results_body_poses(page, four_bar_2s):
         poses = page.evaluate("window.mechsim.poses()")
         for body in BODIES:
             np.testing.assert_allclose(poses[body]["position"], res[f"{body}.position"][k], atol=1e-6)
-            np.testing.assert_allclose(np.reshape(poses[body]["rotation"], (3, 3)), res[f"{body}.rotation"][k], atol=1e-6)
+            rotation = np.reshape(poses[body]["rotation"], (3, 3))
+            np.testing.assert_allclose(rotation, res[f"{body}.rotation"][k], atol=1e-6)
     assert page.evaluate("window.mechsim.seek(0.99)") == pytest.approx(1.0)     # the nearest frame
     assert page.inner_text("#clock") == "t = 1.000 s / 2.000 s"
     assert page.problems == []

@@ -85,19 +85,20 @@ def test_hull_points_are_the_frames_com_and_attachments():
 # ------------------------------------------------------------------------------ geometry
 def test_primitive_meshes_have_their_volumes_and_face_outwards():
     assert volume(box_mesh([0.1, 0.2, 0.3], "#000000")) == pytest.approx(0.006)
-    exact = {"sphere": 4 / 3 * np.pi * 0.125, "cylinder": np.pi * 0.25 * 2, "capsule": np.pi * 0.25 * 2 + 4 / 3 * np.pi * 0.125}
-    meshes = {"sphere": ellipsoid_mesh(np.full(3, 0.5), 48, "#000000"), "cylinder": cylinder_mesh(0.5, 2, 48, "#000000"),
-              "capsule": capsule_mesh(0.5, 2, 48, "#000000")}
-    for kind, mesh in meshes.items():
-        assert volume(mesh) == pytest.approx(exact[kind], rel=0.01), kind
+    ball, tube = 4 / 3 * np.pi * 0.5 ** 3, np.pi * 0.5 ** 2 * 2
+    for mesh, exact in ((ellipsoid_mesh(np.full(3, 0.5), 48, "#000000"), ball), (cylinder_mesh(0.5, 2, 48, ""), tube),
+                        (capsule_mesh(0.5, 2, 48, ""), tube + ball)):
+        assert volume(mesh) == pytest.approx(exact, rel=0.01)
 
 
 def test_geometry_format_kinds_poses_and_colours():
     R = rotation(7)
     box, sphere, cylinder, capsule, ellipsoid, mesh = read_geometry([
-        {"kind": "box", "size": [0.1, 0.2, 0.3], "pose": {"position": [1, 2, 3], "rotation": R.tolist()}, "color": "#FF0000"},
+        {"kind": "box", "size": [0.1, 0.2, 0.3], "pose": {"position": [1, 2, 3], "rotation": R.tolist()},
+         "color": "#FF0000"},
         {"kind": "sphere", "radius": 0.5, "pose": [0, 0, 1], "role": "collision"},
-        {"kind": "cylinder", "radius": 0.1, "length": 2, "pose": [[0, 0, 0], {"euler": [0, 1.5707963267948966, 0], "seq": "xyz"}]},
+        {"kind": "cylinder", "radius": 0.1, "length": 2,
+         "pose": [[0, 0, 0], {"euler": [0, np.pi / 2, 0], "seq": "xyz"}]},
         {"kind": "capsule", "radius": 0.1, "length": 0, "color": [0, 0.5, 1]},
         {"kind": "ellipsoid", "radii": [1, 2, 3]},
         {"kind": "mesh", "vertices": [[0, 0, 0], [1, 0, 0], [0, 1, 0]], "faces": [[0, 1, 2]], "scale": 2}], "body 'b'")
@@ -118,6 +119,8 @@ def test_geometry_format_kinds_poses_and_colours():
     ({"kind": "sphere", "radius": 1, "colour": "red"}, ["unknown key(s) ['colour']"]),
     ({"kind": "cylinder", "radius": 1}, ["needs length"]),
     ({"kind": "mesh"}, ["a mesh needs a path"]),
+    ({"kind": "mesh", "vertices": [[0, 0, 0]], "faces": [[0, 1, 2]]}, ["a mesh needs a path, or vertices"]),
+    ({"kind": "mesh", "path": "part.stl", "scale": [1, 2]}, ["scale must be 1 or 3 nonzero numbers"]),
     ({"kind": "sphere", "radius": 1, "role": "ghost"}, ["role must be"]),
     ({"kind": "sphere", "radius": 1, "color": "red"}, ["color must be"]),
     ("box", ["geometry must be a shape dict"]),
@@ -129,6 +132,15 @@ def test_bad_geometry_is_refused_naming_the_body_and_entry(entry, words):
     assert "body 'b'" in str(error.value)
     for word in words:
         assert word in str(error.value)
+
+
+def test_changing_a_bodys_geometry_changes_its_shapes():
+    m = ms.Model("m")
+    body = m.add_body("b", mass=1, inertia=(1, 1, 1), geometry={"kind": "sphere", "radius": 1})
+    body.geometry = [{"kind": "box", "size": [1, 2, 3]}]
+    assert [s.kind for s in m.bodies["b"].shapes] == ["box"]
+    with pytest.raises(ms.ModelError, match="unknown kind 'cube'"):
+        body.geometry = {"kind": "cube"}
 
 
 def test_default_drawing_geometry_else_ellipsoid_else_hull():

@@ -19,7 +19,7 @@ def load_run(model, path):
     """The Result of ``model`` stored in the run file ``path``."""
     columns = load_columns(path)
     cm = model.compile()
-    wanted = {kind: [name for joint in cm.joint_order for name in _flat(joint, kind, getattr(model.joints[joint], "n" + kind))]
+    wanted = {kind: [name for joint in cm.joint_order for name in _flat(joint, kind, model.joints[joint])]
               for kind in ("q", "v")}
     missing = [name for name in ["t", *wanted["q"], *wanted["v"]] if name not in columns]
     if missing:
@@ -32,9 +32,10 @@ def load_run(model, path):
     return Result(cm, t, q, v, forces, message=f"read from {path}")
 
 
-def _flat(joint, kind, n):
-    """Column names of a joint's n coordinates (.q) or velocities (.v), as flat_columns writes them."""
-    return [f"{joint}.{kind}"] if n == 1 else [f"{joint}.{kind}[{i}]" for i in range(n)]
+def _flat(name, kind, joint):
+    """Column names of a joint's coordinates (kind "q") or velocities ("v"), as flat_columns writes them."""
+    n = joint.nq if kind == "q" else joint.nv
+    return [f"{name}.{kind}"] if n == 1 else [f"{name}.{kind}[{i}]" for i in range(n)]
 
 
 def load_columns(path):

@@ -99,24 +99,33 @@ def _positive(entry, name, n, what, allow_zero=False):
 
 
 def _mesh_dims(entry, what):
-    """{"path"} or {"vertices", "faces"}, and "scale" (3,)."""
-    scale = np.broadcast_to(np.asarray(entry.get("scale", 1.0), dtype=float), 3) if \
-        np.size(entry.get("scale", 1.0)) in (1, 3) else None
-    if scale is None or not np.all(np.isfinite(scale)) or np.any(scale == 0):
-        raise ModelError(f"{what}: scale must be 1 or 3 nonzero numbers, got {entry.get('scale')!r}")
+    """{"path", "scale"} or {"vertices" (scaled), "faces", "scale"} of a mesh entry."""
+    scale = _scale(entry.get("scale", 1.0), what)
     if "path" in entry:
         if {"vertices", "faces"} & set(entry):
             raise ModelError(f"{what}: give a mesh either a path or vertices and faces, not both")
-        return {"path": str(entry["path"]), "scale": scale.copy()}
-    vertices, faces = entry.get("vertices"), entry.get("faces")
-    vertices = None if vertices is None else np.asarray(vertices, dtype=float)
-    faces = None if faces is None else np.asarray(faces)
-    if vertices is None or faces is None or vertices.ndim != 2 or vertices.shape[1] != 3 or faces.ndim != 2 \
-            or faces.shape[1] != 3 or not np.issubdtype(faces.dtype, np.integer) \
-            or faces.size and not (0 <= faces.min() and faces.max() < len(vertices)):
+        return {"path": str(entry["path"]), "scale": scale}
+    try:
+        vertices, faces = np.asarray(entry["vertices"], dtype=float), np.asarray(entry["faces"])
+        ok = vertices.ndim == faces.ndim == 2 and vertices.shape[1] == faces.shape[1] == 3 \
+            and np.issubdtype(faces.dtype, np.integer) \
+            and (faces.size == 0 or 0 <= faces.min() <= faces.max() < len(vertices))
+    except (KeyError, TypeError, ValueError):
+        ok = False
+    if not ok:
         raise ModelError(f"{what}: a mesh needs a path, or vertices (n x 3 numbers) and faces (m x 3 indices "
                          "of those vertices)")
-    return {"vertices": vertices * scale, "faces": faces.astype(np.int64), "scale": scale.copy()}
+    return {"vertices": vertices * scale, "faces": faces.astype(np.int64), "scale": scale}
+
+
+def _scale(value, what):
+    try:
+        scale = np.broadcast_to(np.asarray(value, dtype=float), 3).copy()
+    except (TypeError, ValueError):
+        scale = np.full(3, np.nan)
+    if not np.all(np.isfinite(scale)) or np.any(scale == 0):
+        raise ModelError(f"{what}: scale must be 1 or 3 nonzero numbers, got {value!r}")
+    return scale
 
 
 def _color(color, what):

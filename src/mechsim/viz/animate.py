@@ -70,7 +70,8 @@ def scene_json(scene):
     lower, upper = scene.bounds()
     return {
         "title": scene.title, "fps": scene.fps, "t0": float(scene.times[0]), "frames": F,
-        "up": scene.up.tolist(), "view": scene.view().tolist(), "thickness": scene.thickness, "bounds": [lower.tolist(), upper.tolist()],
+        "up": scene.up.tolist(), "view": scene.view().tolist(), "thickness": scene.thickness,
+        "bounds": [lower.tolist(), upper.tolist()],
         "poses": _base64(poses, np.float32),
         "bodies": [{"name": name, "com": scene.coms[b].tolist(),
                     "frames": [{"name": f, "position": p.tolist(), "rotation": R.ravel().tolist()}

@@ -40,8 +40,9 @@ class TriMesh:
 
 def body_meshes(model, mode="geometry", thickness=0.05, segments=SEGMENTS, max_faces=MAX_MESH_FACES):
     """{body name: [TriMesh]} for every body but the ground. ``mode``: "geometry" (its shapes; a body
-    without any drawn as its ellipsoid, or as its hull when massless), "ellipsoid" or "hull";
-    ``thickness``: the diameter given to slender, flat or point-like bodies (m)."""
+    without any drawn as its ellipsoid), "ellipsoid" or "hull" (a massless body has no ellipsoid: its
+    hull); ``thickness``: the diameter given to slender, flat or point-like bodies and the least
+    diameter of an ellipsoid (m)."""
     if mode not in BODY_MODES:
         raise MechsimError(f"bodies={mode!r}: use one of {', '.join(map(repr, BODY_MODES))}")
     names = [b for b in model.bodies if b != "ground"]
@@ -101,15 +102,15 @@ def lathe(profiles, segments, color):
     round in ``segments`` steps; points with r = 0 become single pole vertices. Separate profiles
     meet at sharp edges (their vertices are not shared)."""
     phi = 2 * np.pi * np.arange(segments) / segments
-    ring = np.column_stack([np.cos(phi), np.sin(phi)])
+    circle = np.column_stack([np.cos(phi), np.sin(phi)])
     vertices, faces, count = [], [], 0
     for profile in profiles:
         rows = []
         for r, z in profile:
-            n = 1 if r == 0 else segments
-            rows.append(np.arange(count, count + n))
-            vertices.append(np.column_stack([r * ring[:n], np.full(n, z)]) if r else [[0.0, 0.0, z]])
-            count += n
+            ring = np.array([[0.0, 0.0, z]]) if r == 0 else np.column_stack([r * circle, np.full(segments, z)])
+            rows.append(np.arange(count, count + len(ring)))
+            vertices.append(ring)
+            count += len(ring)
         for lower, upper in zip(rows, rows[1:]):
             faces += _band(lower, upper, segments)
     return TriMesh(np.concatenate(vertices).astype(float), np.array(faces), color)
@@ -138,7 +139,6 @@ def _arc(radius, start, stop, steps, z0):
 
 def ellipsoid_mesh(radii, segments, color):
     sphere = lathe([_arc(1.0, 0, np.pi, segments // 2, 0.0)], segments, color)
-    sphere.vertices[np.abs(sphere.vertices) < 1e-15] = 0.0
     return TriMesh(sphere.vertices * radii, sphere.faces, color)
 
 

@@ -68,8 +68,8 @@ def find_ffmpeg():
         import imageio_ffmpeg
         return imageio_ffmpeg.get_ffmpeg_exe()
     raise MechsimError("animate: writing .mp4 needs ffmpeg, which was not found: install it (apt-get install "
-                       "ffmpeg, brew install ffmpeg or conda install ffmpeg) or pip install mechsim[video] (imageio-ffmpeg); "
-                       ".gif and .html need neither")
+                       "ffmpeg, brew install ffmpeg or conda install ffmpeg) or pip install mechsim[video] "
+                       "(imageio-ffmpeg); .gif and .html need neither")
 
 
 def _set_view(ax, scene):
