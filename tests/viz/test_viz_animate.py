@@ -95,6 +95,13 @@ def test_gif_has_a_frame_per_frame_time_at_the_size_asked(four_bar_2s, tmp_path)
         assert len(gif.convert("RGB").getcolors(maxcolors=1 << 16)) > 10          # drawn, not blank
 
 
+def test_mp4_has_a_frame_per_frame_time(four_bar_2s, tmp_path):
+    pytest.importorskip("matplotlib")
+    imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg")      # counts the frames (and is an ffmpeg)
+    path = ms.animate(four_bar_2s, tmp_path / "four_bar.mp4", fps=5, size=(160, 120))
+    assert imageio_ffmpeg.count_frames_and_secs(str(path))[0] == 11
+
+
 def test_mp4_without_ffmpeg_says_what_to_install(four_bar_2s, tmp_path, monkeypatch):
     monkeypatch.setattr("shutil.which", lambda name: None)
     monkeypatch.setitem(__import__("sys").modules, "imageio_ffmpeg", None)
