@@ -1,5 +1,6 @@
-"""Figures of the example scripts: saved under examples/out/ (or $MECHSIM_EXAMPLE_OUT) when
-matplotlib is installed, skipped with a note when it is not."""
+"""Figures and animations of the example scripts, saved under examples/out/ (or
+$MECHSIM_EXAMPLE_OUT): plots when matplotlib is installed (skipped with a note when it is not), and
+every run's animation as a self-contained web page (ms.animate, no extra package needed)."""
 import os
 from pathlib import Path
 
@@ -22,3 +23,10 @@ def save(fig, name):
     path = OUT / f"{name}.png"
     fig.savefig(path, dpi=100)
     print(f"plot: {path}")
+
+
+def animate(res, name, **options):
+    """Write the run's animation to <out>/<name>.html (``options``: those of ms.animate)."""
+    from mechsim import animate as write_animation
+    OUT.mkdir(parents=True, exist_ok=True)
+    print(f"animation: {write_animation(res, OUT / f'{name}.html', **options)}")

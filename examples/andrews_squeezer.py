@@ -47,7 +47,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 REFERENCE = Path(__file__).resolve().parent / "reference" / "andrews_squeezer.json"
@@ -140,6 +140,7 @@ def main():
             print(f"{name:8s} {a:22.15e} {b:22.15e} {abs(a - b):9.2e}")
         print(f"max |q - q_ref| = {np.abs(q - ref['q']).max():.2e} rad, "
               f"max |v - v_ref| / max |v_ref| = {np.abs(v - ref['v']).max() / np.abs(ref['v']).max():.2e}")
+    animate(res, "andrews_squeezer", bodies="hull", fps=2000)          # 0.03 s in 60 frames
     plot(res)
     return res
 

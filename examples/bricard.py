@@ -43,7 +43,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, LENGTH, G = 1.0, 1.0, 9.81
@@ -234,6 +234,7 @@ def main(argv=()):
     print(f"j1.q in [{res['j1.q'].min():+.6f}, {res['j1.q'].max():+.6f}] rad; "
           f"P3 at t_end: ({p3[-1, 0]:+.6f}, {p3[-1, 1]:+.6f}, {p3[-1, 2]:+.6f}) m")
     print(f"{common.energy_line(E)}; loop-closure error max |g| = {np.max(res.constraint_error):.2e}")
+    animate(res, "bricard", bodies="hull")
     plot(res, p3, E)
     return res
 

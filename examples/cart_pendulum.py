@@ -37,7 +37,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 # parameters (ours; the paper does not give numbers)
@@ -91,6 +91,7 @@ def main(argv=()):
     print(f"cart q1:  max |q1| = {np.abs(q1).max():.5f} m, q1(t_end) = {q1[-1]:+.5f} m")
     print(f"rod  q2:  max |q2| = {np.abs(q2).max():.5f} rad, q2(t_end) = {q2[-1]:+.5f} rad")
     print(f"rod tip at t_end: ({tip[-1, 0]:+.4f}, {tip[-1, 1]:+.4f}) m")
+    animate(res, "cart_pendulum", traces=[("rod", (0, -ROD_LENGTH, 0))])
     plot(res, q1, q2)
     return res
 
@@ -175,6 +176,7 @@ def main_inverse():
     print(f"hinge reaction (cart on rod, at the hinge): force x in [{hinge[:, 3].min():+.4f}, "
           f"{hinge[:, 3].max():+.4f}] N, y in [{hinge[:, 4].min():+.4f}, {hinge[:, 4].max():+.4f}] N")
     print(f"slide reaction (ground on cart): normal force in [{slide[:, 4].min():.4f}, {slide[:, 4].max():.4f}] N")
+    animate(res, "cart_pendulum_inverse")
     plot_inverse(res, F_A, F_B, ref_A, ref_B)
     return res
 
@@ -252,8 +254,8 @@ def linearizations():
 
 
 def swing(amplitude=0.01, t_end=T_END, rate=50):
-    """The forward model released at q2 = amplitude: (t, nonlinear states, linear states) in STATES order,
-    the linear from x(t) = expm(A t) x0 about the hanging rest."""
+    """The forward model released at q2 = amplitude: (its Result, nonlinear states, linear states) in STATES
+    order, the linear from x(t) = expm(A t) x0 about the hanging rest."""
     from scipy.linalg import expm
     m = build_model(q2_0=amplitude)
     res = simulate(m, t_end)
@@ -262,7 +264,7 @@ def swing(amplitude=0.01, t_end=T_END, rate=50):
     x0 = np.array([0.0, amplitude, 0.0, 0.0])
     x_lin = np.array([expm(A * t) @ x0 for t in res.t])
     x_nl = np.column_stack([res[n] for n in STATES])
-    return res.t, x_nl, x_lin
+    return res, x_nl, x_lin
 
 
 def main_linearize():
@@ -278,10 +280,11 @@ def main_linearize():
     s2 = pendulum_rate_squared(np.pi)
     print(f"inverted, closed form: s = 0, 0, +-sqrt({s2:.6f}) = +-{np.sqrt(s2):.6f} 1/s; hanging (k_SD = b_SD = 0): "
           f"s = +-{np.sqrt(-pendulum_rate_squared(0.0)):.6f} i")
-    t, x_nl, x_lin = swing()
-    print(f"small swing (q2(0) = 0.01 rad) {len(t)} samples to t = {t[-1]:g} s: max |q2 nonlinear - linear| = "
+    res, x_nl, x_lin = swing()
+    print(f"small swing (q2(0) = 0.01 rad) {len(res.t)} samples to t = {res.t[-1]:g} s: max |q2 nonlinear - linear| = "
           f"{np.abs(x_nl[:, 1] - x_lin[:, 1]).max():.2e} rad, |q1| {np.abs(x_nl[:, 0] - x_lin[:, 0]).max():.2e} m")
-    plot_linearize(lins, t, x_nl, x_lin)
+    animate(res, "cart_pendulum_linearize")
+    plot_linearize(lins, res.t, x_nl, x_lin)
     return lins
 
 
@@ -449,6 +452,7 @@ def main_control():
     print(f"sampled, q2(0) - pi = 0.01 rad: max |nonlinear - linear zero-order-hold loop| = "
           f"{np.abs(d_nl[:, 1] - d_lin[:, 1]).max():.2e} rad (q2); |eig(Ad + Bd K)| = "
           f"{np.array2string(np.sort(np.abs(np.linalg.eigvals(zoh_closed_loop()))), precision=4)}")
+    animate(res_pulse, "cart_pendulum_control", traces=[("rod", (0, -ROD_LENGTH, 0))])
     plot_control(runs, res_pulse, x_nl, x_lin)
     return runs
 

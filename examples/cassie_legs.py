@@ -30,7 +30,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 CASSIE = Path(__file__).resolve().parents[1] / "tests" / "data" / "robots" / "cassie_v2.sdf"
@@ -76,6 +76,7 @@ def main():
     lost, dissipated = E[0] - E[-1], damper_dissipation(m, res)[-1]
     print(f"{common.energy_line(E)}; lost {lost:.6f} J, dissipated by the dampers {dissipated:.6f} J, "
           f"balance error {abs(lost - dissipated):.2e} J")
+    animate(res, "cassie_legs")
     fig = new_figure()
     if fig is None:
         return

@@ -22,7 +22,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 N_LINKS = 20
@@ -89,6 +89,7 @@ def main(argv=()):
     print(f"chain tip: start ({tip[0, 0]:+.3f}, {tip[0, 1]:+.3f}, {tip[0, 2]:+.3f}) m, "
           f"end ({tip[-1, 0]:+.3f}, {tip[-1, 1]:+.3f}, {tip[-1, 2]:+.3f}) m, top speed {speed.max():.2f} m/s")
     print(common.energy_line(E))
+    animate(res, "chain20", bodies="hull", traces=[(link(N_LINKS), (LINK_LENGTH, 0, 0))])
     plot(res, tip)
     return res
 

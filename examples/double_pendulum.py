@@ -19,7 +19,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, LENGTH = 1.0, 1.0
@@ -58,6 +58,7 @@ def main():
     print(f"j1.q(t_end) = {res['j1.q'][-1]:+.6f} rad, j2.q(t_end) = {res['j2.q'][-1]:+.6f} rad")
     print(f"lower tip at t_end: ({tip[-1, 0]:+.4f}, {tip[-1, 1]:+.4f}) m; lower rod flipped over the top {flips} times")
     print(common.energy_line(E))
+    animate(res, "double_pendulum", traces=[("lower", (0, -LENGTH, 0))])
     plot(res, tip)
     return res
 

@@ -37,7 +37,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 CRANK_LENGTH, CRANK_MASS = 1.0, 1.0
@@ -113,6 +113,7 @@ def main(driven=False):
     if not driven:
         E = energy(m, res)
         print(f"{common.energy_line(E)}; exact period {period():.6f} s")
+    animate(res, "five_bar_driven" if driven else "five_bar", bodies="hull")
     plot(res, driven)
     return res
 

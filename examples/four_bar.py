@@ -32,7 +32,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 L0, L1, L2, L3 = 3.0, 1.0, 4.0, 2.5      # ground, crank, coupler, rocker (m)
@@ -123,6 +123,7 @@ def main():
         line += f", energy balance drift {np.ptp(eb):.1e} J"
         print(line)
     res = runs["projection"]
+    animate(res, "four_bar", bodies="hull", traces=[("coupler", (L2 / 2, 0, 0))])
     print(common.run_line(m, res))
     print(f"crank angle at t_end = {res['j1.q'][-1]:.9f} rad ({res['j1.q'][-1] / (2 * np.pi):.2f} turns), "
           f"rate {res['j1.v'][-1]:.6f} rad/s")

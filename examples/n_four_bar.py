@@ -36,7 +36,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 N = 40                                  # the benchmark's number of four-bar windows
@@ -130,6 +130,7 @@ def main(argv=()):
           f"passed the flat position {flat_crossings(phi)} times")
     print(f"B0 at t_end: ({b0[-1, 0]:+.6f}, {b0[-1, 1]:+.6f}) m")
     print(f"{common.energy_line(E)}; loop-closure error max |g| = {np.max(res.constraint_error):.2e}")
+    animate(res, "n_four_bar", bodies="hull")
     plot(res, b0, phi_ref)
     return res
 

@@ -29,7 +29,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 R, L = 0.15, 0.5                          # crank radius, rod length (m)
@@ -91,6 +91,7 @@ def main(driven=True):
     else:
         E = energy(m, res)
         print(f"crank angle at t_end {theta[-1]:.6f} rad; {common.energy_line(E)}")
+    animate(res, "slider_crank" if driven else "slider_crank_free", bodies="hull")
     plot(res, driven)
     return res
 

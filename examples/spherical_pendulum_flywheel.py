@@ -51,7 +51,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 G = 9.81
@@ -202,7 +202,9 @@ def main(argv=()):
             print(f"precession about the vertical: {rate:.3f} rad/s "
                   f"(steady-precession theory {steady_precession_rate(h[after][0], tiltc[sel].mean()):.3f} rad/s), "
                   f"{np.degrees(azc[sel][-1] - azc[sel][0]):.0f} deg in {tc[sel][-1] - tc[sel][0]:.2f} s")
-    plot(res, tilt, az, ("_zero_g" if zero_g else "") + ("" if react else "_internal_torque"))
+    variant = ("_zero_g" if zero_g else "") + ("" if react else "_internal_torque")
+    animate(res, "spherical_pendulum_flywheel" + variant)
+    plot(res, tilt, az, variant)
     return res
 
 

@@ -27,7 +27,7 @@ try:
     import mechsim  # noqa: F401  (stewart_platform imports it too)
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 import stewart_platform as sp  # noqa: E402  (examples/stewart_platform.py)
 
@@ -115,6 +115,7 @@ def main():
     print(f"platform at rest at z = {z:.6f} m ({1e3 * (sp.HEIGHT - z):.4f} mm below the nominal pose)")
     print(f"step {STEP} N: platform moves {1e6 * np.abs(y_nl[:, :3]).max():.3f} um, "
           f"max |nonlinear - linear| / max |linear| = {rel:.2e}")
+    animate(res, "stewart_linearization")
     plot(res.t, y_nl, y_lin)
     return lin
 

@@ -33,13 +33,17 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 BASE_RADIUS, PLATFORM_RADIUS, HEIGHT = 0.25, 0.125, 0.25
 HALF_SPREAD = np.radians(15.0)
 PLATFORM_MASS, PLATFORM_DISC = 2.0, 0.15
 LOWER_MASS, UPPER_MASS, TUBE = 0.4, 0.3, 0.2
+# drawn shapes (no effect on the dynamics): a disc, and each leg a cylinder with a rod sliding in it
+PLATFORM_SHAPE = {"kind": "cylinder", "radius": 0.15, "length": 0.02, "color": "#4e79a7"}
+BARREL = {"kind": "cylinder", "radius": 0.02, "color": "#59606b"}
+ROD = {"kind": "cylinder", "radius": 0.011, "color": "#c9ced6"}
 STIFFNESS, DAMPING = 2000.0, 60.0
 G = 9.81
 T_END = common.t_end("2")
@@ -97,12 +101,14 @@ def build_model(guess=None):
     m = ms.Model("stewart-platform", gravity=(0, 0, -G))
     r = PLATFORM_DISC
     m.add_body("platform", mass=PLATFORM_MASS, com=(0, 0, 0),
-               inertia=(PLATFORM_MASS * r ** 2 / 4, PLATFORM_MASS * r ** 2 / 4, PLATFORM_MASS * r ** 2 / 2))
+               inertia=(PLATFORM_MASS * r ** 2 / 4, PLATFORM_MASS * r ** 2 / 4, PLATFORM_MASS * r ** 2 / 2),
+               geometry=PLATFORM_SHAPE)
     for i, (b, p, R, length) in enumerate(legs(), 1):
         rot = R.tolist()
-        m.add_body(f"lower{i}", mass=LOWER_MASS, com=(0, 0, TUBE / 2), inertia=rod_inertia(LOWER_MASS, TUBE))
+        m.add_body(f"lower{i}", mass=LOWER_MASS, com=(0, 0, TUBE / 2), inertia=rod_inertia(LOWER_MASS, TUBE),
+                   geometry={**BARREL, "length": TUBE, "pose": [0, 0, TUBE / 2]})
         m.add_body(f"upper{i}", mass=UPPER_MASS, com=(0, 0, length - TUBE / 2), inertia=rod_inertia(UPPER_MASS, TUBE),
-                   frames={"top": (0, 0, length)})
+                   frames={"top": (0, 0, length)}, geometry={**ROD, "length": length, "pose": [0, 0, length / 2]})
         m.add_joint(f"u{i}", "universal", parent="ground", child=f"lower{i}", parent_frame=(b.tolist(), rot),
                     axes=((1, 0, 0), (0, 1, 0)), q0=guess.get(f"u{i}", (0.0, 0.0)))
         m.add_joint(f"p{i}", "prismatic", parent=f"lower{i}", child=f"upper{i}", axis=(0, 0, 1),
@@ -162,6 +168,7 @@ def main(argv=()):
     print(f"platform height: {pos[0, 2]:.6f} m at rest, {pos[-1, 2]:.6f} m at t_end "
           f"(sag {1e3 * (pos[0, 2] - pos[-1, 2]):.3f} mm); max loop-closure error {res.constraint_error.max():.2e}")
     print(f"leg extensions at t_end (mm): {np.array2string(1e3 * legs_q[-1], precision=3)}")
+    animate(res, "stewart_platform")
     plot(res, legs_q)
     return res
 

@@ -21,7 +21,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, BOX = 1.2, (0.3, 0.2, 0.1)
@@ -81,6 +81,7 @@ def main():
           f"|L| {Lnorm[0]:.9f} N m s, relative spread {np.ptp(Lnorm) / Lnorm[0]:.1e}; "
           f"max |L - L(0)| / |L| = {np.abs(L - L[0]).max() / Lnorm[0]:.1e}")
     print(f"centre of mass at t_end: {np.round(res['block.position'][-1], 6)} m")
+    animate(res, "tumbling_body")
     plot(res, w)
     return res
 

@@ -24,7 +24,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 UR5 = Path(__file__).resolve().parents[1] / "tests" / "data" / "robots" / "ur5.urdf"
@@ -114,6 +114,7 @@ def main():
     reference = np.array([quintic(t, Q_A, Q_B, T_MOVE)[0] for t in res.t])
     print(f"point to point: max tracking error {np.abs(q - reference).max():.2e} rad, "
           f"final error {np.abs(q[-1] - reference[-1]).max():.2e} rad")
+    animate(res, "ur5_arm", bodies="hull")
     fig = new_figure()
     if fig is None:
         return

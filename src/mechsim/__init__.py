@@ -9,7 +9,8 @@ from .errors import MechsimError, ModelError, SimulationError
 from .io import load, load_dict
 from .modeling import Model
 from .simulation import Event, EventRecord
+from .viz.animate import animate
 
 __version__ = "0.1.0"
 __all__ = ["Model", "State", "Result", "Event", "EventRecord", "Linearization", "forward_dynamics", "inverse_dynamics", "mass_matrix",
-           "load", "load_dict", "MechsimError", "ModelError", "SimulationError"]
+           "load", "load_dict", "animate", "MechsimError", "ModelError", "SimulationError"]

@@ -69,8 +69,8 @@ def start_script(name, args, t_end, out):
 
 
 def finish_script(proc, name, t_end, out, timeout):
-    """Wait for a script started by start_script: it succeeds, says it simulated to t_end and (with
-    matplotlib) saves one figure in ``out``. Its standard output."""
+    """Wait for a script started by start_script: it succeeds, says it simulated to t_end, writes one
+    animation page and (with matplotlib) saves one figure in ``out``. Its standard output."""
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -78,6 +78,7 @@ def finish_script(proc, name, t_end, out, timeout):
         pytest.fail(f"examples/{name}.py did not finish in {timeout} s")
     assert proc.returncode == 0, stderr
     assert f"to t = {float(t_end):g} s" in stdout
+    assert len(list(Path(out).glob("*.html"))) == 1, stdout
     if has_matplotlib():
         assert len(list(Path(out).glob("*.png"))) == 1, stdout
     return stdout

@@ -130,8 +130,8 @@ def test_inverted_linearization_matches_hand_formulas():
 def test_small_swing_linear_vs_nonlinear():
     """Released at q2 = 0.01 rad from hanging: the linear model (expm) follows the nonlinear one
     within 1 % of the amplitude over 10 s."""
-    t, x_nl, x_lin = cached(("cart_pendulum", "swing"), lambda: cp().swing(0.01, t_end=10.0))
-    assert t[-1] == 10.0
+    res, x_nl, x_lin = cached(("cart_pendulum", "swing"), lambda: cp().swing(0.01, t_end=10.0))
+    assert res.t[-1] == 10.0
     assert np.abs(x_nl[:, 1] - x_lin[:, 1]).max() < 1e-2 * 0.01
     assert np.abs(x_nl[:, 0] - x_lin[:, 0]).max() < 1e-2 * np.abs(x_lin[:, 0]).max()
 

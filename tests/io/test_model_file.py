@@ -21,7 +21,7 @@ def build_model():
     m.add_frame("arm", "mid", (0.5, 0, 0))
     m.add_body("ball", mass=np.float64(2.0), inertia=(1, 1, 1, 0.1, 0, 0),
                frames={"p": ((0, 1, 0), {"euler": [0, 0, 0.5], "seq": "xyz"})})
-    m.add_body("slider", mass=0.5, inertia=np.eye(3), geometry={"shape": "box", "size": [0.1, 0.2, 0.3]})
+    m.add_body("slider", mass=0.5, inertia=np.eye(3), geometry={"kind": "box", "size": [0.1, 0.2, 0.3]})
     m.add_body("cart", mass=3.0, inertia=(1, 1, 1))
     m.add_body("hand", mass=0.2, inertia=(0.1, 0.1, 0.1))
     m.add_body("float", mass=1.0, inertia=(1, 1, 1))

@@ -227,6 +227,12 @@ class Result:
         """Write the signals to .csv (first column t) or .npz."""
         save_columns(path, self.flat_columns(signals))
 
+    def plot(self, signals, path=None):
+        """Plot signals against time, units on the axes (viz/plot.py); written to ``path`` when given;
+        returns the matplotlib Figure."""
+        from ..viz.plot import plot
+        return plot(self, signals, path)
+
     def __repr__(self):
         span = f"t = {self.t[0]:g} … {self.t[-1]:g}" if len(self.t) else "empty"
         return f"Result({self.model.name!r}, {len(self.t)} samples, {span}{'' if self.success else ', FAILED'})"

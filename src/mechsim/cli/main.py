@@ -1,5 +1,5 @@
-"""The ``mechsim`` command line (SPEC §3, C11): simulate, check, assemble and list the signals of
-model files; run the speed suite.
+"""The ``mechsim`` command line (SPEC §3, C11): simulate, animate, check, assemble and list the
+signals of model files; run the speed suite.
 
 Exit codes: 0 on success; 1 on a user error, reported as one line ``error: ...`` on stderr
 (``MECHSIM_DEBUG=1`` re-raises it with its traceback instead); 2 on bad command-line usage.
@@ -20,9 +20,12 @@ import numpy as np
 from .. import __version__
 from ..errors import MechsimError, SimulationError
 from ..io import load
+from ..analysis.run_file import load_run
 from ..io.model_file import IMPORTERS
 from ..simulation.options import describe
+from ..viz.animate import FORMATS as ANIMATION_SUFFIXES, animate
 from ..viz.plot import load_matplotlib, plot
+from ..viz.shapes import BODY_MODES
 
 OUTPUT_SUFFIXES = (".csv", ".npz")
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")
@@ -64,17 +67,25 @@ def _parser():
                                    "simulation: section.")
     add_model_argument(simulate)
     simulate.add_argument("-o", "--output", help="write the signals to this .csv or .npz file")
-    for key, metavar, kind in (("t_end", "T", float), ("solver", "S", str), ("backend", "B", str),
-                               ("rtol", "R", float), ("atol", "A", float), ("h", "H", float),
-                               ("max_step", "M", float)):
-        simulate.add_argument("--" + key.replace("_", "-"), type=kind, metavar=metavar, help=describe(key))
+    add_simulate_options(simulate)
     simulate.add_argument("--plot", metavar="PATH", help="plot the signals to this .png (.pdf, .svg) file")
     simulate.add_argument("--signals", type=_names, metavar="NAMES",
                           help="comma-separated signals to write, plot and summarize (default: all signals "
                                "in the output file, every joint's .q in the plot and the summary)")
-    simulate.add_argument("--progress", action=argparse.BooleanOptionalAction,
-                          help="show a progress bar (default: when stderr is a terminal)")
+    simulate.add_argument("--animate", metavar="PATH", help="animate the run to this .html (.gif, .mp4) file")
+    add_animation_options(simulate)
     simulate.set_defaults(run=_simulate)
+
+    animation = commands.add_parser("animate", help="animate a model to a web page (.html), .gif or .mp4",
+                                    description="Simulate a model with the file's settings (or read a saved run "
+                                    "with --results) and animate it.")
+    add_model_argument(animation)
+    animation.add_argument("-o", "--output", required=True, help="write the animation to this .html, .gif or .mp4 file")
+    animation.add_argument("--results", metavar="RUN", help="animate this saved run (.npz or .csv from "
+                           "'mechsim simulate -o', with every joint's .q and .v) instead of simulating")
+    add_simulate_options(animation)
+    add_animation_options(animation)
+    animation.set_defaults(run=_animate)
 
     check = commands.add_parser("check", help="print the degrees of freedom, topology, bodies and joints")
     add_model_argument(check)
@@ -118,6 +129,26 @@ def _warnings_as_lines():
 def _bench(args):
     from ..bench import run_from_args
     run_from_args(args)
+
+
+def add_simulate_options(parser):
+    """The options of model.simulate that override the file's simulation: section, and --progress."""
+    for key, metavar, kind in (("t_end", "T", float), ("solver", "S", str), ("backend", "B", str),
+                               ("rtol", "R", float), ("atol", "A", float), ("h", "H", float),
+                               ("max_step", "M", float)):
+        parser.add_argument("--" + key.replace("_", "-"), type=kind, metavar=metavar, help=describe(key))
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction,
+                        help="show a progress bar (default: when stderr is a terminal)")
+
+
+def add_animation_options(parser):
+    group = parser.add_argument_group("animation (ms.animate)")
+    group.add_argument("--bodies", choices=BODY_MODES, default="geometry",
+                       help="draw bodies from their geometry (default; a body without any as its inertia "
+                            "ellipsoid), as equivalent inertia ellipsoids, or as convex hulls of their frames")
+    group.add_argument("--fps", type=float, default=30.0, help="frames per second of simulated time (default 30)")
+    group.add_argument("--trace", action="append", default=[], metavar="BODY[:FRAME]",
+                       help="draw the path of a body's frame origin, or of one of its named frames (repeat for more)")
 
 
 def _names(text):
@@ -166,6 +197,7 @@ def _simulate(args):
     signals = _known_signals(model, args.signals, args.model)
     _check_target(args.output, OUTPUT_SUFFIXES, "--output")
     _check_target(args.plot, PLOT_SUFFIXES, "--plot")
+    _check_animation(args.animate, "--animate")
     if args.plot:
         _require_matplotlib()
     result = _run(model, _simulate_options(model, args), args.output, signals)
@@ -182,6 +214,38 @@ def _simulate(args):
         with _writing(args.plot):
             plot(result, shown, args.plot)
         print(f"wrote {args.plot}")
+    if args.animate:
+        _write_animation(result, args.animate, args)
+
+
+# ------------------------------------------------------------------------------ animate
+def _animate(args):
+    _check_animation(args.output, "--output")
+    model = load_model(args)
+    if args.results is None:
+        result = _run(model, _simulate_options(model, args), None, None)
+    else:
+        given = [key for key in SIMULATE_OPTIONS if getattr(args, key) is not None]
+        if given:
+            raise MechsimError(f"--results animates a saved run: drop --{given[0].replace('_', '-')}")
+        result = load_run(model, args.results)
+    _write_animation(result, args.output, args)
+
+
+def _check_animation(path, option):
+    """Refuse, before simulating, an animation the run could not write (file name, matplotlib, ffmpeg)."""
+    _check_target(path, ANIMATION_SUFFIXES, option)
+    if path and Path(path).suffix in (".gif", ".mp4"):
+        _require_matplotlib()
+    if path and Path(path).suffix == ".mp4":
+        from ..viz.video import find_ffmpeg
+        find_ffmpeg()
+
+
+def _write_animation(result, path, args):
+    traces = [tuple(item.split(":", 1)) if ":" in item else item for item in args.trace]
+    animate(result, path, bodies=args.bodies, fps=args.fps, traces=traces)
+    print(f"wrote {path}")
 
 
 def _known_signals(model, requested, path):

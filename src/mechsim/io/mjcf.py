@@ -29,7 +29,7 @@ API reference, "mjModel"). The mapping:
 - ``opt.gravity`` (zero when the gravity flag is disabled) -> the model's gravity;
 - geoms (``geom_type``, ``geom_size``, ``geom_pos``/``geom_quat`` in the body frame) -> the body's
   ``geometry`` with role "visual": box (full ``size``), sphere, capsule and cylinder (``radius``,
-  full ``length`` of the cylindrical part), ellipsoid (``radii``), mesh (the mesh's ``name``);
+  full ``length`` of the cylindrical part), ellipsoid (``radii``), mesh (the compiled mesh's ``vertices`` and ``faces``, modeling/geometry.py);
   planes, height fields and the world body's geoms are left out (the ground takes no geometry);
 - active equalities (``eq_active0``): connect -> ``point_coincident`` at the two anchors MuJoCo
   computed (``eq_data[0:3]`` in body1, ``eq_data[3:6]`` in body2); weld -> a cut ``weld`` joint from
@@ -147,8 +147,11 @@ def _shape(src, g):
         return {"kind": kind[7:].lower(), "radius": float(size[0]), "length": float(2 * size[1])}
     if kind == "mjGEOM_ELLIPSOID":
         return {"kind": "ellipsoid", "radii": size.tolist()}
-    if kind == "mjGEOM_MESH":
-        return {"kind": "mesh", "name": src.name("MESH", int(src.mj.geom_dataid[g]), "mesh")}
+    if kind == "mjGEOM_MESH":       # the compiled mesh, in the frame MuJoCo moved it to (geom_pos, geom_quat)
+        mj, k = src.mj, int(src.mj.geom_dataid[g])
+        vertices = mj.mesh_vert[mj.mesh_vertadr[k]:mj.mesh_vertadr[k] + mj.mesh_vertnum[k]]
+        faces = mj.mesh_face[mj.mesh_faceadr[k]:mj.mesh_faceadr[k] + mj.mesh_facenum[k]]
+        return {"kind": "mesh", "vertices": vertices.astype(float), "faces": faces.astype(np.int64)}
     return None
 
 

@@ -154,30 +154,27 @@ def _link(robot, name, body, shift):
         inertia = shift[1] @ body.inertia @ shift[1].T
         ET.SubElement(inertial, "inertia", **{f"i{a}{b}": repr(float(inertia["xyz".index(a), "xyz".index(b)]))
                                               for a, b in ("xx", "xy", "xz", "yy", "yz", "zz")})
-    for shape in body.geometry or ():
+    for shape in body.shapes:
         _shape(link, body.name, shape, shift)
 
 
 def _shape(link, body, shape, shift):
-    """A <visual> or <collision> from a geometry dict as io/urdf.py makes it."""
-    role, kind = shape.get("role"), shape.get("kind")
-    if role not in ("visual", "collision") or kind not in ("box", "cylinder", "sphere", "mesh") or (
-            kind == "mesh" and "path" not in shape):
-        raise ModelError(f"to_urdf: body '{body}': geometry {dict(shape)!r} is not a visual or collision box, cylinder, "
-                         "sphere or mesh, which is what URDF holds")
-    element = ET.SubElement(link, role)
-    pose = shape.get("pose", {})
-    _origin(element, _compose(shift, (np.asarray(pose.get("position", (0, 0, 0)), dtype=float),
-                                      np.asarray(pose.get("rotation", np.eye(3)), dtype=float))))
-    geometry = ET.SubElement(element, "geometry")
-    if kind == "box":
-        ET.SubElement(geometry, "box", size=_text(shape["size"]))
-    elif kind == "cylinder":
-        ET.SubElement(geometry, "cylinder", radius=repr(float(shape["radius"])), length=repr(float(shape["length"])))
-    elif kind == "sphere":
-        ET.SubElement(geometry, "sphere", radius=repr(float(shape["radius"])))
+    """A <visual> or <collision> from a Shape (modeling/geometry.py)."""
+    if shape.kind not in ("box", "cylinder", "sphere", "mesh") or (shape.kind == "mesh" and "path" not in shape.dims):
+        what = "a mesh given by its vertices" if shape.kind == "mesh" else f"a {shape.kind}"
+        raise ModelError(f"to_urdf: body '{body}': {what} is not a box, cylinder, sphere or mesh file, which is what "
+                         "URDF holds")
+    element = ET.SubElement(link, shape.role)
+    _origin(element, _compose(shift, (shape.position, shape.rotation)))
+    geometry, d = ET.SubElement(element, "geometry"), shape.dims
+    if shape.kind == "box":
+        ET.SubElement(geometry, "box", size=_text(d["size"]))
+    elif shape.kind == "cylinder":
+        ET.SubElement(geometry, "cylinder", radius=repr(d["radius"]), length=repr(d["length"]))
+    elif shape.kind == "sphere":
+        ET.SubElement(geometry, "sphere", radius=repr(d["radius"]))
     else:
-        ET.SubElement(geometry, "mesh", filename=Path(shape["path"]).resolve().as_uri(), scale=_text(shape["scale"]))
+        ET.SubElement(geometry, "mesh", filename=Path(d["path"]).resolve().as_uri(), scale=_text(d["scale"]))
 
 
 def _frames(robot, model, names, shift):

@@ -4,6 +4,7 @@ import numpy as np
 from ..errors import ModelError
 from ..spatial.rotations import as_pose, as_vector3
 from .element import Element
+from .geometry import read_geometry
 
 
 def inertia_matrix(value, body):
@@ -33,7 +34,8 @@ def inertia_matrix(value, body):
 
 
 class Body(Element):
-    """A rigid body: ``mass``, ``com`` (body frame), ``inertia`` (3x3 about the COM, body axes), named ``frames``."""
+    """A rigid body: ``mass``, ``com`` (body frame), ``inertia`` (3x3 about the COM, body axes), named
+    ``frames``, ``geometry`` as given and ``shapes``, the geometry read (modeling/geometry.py)."""
     _noun, _section = "body", "bodies"
 
     def _arguments(self):
@@ -61,6 +63,7 @@ class Body(Element):
             raise ModelError(f"body '{name}': frames must map frame names to poses, got {frames!r}")
         for fname, pose in (frames or {}).items():
             self._add_frame(fname, pose)
+        self._shapes = read_geometry(geometry, f"body '{name}'")
         self.geometry = geometry
 
     def add_frame(self, name, pose):
@@ -73,6 +76,11 @@ class Body(Element):
         if name in self.frames:
             raise ModelError(f"body '{self.name}': duplicate frame name '{name}'")
         self._store("frames", {**self.frames, name: as_pose(pose, f"body '{self.name}' frame '{name}'")})
+
+    @property
+    def shapes(self):
+        """The geometry as Shapes (modeling/geometry.py), in the body frame."""
+        return self._shapes
 
     @property
     def is_massless(self):
