@@ -21,7 +21,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, RADIUS, HEIGHT, RESTITUTION, G = 0.1, 0.05, 1.0, 0.8, 9.81
@@ -61,6 +61,7 @@ def main():
     print(f"max |impact time - closed form| = {np.abs(np.array(hits) - exact).max():.2e} s")
     print(f"at rest on the floor: y = {res['height.q'][-1]:.12f} m, floor force {res['floor.force'][-1]:.6f} N "
           f"(m g = {MASS * G:.6f} N)")
+    animate(res, "bouncing_ball")
     plot(res, hits)
     return res
 

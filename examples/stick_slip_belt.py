@@ -22,7 +22,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, STIFFNESS, BELT_SPEED, STATIC, KINETIC = 1.0, 100.0, 0.2, 5.0, 3.0
@@ -67,6 +67,7 @@ def main():
         print(f"  {'stuck' if k0 == 'lock' else 'slipping'} from t = {t0:.6f} s for {t1 - t0:.6f} s")
     print(f"block between X = {x.min():.6f} and {x.max():.6f} m (closed form {(2 * KINETIC - STATIC) / STIFFNESS:g} "
           f"and {STATIC / STIFFNESS:g} m at the switches)")
+    animate(res, "stick_slip_belt")
     plot(res, x)
     return res
 
