@@ -46,6 +46,12 @@ Part.__doc__ = """A stretch of the run's samples on one compiled model in one mo
 one past its last sample, the friction forces tau and the lock targets {row: (f, f', f'')}."""
 
 
+def added(counts, stats):
+    """counts + a stepper's stats, key by key (None, a count the stepper cannot give, stays None)."""
+    return {**counts, **{key: None if value is None or counts.get(key, 0) is None else counts.get(key, 0) + value
+                         for key, value in stats.items()}}
+
+
 class StepError(Exception):
     """A failure inside the run, with the message for the SimulationError."""
 
@@ -106,8 +112,7 @@ class Driver:
     def _stepper(self, t, y):
         """A new stepper from (t, y); the counts of the one it replaces are kept for res.stats."""
         if hasattr(self, "stepper"):
-            for key, value in self.stepper.stats.items():
-                self.counts[key] = self.counts.get(key, 0) + value
+            self.counts = added(self.counts, self.stepper.stats)
         opts = self.opts
         max_step = np.inf if opts["max_step"] is None else float(opts["max_step"])
         h = None if opts["h"] is None else float(opts["h"])
@@ -435,9 +440,7 @@ class Driver:
         return True, "The solver successfully reached the end of the integration interval."
 
     def stats(self, wall_time):
-        s = dict(self.counts)
-        for key, value in (self.stepper.stats if hasattr(self, "stepper") else {}).items():
-            s[key] = s.get(key, 0) + value
+        s = added(self.counts, self.stepper.stats) if hasattr(self, "stepper") else self.counts
         return dict(backend=self.backend, solver=self.solver_name,
                     steps=s.get("steps", 0), rejected=s.get("rejected", 0),
                     rhs_evaluations=s.get("rhs_evaluations", 0), projections=s.get("projections", 0),
