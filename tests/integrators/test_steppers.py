@@ -39,18 +39,20 @@ def scipy_steps(solver):
 
 # ------------------------------------------------------------------------------- scipy's steps
 @pytest.mark.parametrize("name", list(SCIPY))
-def test_takes_scipys_steps_exactly(name):
-    """On the same ODE (the same compiled function) the compiled loop takes scipy's steps: the
-    same accepted times and states, bit for bit, and the same number of evaluations, rejected
-    steps included."""
+def test_takes_scipys_steps(name):
+    """On the same ODE (the same compiled function) the compiled loop takes scipy's steps: the same
+    accepted times and states up to rounding, and the same number of evaluations, rejected steps
+    included. Not bit for bit: the stage sums are loops, not numpy's BLAS calls (~0.3 us each, a
+    tenth of a four-bar evaluation), and their different rounding, amplified by the cancellation in
+    the error estimate, moves the step sizes by up to ~1e-7 relative (RK23 at atol 1e-9)."""
     problem, y0 = Kepler(1.0), kepler_start(0.8)
     solver = SCIPY[name](python_rhs(kepler_rhs, problem), 0.0, y0, 7.0, rtol=1e-6, atol=1e-9)
     T_ref, Y_ref = scipy_steps(solver)
     stepper = CompiledStepper(problem, name, 0.0, y0, 7.0, rtol=1e-6, atol=1e-9)
     status, T, Y = steps(stepper, 7.0)
     assert status == OK and stepper.stats["rejected"] > 0
-    np.testing.assert_array_equal(T, T_ref)
-    np.testing.assert_allclose(Y, Y_ref, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(T, T_ref, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(Y, Y_ref, rtol=0, atol=1e-6)          # the run's rtol
     assert stepper.stats["rhs_evaluations"] == solver.nfev and stepper.stats["steps"] == len(T_ref)
 
 
@@ -68,8 +70,8 @@ def test_scipy_stepper_and_compiled_stepper_agree():
         adapter = ScipyStepper(python_rhs(kepler_rhs, problem), None, None, solver, 0.0, y0, 6.0, rtol=1e-7, atol=1e-9)
         status, T2, Y2 = steps(adapter, 6.0)
         assert status == OK and adapter.correctable
-        np.testing.assert_array_equal(T2, T)
-        np.testing.assert_array_equal(Y2, Y)
+        np.testing.assert_allclose(T2, T, rtol=1e-8, atol=0)
+        np.testing.assert_allclose(Y2, Y, rtol=1e-7, atol=1e-12)
         assert adapter.stats == compiled.stats
     problem = Circle(0.3)
     compiled = CompiledStepper(problem, "RK45", 0.0, [1.0, 0.0], 5.0, rtol=1e-6, atol=1e-9)
@@ -77,8 +79,8 @@ def test_scipy_stepper_and_compiled_stepper_agree():
     adapter = ScipyStepper(python_rhs(circle_rhs, problem), python_correct(circle_correct, problem), None, "RK45",
                            0.0, [1.0, 0.0], 5.0, rtol=1e-6, atol=1e-9)
     _, T2, Y2 = steps(adapter, 5.0)
-    np.testing.assert_array_equal(T2, T)
-    np.testing.assert_array_equal(Y2, Y)
+    np.testing.assert_allclose(T2, T, rtol=1e-8, atol=0)
+    np.testing.assert_allclose(Y2, Y, rtol=1e-7, atol=1e-12)
     stats, stats2 = compiled.stats, adapter.stats
     assert stats2["projections"] == stats["projections"] == stats["steps"] == stats2["steps"]
     assert stats2["rhs_evaluations"] == stats["rhs_evaluations"] - 1
@@ -93,7 +95,7 @@ def test_fixed_step_solver_for_scipy_matches_the_compiled_one(name):
     _, T, Y = steps(adapter, 1.0)
     _, T2, Y2 = steps(compiled, 1.0)
     np.testing.assert_array_equal(T, T2)
-    np.testing.assert_allclose(Y, Y2, rtol=1e-15)
+    np.testing.assert_allclose(Y, Y2, rtol=1e-15, atol=1e-15)
     np.testing.assert_allclose(adapter.dense(0.93), compiled.dense(0.93), rtol=1e-15)
     assert adapter.stats["rhs_evaluations"] == compiled.stats["rhs_evaluations"]
 

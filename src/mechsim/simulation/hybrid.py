@@ -35,7 +35,6 @@ from ..errors import SimulationError
 from .events import Event
 
 TOUCH = 1e-12          # |q - value| within this (relative to max(1, |value|)) touches a stop
-OVERLOAD = 1e-10       # relative margin above F_s before a stuck joint counts as overloaded
 
 
 class Switched:
@@ -113,32 +112,35 @@ class Modes:
 
     # ---------------------------------------------------------------- events
     def _stop_events(self, s):
-        hit = lambda: None if s.row in self.closed else ([COORDINATE, s.qi, 0, 0], [s.value, 0.0, 0.0, 0.0])
+        # hit: q passes the stop by a few ulps, so that a side opened while touching it (q at the value)
+        # starts on the open side of the condition rather than on its zero, which never counts
+        touch = s.value - s.sign * 4 * np.spacing(max(1.0, abs(s.value)))
+        hit = lambda: None if s.row in self.closed else ([COORDINATE, s.qi, 0, 0], [touch, 0.0, 0.0, 0.0])
         release = lambda: ([MULTIPLIER, s.row, 0, 0], [0.0, s.sign, 0.0, 0.0]) if s.row in self.closed else None
         return [ModeEvent(self, s, "hit", -s.sign, hit, lambda sim: self._hit(sim, s)),
                 ModeEvent(self, s, "release", -1, release, lambda sim: self._release(sim, s))]
 
     def _friction_events(self, lk):
-        def stick():
-            d = self.slip.get(lk.name)
-            return None if not d else ([COORDINATE, self.nq + lk.vi, 0, 0], [0.0, 0.0, 0.0, 0.0])
+        def stick(d):           # slipping in d, its velocity reaches zero: a crossing against d only
+            return lambda: ([COORDINATE, self.nq + lk.vi, 0, 0], [0.0] * 4) if self.slip.get(lk.name) == d else None
 
         def unlock(sign):
             return lambda: ([MULTIPLIER, lk.row, 0, 0], [lk.force.static, sign, 0.0, 0.0]) \
                 if lk.row in self.closed else None
-        return [ModeEvent(self, lk, "stick", 0, stick, lambda sim: self._stick(sim, lk)),
-                ModeEvent(self, lk, "unlock", 1, unlock(1.0), lambda sim: self._unlock(sim, lk, 1.0)),
-                ModeEvent(self, lk, "unlock", 1, unlock(-1.0), lambda sim: self._unlock(sim, lk, -1.0))]
+        return [ModeEvent(self, lk, "stick", -d, stick(d), lambda sim: self._stick(sim, lk)) for d in (1.0, -1.0)] + [
+            ModeEvent(self, lk, "unlock", 1, unlock(1.0), lambda sim: self._unlock(sim, lk, 1.0)),
+            ModeEvent(self, lk, "unlock", 1, unlock(-1.0), lambda sim: self._unlock(sim, lk, -1.0))]
 
     # ---------------------------------------------------------------- switches
     def _hit(self, sim, s):
         """Newton's impact at a stop side; it closes when the rebound is slower than min_bounce_speed."""
         driver, force = sim._driver, s.force
-        q, v = sim.y[:driver.cm.nq], sim.y[driver.cm.nq:]
+        q, v = sim.y[:driver.cm.nq].copy(), sim.y[driver.cm.nq:]
+        q[s.qi] = s.value                                   # located a few ulps past it: on it
         approach = -s.sign * v[s.vi]                        # > 0 towards the stop
         rebound = force.restitution * approach
         closes = rebound < force.min_bounce_speed
-        sim.set_state(v=self.impact(driver, sim.t, q, v, s, 0.0 if closes else force.restitution))
+        sim.set_state(q=q, v=self.impact(driver, sim.t, q, v, s, 0.0 if closes else force.restitution))
         if closes:
             self.closed.add(s.row)
         else:
@@ -237,13 +239,14 @@ class Modes:
 
     def _iterate(self, driver, t, y, lam, a):
         """One change towards a consistent mode; False when the mode is consistent."""
-        for s in self.sides:
-            if s.row in self.closed and s.sign * lam[s.row] < 0.0:
+        for s in self.sides:                               # a closed stop must push
+            if s.row in self.closed and s.sign * lam[s.row] <= 0.0:
                 self.closed.discard(s.row)
                 driver.log(t, "limit", s.name, f"leaves its {s.side} stop {s.value:g}: its force would pull")
                 return True
+        # a stuck joint must hold strictly within static friction: its unlock condition then starts below zero
         overloaded = [(abs(lam[lk.row]) / max(lk.force.static, 1e-300), lk) for lk in self.locks
-                      if lk.row in self.closed and abs(lam[lk.row]) > lk.force.static * (1 + OVERLOAD)]
+                      if lk.row in self.closed and lam[lk.row] != 0.0 and abs(lam[lk.row]) >= lk.force.static]
         if overloaded:
             _, lk = max(overloaded, key=lambda item: item[0])
             self.closed.discard(lk.row)
