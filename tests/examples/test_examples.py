@@ -29,6 +29,7 @@ CASES = {
     "n_four_bar": ("n_four_bar", {}, 0.5, 100, 1),
     "bouncing_ball": ("bouncing_ball", {}, 5.0, 100, 1),
     "stick_slip_belt": ("stick_slip_belt", {}, 2.0, 100, 1),
+    "clutch": ("clutch", {}, 4.0, 100, 2),
 }
 
 
@@ -213,6 +214,7 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "cassie_legs": ("cassie_legs", [], "0.2"),
     "bouncing_ball": ("bouncing_ball", [], "5"),
     "stick_slip_belt": ("stick_slip_belt", [], "1"),
+    "clutch": ("clutch", [], "3"),
 }
 
 
@@ -265,6 +267,7 @@ README_SIGNALS = {
     "n_four_bar": "a0.q,b40.q",
     "bouncing_ball": "height.q,floor.force",
     "stick_slip_belt": "slip.q,friction.force",
+    "clutch": "clutch.v,friction.force",
 }
 
 

@@ -1,5 +1,5 @@
-"""The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py) against their closed
-forms, derived in the scripts' docstrings."""
+"""The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py, clutch.py) against
+their closed forms, derived in the scripts' docstrings."""
 import numpy as np
 import pytest
 
@@ -49,3 +49,19 @@ def test_stick_slip_belt_limit_cycle():
     stuck = res["friction.mode"] == 2
     assert np.all(np.abs(res["friction.force"][stuck]) <= ss.STATIC * (1 + 1e-9))
     np.testing.assert_allclose(res["friction.force"][~stuck], ss.KINETIC)     # the belt drags the block forward
+
+
+def test_clutch_slips_under_the_brake_and_locks_again():
+    """The brake's torque jump at t = 1 s (a breakpoint of the expressions, no crossing) overloads the
+    locked clutch: the mode is settled there; the speeds meet again at t = 2 + 25/30 s, at 4 rad/s."""
+    res = cached(("hybrid", "clutch"), lambda: ms.load(EXAMPLES / "clutch.yaml").simulate())
+    assert [e.kind for e in res.events] == ["unlock", "lock"]
+    assert res.events[0].time == pytest.approx(1.0, abs=1e-12)
+    assert res.events[1].time == pytest.approx(2 + 25 / 30, abs=1e-8)
+    w1, w2 = res["shaft.v"], res["shaft.v"] + res["clutch.v"]
+    np.testing.assert_allclose([w1[-1], w2[-1]], 4.0, atol=1e-8)
+    locked = res.t < 1.0 - 1e-9
+    np.testing.assert_allclose(res["friction.force"][locked], 16.0, atol=1e-9)     # J2 a = 2 * 8
+    slipping = (res.t > 1.0) & (res.t < 2 + 25 / 30 - 1e-9)
+    np.testing.assert_allclose(res["friction.force"][slipping], 12.0)              # kinetic, dragging the load on
+    assert np.all(res["friction.mode"][slipping] == 1) and np.all(res["friction.mode"][res.t > 2.84] == 2)

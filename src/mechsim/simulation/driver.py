@@ -282,7 +282,7 @@ class Driver:
         """The state after an action: on the model it edited, or in the new mode of the stops."""
         if sim.specs is not None:
             return self._restructure(sim.t, sim.y, sim.specs)
-        if sim.mode_changed:
+        if sim.mode_changed or sim.changed and not self.modes.consistent(self, sim.t, sim.y):
             return self._switch_mode(sim.t, sim.y)
         return sim.y
 
@@ -378,11 +378,15 @@ class Driver:
 
     def _stop_at(self, t, y):
         """A time event at t: a sampled controller's update (its commands hold from t on, so an output
-        at t shows them), and a restart past a possible jump of the time functions."""
+        at t shows them), and a restart past a possible jump of the time functions — in a new mode of
+        the stops and frictions when the jump makes the current one inconsistent (a load that now
+        exceeds static friction)."""
         if self.inputs.is_sample(t):
             self.inputs.sample(t, y)
             if self.samples_t and self.samples_t[-1] == t:
                 self.samples_u[-1] = self.inputs.force_values(t, y)
+        if not self.modes.consistent(self, t, y):
+            y = self._switch_mode(t, y)
         self.restart(t, y)
 
     def restart(self, t, y, quiet=()):

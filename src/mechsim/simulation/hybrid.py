@@ -222,6 +222,17 @@ class Modes:
         if self.sides or self.locks:
             sim.switch_mode()
 
+    def consistent(self, driver, t, y):
+        """Whether the current mode is consistent at (t, y) (the mode iteration would change nothing),
+        after something outside the modes changed (a jump of a force, an input set by an action)."""
+        if not self.closed and not self.slip:
+            return True
+        saved, n_records = (set(self.closed), dict(self.slip), dict(self.stuck_at)), len(driver.records)
+        changes = self._iterate(driver, t, y, driver.multipliers(t, y), driver.derivative(t, y)[self.nq:])
+        self.closed, self.slip, self.stuck_at = saved
+        del driver.records[n_records:]
+        return not changes
+
     def settle(self, driver, t, y):
         """The mode iteration (module docstring) at (t, y): uses each trial mode on the driver
         (driver.use_mode) and returns the state projected onto the final mode's rows."""
