@@ -232,3 +232,37 @@ def test_assemble_errors_are_one_line(tmp_path, capsys):
     ms.io.save(ms.io.load_dict(data), path)
     assert_user_error(capsys, main(["assemble", str(path)]), "cannot assemble the loop j1 -> j2 -> j3 -> j4",
                       "cut joint 'j3'")
+
+
+# ------------------------------------------------------------------------------ hostile files (issue 16)
+HUGE = "1" + "0" * 400          # an integer beyond float's range
+
+
+def bomb(levels):
+    """YAML aliases of aliases: 9**levels strings from a few lines."""
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join(lines) + f"\ngravity: *a{levels - 1}\n"
+
+
+@pytest.mark.parametrize("text, words", [
+    (PENDULUM.replace("mass: 1.0", f"mass: {HUGE}"), ["body 'link'"]),                     # defect 2
+    (PENDULUM.replace("q0: 0.5", f"q0: {HUGE}"), ["joint 'j1'"]),
+    (PENDULUM.replace("t_end: 1.0", f"t_end: {HUGE}"), ["t_end"]),
+    (PENDULUM.replace("num: 11", "num: 1000000000"), ["t_eval"]),                           # defect 5
+    (PENDULUM.replace("t_end: 1.0", "t_end: 1.0\n  max_step: 1.0e-300"), ["max_step"]),   # defect 6
+    (PENDULUM.replace('"0.1*sin(t)"', '"9**9**9"'), ["not finite"]),                       # defects 1, 10
+    ("a: " + "[" * 5000 + "]" * 5000 + "\n", ["nested too deep"]),                         # defect 3
+    (bomb(9), ["expands to more than"]),
+])
+def test_hostile_file_gives_one_error_line(tmp_path, capsys, text, words):
+    assert_user_error(capsys, main(["simulate", write(tmp_path, text)]), *words)
+
+
+def test_error_line_stays_short(tmp_path, capsys):                                         # defect 3
+    err = assert_user_error(capsys, main(["simulate", write(tmp_path, bomb(5))]))
+    assert len(err) < 3000
+
+
+def test_infinite_t_end_on_the_command_line(tmp_path, capsys):                             # defect 6
+    assert_user_error(capsys, main(["simulate", write(tmp_path, PENDULUM), "--t-end", "inf"]), "t_end")

@@ -27,6 +27,12 @@ def analyse(cm, G, closed=()):
     row does not raise the rank: it fights the other drivers or the constraints over a motion they
     already determine."""
     owners = cm.rows.owner
+    bad = np.flatnonzero(~np.all(np.isfinite(G), axis=1))
+    if bad.size:                # a row without a gradient: a distance constraint's points coincide (|r| = 0)
+        kind, name, _ = owners[bad[0]]
+        raise ModelError(f"{kind} '{name}': the distance is undefined at this configuration (its two points "
+                         "coincide, where it has no direction); change q0 so that they are apart, or use "
+                         "point_coincident")
     structural = np.array([k for k, o in enumerate(owners) if o[0] not in ("driver", "limit", "lock")], dtype=int)
     drivers = [k for k, o in enumerate(owners) if o[0] == "driver"]
     rank, perm = numerical_rank(G[structural].T)

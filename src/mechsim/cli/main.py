@@ -29,6 +29,7 @@ from ..viz.shapes import BODY_MODES
 
 OUTPUT_SUFFIXES = (".csv", ".npz")
 PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+MAX_ERROR = 2000        # characters of an error line (a value quoted in it may be huge)
 SIMULATE_OPTIONS = ("t_end", "solver", "rtol", "atol", "h", "max_step", "backend")
 
 
@@ -44,7 +45,8 @@ def main(argv=None):
     except MechsimError as exc:
         if os.environ.get("MECHSIM_DEBUG", "") not in ("", "0"):
             raise
-        print(f"error: {' '.join(str(exc).splitlines())}", file=sys.stderr)
+        line = ' '.join(str(exc).splitlines())
+        print(f"error: {line if len(line) <= MAX_ERROR else line[:MAX_ERROR] + ' ...'}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
@@ -116,12 +118,21 @@ def _parser():
 
 @contextmanager
 def _warnings_as_lines():
-    """Warnings printed as one line ``warning: ...`` on stderr, without Python's source line."""
+    """Warnings printed as one line ``warning: ...`` each on stderr, without Python's source line; numpy's
+    RuntimeWarnings (overflow, invalid value) are dropped when the command then fails: its error line says it."""
+    held = []
+
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"warning: {' '.join(str(message).splitlines())}", file=sys.stderr)
+        line = f"warning: {' '.join(str(message).splitlines())}"
+        if issubclass(category, RuntimeWarning):
+            held.append(line)
+        else:
+            print(line, file=sys.stderr)
     previous, warnings.showwarning = warnings.showwarning, show
     try:
         yield
+        for line in held:
+            print(line, file=sys.stderr)
     finally:
         warnings.showwarning = previous
 

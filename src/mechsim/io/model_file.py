@@ -8,7 +8,6 @@ the key at fault, e.g. ``model.yaml: joints[2] 'j3': unknown key 'axsi' (did you
 import difflib
 import inspect
 import json
-import math
 import re
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +20,7 @@ from ..modeling.constraints import CONSTRAINT_OPTIONS
 from ..modeling.forces import FORCE_CLASSES
 from ..modeling.joints import KIND_OPTIONS
 from ..modeling.model import Model
-from ..simulation.options import OPTIONS
+from ..simulation.options import OPTIONS, is_number
 from .expressions import Expression, parse_expression
 from .mjcf import load_mjcf
 from .sdf import load_sdf
@@ -89,6 +88,24 @@ class _YamlLoader(yaml.SafeLoader):
                 seen.add(key_node.value)
         return super().construct_mapping(node, deep)
 
+    def compose_document(self):
+        node = super().compose_document()
+        if _expanded_size(node, {}) > MAX_NODES:
+            raise yaml.YAMLError(f"the file expands to more than {MAX_NODES} values (aliases of aliases?)")
+        return node
+
+
+MAX_NODES = 10 ** 6       # values of a model file with its aliases expanded: more is an alias bomb
+
+
+def _expanded_size(node, sizes):
+    """The number of values under a composed node, counting each alias use again."""
+    if id(node) not in sizes:
+        children = ([n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else
+                    node.value if isinstance(node, yaml.SequenceNode) else [])
+        sizes[id(node)] = 1 + sum(_expanded_size(n, sizes) for n in children)
+    return sizes[id(node)]
+
 
 _YamlLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
@@ -99,6 +116,8 @@ _YamlLoader.add_implicit_resolver(
 def _parse_yaml(text, path):
     try:
         return yaml.load(text, Loader=_YamlLoader)
+    except RecursionError:
+        raise ModelError(f"{path}: invalid YAML: lists or mappings nested too deep") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
@@ -117,6 +136,8 @@ def _parse_json(text, path):
         return json.loads(text, object_pairs_hook=unique)
     except json.JSONDecodeError as exc:
         raise ModelError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ModelError(f"{path}: invalid JSON: lists or objects nested too deep") from None
 
 
 def load_dict(data, source="<dict>"):
@@ -294,7 +315,7 @@ def _check_type(value, cls, key, expected):
 
 
 def _check_number(value, key):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not is_number(value):
         raise ModelError(f"{key} must be a finite number, got {value!r}")
 
 

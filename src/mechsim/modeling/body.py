@@ -6,6 +6,8 @@ from ..spatial.rotations import as_pose, as_vector3
 from .element import Element
 from .geometry import read_geometry
 
+MAX_MASS = 1e100      # kg, kg m^2: beyond, the forces and reactions computed with it overflow
+
 
 def inertia_matrix(value, body):
     """3x3 inertia about the COM from 3 numbers (diagonal), 6 numbers (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or 3x3."""
@@ -54,10 +56,12 @@ class Body(Element):
             self.mass = float(mass)
         except (TypeError, ValueError):
             raise ModelError(f"body '{name}': mass must be a number, got {mass!r}") from None
-        if not np.isfinite(self.mass) or self.mass < 0:
-            raise ModelError(f"body '{name}': mass must be finite and non-negative, got {mass!r}")
+        if not 0 <= self.mass <= MAX_MASS:
+            raise ModelError(f"body '{name}': mass must be non-negative and at most {MAX_MASS:g}, got {mass!r}")
         self.com = as_vector3(com, f"body '{name}' com")
         self.inertia = inertia_matrix(inertia, name)
+        if np.max(np.abs(self.inertia)) > MAX_MASS:
+            raise ModelError(f"body '{name}': inertia entries must be at most {MAX_MASS:g}, got {inertia!r}")
         self.frames = {}
         if frames is not None and not isinstance(frames, dict):
             raise ModelError(f"body '{name}': frames must map frame names to poses, got {frames!r}")

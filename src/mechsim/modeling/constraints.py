@@ -153,32 +153,29 @@ class Motion:
     def is_constant(self):
         return self.constant is not None
 
-    def _f(self, source, t):
-        return source.constant if source.is_constant else float(source.function(t))
-
     def position(self, t):
         p, v, a = self.sources
         if p is not None:
-            return self._f(p, t)
+            return p(t)
         if v is not None:
-            return self.q0 + _integral(lambda s: self._f(v, s), t)
-        return self.q0 + self.v0 * t + _integral(lambda s: (t - s) * self._f(a, s), t)
+            return self.q0 + _integral(v, t)
+        return self.q0 + self.v0 * t + _integral(lambda s: (t - s) * a(s), t)
 
     def velocity(self, t):
         p, v, a = self.sources
         if v is not None:
-            return self._f(v, t)
+            return v(t)
         if p is not None:
-            return _derivative(lambda s: self._f(p, s), t, self.H1 * (1 + abs(t)))
-        return self.v0 + _integral(lambda s: self._f(a, s), t)
+            return _derivative(p, t, self.H1 * (1 + abs(t)))
+        return self.v0 + _integral(a, t)
 
     def acceleration(self, t):
         p, v, a = self.sources
         if a is not None:
-            return self._f(a, t)
+            return a(t)
         if v is not None:
-            return _derivative(lambda s: self._f(v, s), t, self.H1 * (1 + abs(t)))
-        return _second_derivative(lambda s: self._f(p, s), t, self.H2 * (1 + abs(t)))
+            return _derivative(v, t, self.H1 * (1 + abs(t)))
+        return _second_derivative(p, t, self.H2 * (1 + abs(t)))
 
     def __call__(self, t):
         """(f, f', f'') at t."""

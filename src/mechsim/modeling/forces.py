@@ -32,7 +32,7 @@ class Source:
                                  f"or an input name, got {value!r}") from None
             if not np.isfinite(self.constant):
                 raise ModelError(f"{what}: value must be finite, got {value!r}")
-        self.raw = value
+        self.raw, self.what = value, what
 
     @property
     def is_constant(self):
@@ -40,7 +40,16 @@ class Source:
 
     def __call__(self, t):
         """The value at time t (not for a model input, which the caller looks up)."""
-        return self.constant if self.constant is not None else float(self.function(t))
+        return self.constant if self.constant is not None else number_returned(self.function(t), self.what, t)
+
+
+def number_returned(value, what, t, n=None):
+    """A user function's value at t as a float (n floats if n is given); ModelError naming it otherwise."""
+    try:
+        return float(value) if n is None else np.asarray(value, dtype=float).reshape(n)
+    except (TypeError, ValueError, OverflowError):
+        raise ModelError(f"{what}: the function returned {value!r} at t = {t:.6g}; it must return "
+                         f"{'a number' if n is None else f'{n} numbers'}") from None
 
 
 def vector_sources(value, what, n=3, inputs=()):
@@ -52,7 +61,7 @@ def vector_sources(value, what, n=3, inputs=()):
         def component(i):
             def f(t):
                 if cache.get("t") != t:
-                    cache["t"], cache["v"] = t, np.asarray(value(t), dtype=float).reshape(n)
+                    cache["t"], cache["v"] = t, number_returned(value(t), what, t, n)
                 return cache["v"][i]
             return f
         return [Source(component(i), f"{what}[{i}]") for i in range(n)]

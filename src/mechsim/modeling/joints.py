@@ -26,10 +26,11 @@ JOINT_KINDS = tuple(KIND_OPTIONS)
 
 def unit_axis(value, what):
     a = as_vector3(value, what)
-    n = np.linalg.norm(a)
-    if n < 1e-12:
+    scale = np.max(np.abs(a))
+    if scale < 1e-12:
         raise ModelError(f"{what} is a zero vector; give a nonzero direction")
-    return a / n
+    a = a / scale                        # the norm of huge components would overflow
+    return a / np.linalg.norm(a)
 
 
 def plane_axes(normal):
@@ -92,7 +93,9 @@ def _custom_primitives(what, spec):
         raise ModelError(f"{what}: custom joint needs primitives=[('R', axis), ('P', axis), ('S',), ...]")
     prims = []
     for i, p in enumerate(spec):
-        p = [p] if isinstance(p, str) else list(p)
+        p = [p] if isinstance(p, str) else list(p) if isinstance(p, (list, tuple)) else []
+        if not p:
+            raise ModelError(f"{what}: primitive {i} must be ('R', axis), ('P', axis) or 'S', got {spec[i]!r}")
         code = str(p[0]).upper()
         if code == "S":
             if len(p) != 1:

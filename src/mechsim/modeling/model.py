@@ -17,7 +17,9 @@ def _item(what):
         yield
     except ModelError:
         raise
-    except (TypeError, ValueError, AttributeError) as exc:
+    except OverflowError:
+        raise ModelError(f"{what}: a number is beyond the floating-point range; give finite values") from None
+    except (TypeError, ValueError, AttributeError, IndexError) as exc:
         raise ModelError(f"{what}: invalid argument ({exc})") from None
 
 
@@ -222,6 +224,13 @@ class Model:
         """The flat-array form of the model used by the compiled kernels (cached until the model changes)."""
         if self._compiled is None:
             from ..dynamics.compiled import CompiledModel
+            from ..dynamics.topology import spanning_tree
+            cut = spanning_tree(self).cut
+            for force in self.forces.values():
+                if getattr(force, "joint", None) in cut:
+                    raise ModelError(f"force '{force.name}' ({force.kind}) acts on joint '{force.joint}', which closes a "
+                                     "loop (a cut joint, without coordinates of its own); put the force on a tree joint "
+                                     "or mark another joint of the loop cut=True")
             self._compiled = CompiledModel(self)
         return self._compiled
 

@@ -1,14 +1,16 @@
 """The one registry of ``simulate`` options: their defaults, allowed values and meaning, read by
 the Python API, the model file's ``simulation:`` section and the command line's ``--help``."""
+import math
+import numbers
 from collections import namedtuple
 
 from scipy.integrate import OdeSolver
 
 from ..dynamics.data import DRIFT_CODES, SOLVER_CODES
-from ..errors import MechsimError
+from ..errors import ModelError
 from ..integrators import COMPILED_METHODS, METHODS, TABLEAUX
 
-Option = namedtuple("Option", "default choices help")
+Option = namedtuple("Option", "default choices help check", defaults=(None,))
 
 COMPILED_SOLVERS = COMPILED_METHODS      # tableaux (integrators/tableaux.py): the compiled loop, or scipy's
 SOLVERS = METHODS                        # and scipy's implicit solvers, through the adapter
@@ -16,36 +18,56 @@ FIXED_STEP_SOLVERS = tuple(name for name, tableau in TABLEAUX.items() if not tab
 BACKENDS = ("auto", "compiled", "python")
 
 OPTIONS = {
-    "t_end": Option(None, None, "end time [s]"),
+    "t_end": Option(None, None, "end time [s]", "number"),
     "t_eval": Option(None, None, "output times (default: every accepted step)"),
     "solver": Option("RK45", SOLVERS, "integration method, or a scipy.integrate.OdeSolver subclass"),
-    "rtol": Option(1e-6, None, "relative tolerance"),
-    "atol": Option(1e-8, None, "absolute tolerance"),
-    "max_step": Option(None, None, "largest step of the variable-step solvers [s]"),
-    "h": Option(None, None, "step of the fixed-step solvers Euler and RK4 [s]"),
+    "rtol": Option(1e-6, None, "relative tolerance", "positive"),
+    "atol": Option(1e-8, None, "absolute tolerance", "positive"),
+    "max_step": Option(None, None, "largest step of the variable-step solvers [s]", "positive"),
+    "h": Option(None, None, "step of the fixed-step solvers Euler and RK4 [s]", "positive"),
     "drift": Option("projection", tuple(DRIFT_CODES), "drift control of the constraints"),
     "constraint_solver": Option("cholesky", tuple(SOLVER_CODES), "solver of the multipliers"),
     "formulation": Option("lagrange", ("lagrange", "nullspace", "penalty"), "equations of motion"),
-    "baumgarte": Option((10.0, 10.0), None, "Baumgarte's (alpha, beta) for drift='baumgarte'"),
+    "baumgarte": Option((10.0, 10.0), None, "Baumgarte's (alpha, beta) for drift='baumgarte'", "pair"),
     "backend": Option("auto", BACKENDS, "auto: the compiled loop whenever nothing varies from Python"),
-    "inputs": Option(None, None, "input values: numbers, expressions of t or callables"),
-    "controller": Option(None, None, "callable(t, outputs) -> {input: value}"),
-    "outputs": Option(None, None, "signals the controller receives (default: joint .q and .v)"),
-    "sample_time": Option(None, None, "controller sample time (zero-order hold) [s]"),
+    "inputs": Option(None, None, "input values: numbers, expressions of t or callables", "mapping"),
+    "controller": Option(None, None, "callable(t, outputs) -> {input: value}", "callable"),
+    "outputs": Option(None, None, "signals the controller receives (default: joint .q and .v)", "names"),
+    "sample_time": Option(None, None, "controller sample time (zero-order hold) [s]", "positive"),
     "events": Option(None, None, "ms.Event objects or solve_ivp-style functions"),
     "initial": Option(None, None, "an ms.State to start from instead of q0/v0"),
-    "progress": Option(False, None, "show a progress bar"),
+    "progress": Option(False, None, "show a progress bar", "flag"),
 }
 DEFAULTS = {name: option.default for name, option in OPTIONS.items()}
+
+
+def is_number(value, positive=False):
+    """True for a finite real number (not a bool), > 0 if ``positive``."""
+    try:
+        return (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+                and (value > 0 or not positive))
+    except OverflowError:                        # an int beyond float's range
+        return False
+
+
+CHECKS = {      # check name: (test of a value, what the value must be)
+    "number": (is_number, "a finite number"),
+    "positive": (lambda v: is_number(v, positive=True), "a finite positive number"),
+    "pair": (lambda v: isinstance(v, (list, tuple)) and len(v) == 2 and all(map(is_number, v)), "two finite numbers"),
+    "flag": (lambda v: isinstance(v, bool), "True or False"),
+    "callable": (callable, "a callable"),
+    "names": (lambda v: isinstance(v, (list, tuple)) and all(isinstance(n, str) for n in v), "a list of signal names"),
+    "mapping": (lambda v: isinstance(v, dict) and all(isinstance(n, str) for n in v), "a dict {input name: value}"),
+}
 
 
 def resolve(model, options):
     """The options of one run: the registry's defaults, then the model file's ``simulation:``
     section, then the call's own (None: not given). Unknown names and values outside the allowed
-    choices raise MechsimError."""
+    choices or of the wrong type raise ModelError."""
     unknown = set(options) - set(OPTIONS)
     if unknown:
-        raise MechsimError(f"simulate(): unknown option(s) {sorted(unknown)}; options are {sorted(OPTIONS)}")
+        raise ModelError(f"simulate(): unknown option(s) {sorted(unknown)}; options are {sorted(OPTIONS)}")
     opts = dict(DEFAULTS)
     opts.update({k: v for k, v in model.simulation.items() if k in OPTIONS})
     opts.update({k: v for k, v in options.items() if v is not None})
@@ -53,7 +75,10 @@ def resolve(model, options):
         choices = OPTIONS[name].choices
         user_solver = name == "solver" and isinstance(value, type) and issubclass(value, OdeSolver)
         if choices and not user_solver and value not in choices:
-            raise MechsimError(f"simulate(): {name}={value!r} is not one of {', '.join(choices)}")
+            raise ModelError(f"simulate(): {name}={value!r} is not one of {', '.join(choices)}")
+        check = OPTIONS[name].check
+        if check and value is not None and not CHECKS[check][0](value):
+            raise ModelError(f"simulate(): {name} must be {CHECKS[check][1]}, got {value!r}")
     return opts
 
 

@@ -2,11 +2,13 @@
 a controller's commands) and the force values and constraint targets that only Python can
 evaluate (callables). They are written into the run's Data: by the compiled backend at the start,
 at each controller sample and after event actions; by the Python backend before every evaluation."""
+from contextlib import contextmanager
+
 import numpy as np
 
 from ..analysis.result import Result
-from ..errors import MechsimError
-from ..modeling.forces import Source
+from ..errors import MechsimError, ModelError, SimulationError
+from ..modeling.forces import Source, number_returned
 
 
 def input_sources(model, inputs, caller):
@@ -19,6 +21,15 @@ def input_sources(model, inputs, caller):
                                f"{', '.join(model.inputs) or 'none (declare them with m.add_input)'}")
         sources[name] = Source(value, f"input '{name}'")
     return sources
+
+
+@contextmanager
+def _at_run_time():
+    """A user function's bad value (ModelError from modeling/forces.py) during a run: a SimulationError."""
+    try:
+        yield
+    except ModelError as exc:
+        raise SimulationError(str(exc)) from None
 
 
 class Controller:
@@ -70,12 +81,17 @@ class Controller:
             res = Result.at(cm, t, y, u, active)
             outputs.update({name: (float(res[name][0]) if np.ndim(res[name][0]) == 0 else res[name][0].copy())
                             for name in self.signals})
-        commands = self.function(t, outputs) or {}
+        commands = self.function(t, outputs)
+        commands = {} if commands is None else commands
+        if not isinstance(commands, dict):
+            raise SimulationError(f"controller returned {commands!r} at t = {t:.6g}; it must return a dict "
+                                  "{input: value}")
         for name in commands:
             if name not in cm.model.inputs:
-                raise MechsimError(f"controller returned unknown input {name!r} at t = {t:.6g}; the model's "
-                                   f"inputs are {', '.join(cm.model.inputs) or 'none'}")
-        return {name: float(value) for name, value in commands.items()}
+                raise SimulationError(f"controller returned unknown input {name!r} at t = {t:.6g}; the model's "
+                                      f"inputs are {', '.join(cm.model.inputs) or 'none'}")
+        with _at_run_time():
+            return {name: number_returned(value, f"controller's input {name!r}", t) for name, value in commands.items()}
 
 
 class RunInputs:
@@ -114,8 +130,9 @@ class RunInputs:
         return self.driver.cm
 
     def _evaluate_sources(self, t):
-        for name, source in self.sources.items():
-            self.values[name] = source(t)
+        with _at_run_time():
+            for name, source in self.sources.items():
+                self.values[name] = source(t)
 
     def start(self, t, y):
         """Values at the start of the run; a controller takes its first sample."""
@@ -134,14 +151,15 @@ class RunInputs:
         self._write(t)
 
     def _write(self, t):
-        u = self.cm.force_values(t, self.values, out=self.data.u)
+        with _at_run_time():
+            u = self.cm.force_values(t, self.values, out=self.data.u)
+            self.cm.rows.targets(t, self.data.con_t)
         if not np.all(np.isfinite(u)):
             bad = [name for name, value in self.values.items() if not np.isfinite(value)]
             what = f"input '{bad[0]}'" if bad else \
                 f"the value of force '{self.cm.slot_force[np.flatnonzero(~np.isfinite(u))[0]]}'"
             from .driver import StepError
             raise StepError(f"{what} is not finite at t = {t:.6g}")
-        self.cm.rows.targets(t, self.data.con_t)
 
     def next_sample(self, t):
         return np.inf if self.controller is None else self.controller.next_sample(t)

@@ -1,13 +1,14 @@
 """Forward-dynamics simulation (SPEC §3 ``m.simulate``): options checked once, the initial state
 assembled onto the constraints, the run driven by simulation/driver.py; a failed run raises
 SimulationError carrying the Result up to the failure (``.partial``)."""
+import numbers
 import time
 
 import numpy as np
 
 from ..errors import MechsimError, ModelError, SimulationError
 from .driver import Driver, StepError
-from .options import FIXED_STEP_SOLVERS, resolve
+from .options import FIXED_STEP_SOLVERS, is_number, resolve
 
 
 def simulate(model, **options):
@@ -30,7 +31,16 @@ def simulate(model, **options):
         partial = driver.result(False, str(exc), time.perf_counter() - started)
         raise SimulationError(f"simulation of '{model.name}' failed at t = {t:.6g}: {type(exc).__name__}: {exc}",
                               partial=partial) from exc
-    return driver.result(success, message, time.perf_counter() - started)
+    res = driver.result(success, message, time.perf_counter() - started)
+    if not (np.all(np.isfinite(res.q)) and np.all(np.isfinite(res.v))):
+        t = res.t[np.flatnonzero(~np.all(np.isfinite(np.hstack([res.q, res.v])), axis=1))[0]]
+        raise SimulationError(f"simulation of '{model.name}' failed: the state is not finite at t = {t:.6g} "
+                              "(forces, masses or motions too large?)", partial=res)
+    return res
+
+
+MAX_STEPS = 1e9           # steps of size h or max_step over a run: more is a run that never ends
+MAX_OUTPUTS = 10**7       # output times in t_eval
 
 
 def checked_options(model, options):
@@ -38,20 +48,23 @@ def checked_options(model, options):
     if options.get("t_eval") is None and opts["t_eval"] is not None and options.get("t_end") is not None:
         opts["t_eval_until_t_end"] = True        # the file's output grid, cut at the t_end asked for
     if opts["t_end"] is None:
-        raise MechsimError("simulate(): give t_end (or a simulation: t_end in the model file)")
+        raise ModelError("simulate(): give t_end (or a simulation: t_end in the model file)")
     if opts["formulation"] != "lagrange":
-        raise MechsimError(f"simulate(): formulation={opts['formulation']!r} is not available in this version of "
-                           "mechsim; use 'lagrange' (multipliers with drift control)")
-    if opts["solver"] in FIXED_STEP_SOLVERS and not (opts["h"] and opts["h"] > 0):
-        raise MechsimError(f"simulate(): solver {opts['solver']!r} is fixed-step: give the step h > 0")
-    for key in ("rtol", "atol"):
-        if not float(opts[key]) > 0:
-            raise MechsimError(f"simulate(): {key} must be positive")
-    if opts["max_step"] is not None and not float(opts["max_step"]) > 0:
-        raise MechsimError("simulate(): max_step must be positive")
-    t0 = 0.0 if opts["initial"] is None else float(opts["initial"].t)
-    if not float(opts["t_end"]) > t0:
-        raise MechsimError(f"simulate(): t_end = {opts['t_end']} must be after the start time {t0}")
+        raise ModelError(f"simulate(): formulation={opts['formulation']!r} is not available in this version of "
+                         "mechsim; use 'lagrange' (multipliers with drift control)")
+    if opts["solver"] in FIXED_STEP_SOLVERS and opts["h"] is None:
+        raise ModelError(f"simulate(): solver {opts['solver']!r} is fixed-step: give the step h > 0")
+    initial = opts["initial"]
+    if initial is not None and not all(hasattr(initial, a) for a in ("q", "v", "t")):
+        raise ModelError(f"simulate(): initial must be an ms.State (from m.assemble(), m.trim() or res.state(t)), "
+                         f"got {initial!r}")
+    t0 = 0.0 if initial is None else float(initial.t)
+    if not opts["t_end"] > t0:
+        raise ModelError(f"simulate(): t_end = {opts['t_end']} must be after the start time {t0}")
+    for key in ("h", "max_step"):
+        if opts[key] is not None and (opts["t_end"] - t0) / opts[key] > MAX_STEPS:
+            raise ModelError(f"simulate(): {key} = {opts[key]:g} would take more than {MAX_STEPS:.0e} steps to "
+                             f"t_end = {opts['t_end']:g}; give a larger {key}")
     opts["t_eval"] = _t_eval(opts["t_eval"], t0, float(opts["t_end"]), opts.pop("t_eval_until_t_end", False))
     return opts
 
@@ -60,14 +73,24 @@ def _t_eval(t_eval, t0, t_end, cut):
     if t_eval is None:
         return None
     if isinstance(t_eval, dict):
-        t_eval = np.linspace(float(t_eval["start"]), float(t_eval["stop"]), int(t_eval["num"]))
-    t_eval = np.asarray(t_eval, dtype=float).ravel()
+        start, stop, num = (t_eval.get(key) for key in ("start", "stop", "num"))
+        if not (is_number(start) and is_number(stop) and isinstance(num, numbers.Integral) and 0 < num <= MAX_OUTPUTS):
+            raise ModelError(f"simulate(): t_eval must be {{start, stop, num}} with num from 1 to {MAX_OUTPUTS:.0e}, "
+                             f"got {t_eval!r}")
+        t_eval = np.linspace(start, stop, num)
+    try:
+        t_eval = np.asarray(t_eval, dtype=float).ravel()
+    except (TypeError, ValueError, OverflowError):
+        raise ModelError(f"simulate(): t_eval must be a list of times, got {t_eval!r}") from None
+    if t_eval.size > MAX_OUTPUTS:
+        raise ModelError(f"simulate(): t_eval has {t_eval.size} times; at most {MAX_OUTPUTS:.0e} are allowed")
     if cut:
         t_eval = t_eval[t_eval <= t_end]
     if t_eval.size == 0:
-        raise MechsimError("simulate(): t_eval is empty; give at least one output time in [t0, t_end]")
-    if np.any(np.diff(t_eval) <= 0) or t_eval[0] < t0 - 1e-12 or t_eval[-1] > t_end + 1e-12:
-        raise MechsimError("simulate(): t_eval must be increasing and lie within [t0, t_end]")
+        raise ModelError("simulate(): t_eval is empty; give at least one output time in [t0, t_end]")
+    if not np.all(np.isfinite(t_eval)) or np.any(np.diff(t_eval) <= 0) or t_eval[0] < t0 - 1e-12 \
+            or t_eval[-1] > t_end + 1e-12:
+        raise ModelError("simulate(): t_eval must be increasing and lie within [t0, t_end]")
     return np.clip(t_eval, t0, t_end)
 
 

@@ -26,7 +26,7 @@ def matrix_to_quat(R):
 def as_vector3(value, what):
     try:
         v = np.asarray(value, dtype=float).reshape(3)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ModelError(f"{what} must be 3 numbers, got {value!r}") from None
     if not np.all(np.isfinite(v)):
         raise ModelError(f"{what} must be finite, got {value!r}")
@@ -48,7 +48,7 @@ def as_rotation(value, what="rotation"):
         return _Rotation().from_euler(seq.upper(), angles).as_matrix()   # upper case = intrinsic
     try:
         a = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ModelError(f"{what}: cannot read rotation {value!r}") from None
     if a.shape == (4,):
         n = np.linalg.norm(a)

@@ -1,0 +1,149 @@
+"""Bad input ends in one clear ModelError/SimulationError, never a raw exception, a hang or a NaN
+(issue 16, defects found by fuzzing the API and model files)."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mechsim as ms
+
+HUGE = 10 ** 400           # beyond float's range
+
+
+def pendulum():
+    m = ms.Model("p", gravity=(0, -9.81, 0))
+    m.add_body("rod", mass=1.0, com=(0.5, 0, 0), inertia=(0, 1 / 12, 1 / 12))
+    m.add_joint("j1", "revolute", parent="ground", child="rod", q0=0.3)
+    return m
+
+
+def cart(mass=1.0):
+    m = ms.Model("c")
+    m.add_body("cart", mass=mass, inertia=(1, 1, 1))
+    m.add_joint("x", "prismatic", parent="ground", child="cart", axis=(1, 0, 0))
+    return m
+
+
+def test_bogus_formulation_is_a_model_error():                                  # defect 11
+    with pytest.raises(ms.ModelError, match="formulation='bogus'"):
+        pendulum().simulate(0.1, formulation="bogus")
+
+
+def test_empty_custom_primitive_is_a_model_error():                             # defect 9
+    with pytest.raises(ms.ModelError, match="joint 'j': primitive 0"):
+        cart().add_joint("j", "custom", parent="cart", child="ground", primitives=[[]])
+
+
+@pytest.mark.parametrize("option, value", [("rtol", 1j), ("h", "0.01"), ("t_end", (0.05,)), ("initial", "abc"),
+                                           ("outputs", [3]), ("atol", np.nan), ("sample_time", -1.0),
+                                           ("progress", "yes"), ("baumgarte", (1.0,)), ("inputs", [1])])
+def test_bad_simulate_options_name_the_option(option, value):                   # defect 9
+    options = {"t_end": 0.05, "solver": "RK4", "h": 1e-3, option: value}
+    with pytest.raises(ms.ModelError, match=option):
+        pendulum().simulate(**options)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: cart(mass=HUGE),
+    lambda: ms.Model().add_body("b", mass=1.0, inertia=(HUGE, 1, 1)),
+    lambda: ms.Model().add_body("b", mass=1.0, com=(HUGE, 0, 0)),
+    lambda: ms.Model(gravity=(0, 0, HUGE)),
+    lambda: cart().add_joint("j", "revolute", parent="cart", child="ground", q0=HUGE),
+    lambda: cart().add_driver("x", position=HUGE),
+    lambda: cart().add_input("u", default=HUGE),
+    lambda: pendulum().simulate(HUGE),
+])
+def test_huge_numbers_are_model_errors(build):                                  # defect 2
+    with pytest.raises(ms.ModelError):
+        build()
+
+
+def test_huge_axis_keeps_its_direction():                                       # defect 2
+    m = cart()
+    m.add_body("b", mass=1.0, inertia=(1, 1, 1))
+    joint = m.add_joint("j", "revolute", parent="cart", child="b", axis=[1e200, 1e200, 0])
+    np.testing.assert_allclose(joint.primitives[0][1], [2 ** -0.5, 2 ** -0.5, 0])
+
+
+def test_distance_between_coincident_points_is_undefined():                     # defect 4
+    m = cart()
+    m.add_constraint("c", "distance", body_a="ground", body_b="cart", length=1.0)
+    for run in (m.check, lambda: m.simulate(0.1)):
+        with pytest.raises(ms.ModelError, match="constraint 'c'.*distance is undefined"):
+            run()
+
+
+def test_absurd_output_grid_is_refused_before_allocating():                     # defect 5
+    with pytest.raises(ms.ModelError, match="t_eval"):
+        pendulum().simulate(0.05, t_eval={"start": 0, "stop": 0.05, "num": 1000000000})
+
+
+@pytest.mark.parametrize("options", [dict(max_step=1e-300), dict(t_end=np.inf), dict(solver="RK4", h=1e-300)])
+def test_endless_settings_are_refused(options):                                 # defect 6
+    with pytest.raises(ms.ModelError):
+        pendulum().simulate(**{"t_end": 1.0, **options})
+
+
+def driven_pendulum(**force):
+    m = pendulum()
+    m.add_input("u")
+    m.add_force("motor", "joint_force", joint="j1", value="u")
+    if force:
+        m.add_force("f", **force)
+    return m
+
+
+@pytest.mark.parametrize("options, match", [
+    (dict(controller=lambda t, outputs: {"zz": 1.0}), "unknown input 'zz'"),
+    (dict(controller=lambda t, outputs: [1.0]), r"controller returned \[1.0\]"),
+    (dict(controller=lambda t, outputs: {"u": "abc"}), "controller's input 'u'.*'abc'"),
+])
+def test_bad_controller_at_t0_is_a_simulation_error(options, match):            # defect 1
+    with pytest.raises(ms.SimulationError, match=match) as info:
+        driven_pendulum().simulate(0.05, **options)
+    assert info.value.partial is not None
+
+
+@pytest.mark.parametrize("force, match", [
+    (dict(kind="joint_force", joint="j1", value=lambda t: "abc"), "force 'f'.*returned 'abc'"),
+    (dict(kind="body_force", body="rod", force=lambda t: [1.0, 2.0]), r"force 'f'.*returned \[1.0, 2.0\].*3 numbers"),
+    (dict(kind="joint_force", joint="j1", value="9**9**9"), "force 'f' is not finite"),
+])
+def test_bad_force_at_t0_is_a_simulation_error(force, match):                   # defect 1
+    with pytest.raises(ms.SimulationError, match=match):
+        driven_pendulum(**force).simulate(0.05)
+
+
+def test_driver_function_returning_none_is_a_model_error():                     # defect 1
+    m = pendulum()
+    m.add_driver("j1", position=lambda t: None)
+    for run in (m.check, lambda: m.simulate(0.05)):
+        with pytest.raises(ms.ModelError, match="driver 'j1' position: the function returned None"):
+            run()
+
+
+@pytest.mark.parametrize("element", [
+    lambda m: m.add_force("f", "joint_force", joint="x", value="1e308*t"),
+    lambda m: m.add_driver("x", acceleration="1e308*t"),
+])
+@pytest.mark.parametrize("backend", ["auto", "python"])
+def test_blow_up_ends_the_run_with_the_partial_result(element, backend):        # defect 6
+    m = cart()
+    element(m)
+    with pytest.raises(ms.SimulationError) as info:
+        m.simulate(1.0, backend=backend)
+    assert info.value.partial is not None and info.value.partial.t[0] == 0.0
+
+
+def test_absurd_mass_is_refused():                                              # defect 7
+    with pytest.raises(ms.ModelError, match="body 'cart': mass"):
+        cart(mass=1e308)
+    res = cart(mass=1e100).simulate(0.1)
+    assert all(np.all(np.isfinite(column)) for column in res.flat_columns().values())
+
+
+def test_force_on_a_cut_joint_is_refused():                                     # defect 8
+    m = ms.load(str(Path(__file__).parents[2] / "examples" / "four_bar.yaml"))
+    m.add_force("k", "joint_spring_damper", joint="j3", stiffness=1.0)
+    with pytest.raises(ms.ModelError, match="force 'k' .*joint 'j3', which closes a loop"):
+        m.check()
