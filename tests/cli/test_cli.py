@@ -239,10 +239,10 @@ HUGE = "1" + "0" * 400          # an integer beyond float's range
 
 
 def bomb(levels):
-    """YAML aliases of aliases: 9**levels strings from a few lines."""
-    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
-    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels)]
-    return "\n".join(lines) + f"\ngravity: *a{levels - 1}\n"
+    """A YAML value, aliases of aliases: its last item expands to 9**levels strings."""
+    items = ['&a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    items += [f"&a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return f"[{', '.join(items)}]"
 
 
 @pytest.mark.parametrize("text, words", [
@@ -251,18 +251,28 @@ def bomb(levels):
     (PENDULUM.replace("t_end: 1.0", f"t_end: {HUGE}"), ["t_end"]),
     (PENDULUM.replace("num: 11", "num: 1000000000"), ["t_eval"]),                           # defect 5
     (PENDULUM.replace("t_end: 1.0", "t_end: 1.0\n  max_step: 1.0e-300"), ["max_step"]),   # defect 6
-    (PENDULUM.replace('"0.1*sin(t)"', '"9**9**9"'), ["not finite"]),                       # defects 1, 10
+    (PENDULUM.replace('"0.1*sin(t)"', '"9**9**9"'), ["not finite"]),                       # defect 1
     ("a: " + "[" * 5000 + "]" * 5000 + "\n", ["nested too deep"]),                         # defect 3
-    (bomb(9), ["expands to more than"]),
+    (f"gravity: {bomb(9)}\n", ["expands to more than"]),
 ])
 def test_hostile_file_gives_one_error_line(tmp_path, capsys, text, words):
     assert_user_error(capsys, main(["simulate", write(tmp_path, text)]), *words)
 
 
 def test_error_line_stays_short(tmp_path, capsys):                                         # defect 3
-    err = assert_user_error(capsys, main(["simulate", write(tmp_path, bomb(5))]))
+    text = f"bodies:\n  - {{name: link, mass: {bomb(5)}}}\n"        # the error quotes the mass
+    err = assert_user_error(capsys, main(["simulate", write(tmp_path, text)]), "body 'link'")
     assert len(err) < 3000
 
 
 def test_infinite_t_end_on_the_command_line(tmp_path, capsys):                             # defect 6
     assert_user_error(capsys, main(["simulate", write(tmp_path, PENDULUM), "--t-end", "inf"]), "t_end")
+
+
+def test_numpy_warnings_before_an_error_are_not_printed(tmp_path, capsys, monkeypatch):     # defect 10
+    def load(path, **options):
+        np.float64(1e308) * 10                          # RuntimeWarning: overflow
+        raise ms.ModelError("the model is broken")
+    monkeypatch.setattr(sys.modules["mechsim.cli.main"], "load", load)
+    with np.errstate(over="warn"):
+        assert_user_error(capsys, main(["simulate", write(tmp_path, PENDULUM)]), "the model is broken")
