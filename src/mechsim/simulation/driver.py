@@ -140,13 +140,10 @@ class Driver:
         if status != OK:
             raise StepError(self._status_message(status, t))
 
-    def multipliers(self, t, y):
-        """The constraint multipliers (every row; 0 for rows not taking part) at (t, y)."""
-        self._rhs(t, y)
-        return self.data.cw.lam.copy()
-
-    def derivative(self, t, y):
-        return self._rhs(t, y)
+    def dynamics(self, t, y):
+        """(dy/dt, the constraint multipliers of every row, 0 for rows not taking part) at (t, y): one
+        evaluation of the right-hand side."""
+        return self._rhs(t, y), self.data.cw.lam.copy()
 
     def _status_message(self, status, t):
         if status == NOT_CONVERGED:

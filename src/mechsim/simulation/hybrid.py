@@ -30,6 +30,7 @@ import numpy as np
 from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_values
 from ..dynamics.kernels import crba
+from ..dynamics.layout import QI, VI
 from ..dynamics.system import COORDINATE, MULTIPLIER, SILENT
 from ..errors import SimulationError
 from .events import Event
@@ -44,7 +45,7 @@ class Switched:
         self.force, self.name = force, force.name
         self.row = cm.rows.owner.index(owner)
         node = cm.joint_nodes[force.joint][force.primitive]
-        self.qi, self.vi = int(cm.node_i[node, 2]), int(cm.node_i[node, 3])
+        self.qi, self.vi = int(cm.node_i[node, QI]), int(cm.node_i[node, VI])
 
 
 class StopSide(Switched):
@@ -152,7 +153,7 @@ class Modes:
     def _watch_apex(sim, driver, s, rebound):
         """Stop the stepper at the bounce's apex t + w / a (w the rebound speed, a the deceleration away
         from the stop): a step over a whole small bounce would see no sign change of q - value."""
-        a_away = s.sign * driver.derivative(sim.t, sim.y)[driver.cm.nq + s.vi]
+        a_away = s.sign * driver.dynamics(sim.t, sim.y)[0][driver.cm.nq + s.vi]
         if a_away < 0.0:
             sim.stop_at(sim.t + rebound / -a_away)
 
@@ -228,7 +229,8 @@ class Modes:
         if not self.closed and not self.slip:
             return True
         saved, n_records = (set(self.closed), dict(self.slip), dict(self.stuck_at)), len(driver.records)
-        changes = self._iterate(driver, t, y, driver.multipliers(t, y), driver.derivative(t, y)[self.nq:])
+        ydot, lam = driver.dynamics(t, y)
+        changes = self._iterate(driver, t, y, lam, ydot[self.nq:])
         self.closed, self.slip, self.stuck_at = saved
         del driver.records[n_records:]
         return not changes
@@ -244,7 +246,7 @@ class Modes:
                                       "iteration cycles); a complementarity solve would be needed here")
             seen.add(key)
             y = driver.use_mode(t, y)
-            lam, ydot = driver.multipliers(t, y), driver.derivative(t, y)
+            ydot, lam = driver.dynamics(t, y)
             if not self._iterate(driver, t, y, lam, ydot[self.nq:]):
                 return y
 
