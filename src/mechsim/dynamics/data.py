@@ -6,7 +6,8 @@
   force values u and extra generalized forces tau, the constraint targets con_t (f, f', f'' per
   row), the rows that hold (``held``: every row but those of open stops) and, of those, the rows
   taking part (``active``: the redundancy analysis of the current configuration), the compiled
-  event signals and the run's settings (multiplier solver, drift control and its tolerances).
+  event signals, scratch (dz: a velocity correction; ydot: a state derivative an event signal needs —
+  kernels never allocate) and the run's settings (multiplier solver, drift control and its tolerances).
 
 Kernels are ``kernel(model, data, ...)``; Python code makes a Data with ``CompiledModel.new_data``.
 """
@@ -20,7 +21,8 @@ from .projection import PROJECTION, STABILIZATION
 
 ModelArrays = namedtuple("ModelArrays", "node_i node_f force_i force_f gravity quat_q con_i con_f "
                                         "time_ops time_consts slot_span row_span nq")
-Data = namedtuple("Data", "ws cw u tau con_t active held dz stack signal_i signal_f solver drift alpha beta rtol atol")
+Data = namedtuple("Data", "ws cw u tau con_t active held dz ydot stack signal_i signal_f solver drift alpha beta rtol "
+                         "atol")
 
 BAUMGARTE, NO_DRIFT_CONTROL = 2, 3
 DRIFT_CODES = {"projection": PROJECTION, "stabilization": STABILIZATION, "baumgarte": BAUMGARTE,
@@ -44,7 +46,7 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
     return Data(new_workspace(cm.n_nodes), new_constraint_workspace(cm.n_nodes, cm.n_rows, cm.nv),
                 cm.u_const.copy() if u is None else np.array(u, dtype=float),
                 np.zeros(cm.nv) if tau is None else np.array(tau, dtype=float),
-                cm.rows.constant_targets.copy(), active, held, np.zeros(cm.nv),
+                cm.rows.constant_targets.copy(), active, held, np.zeros(cm.nv), np.zeros(cm.nq + cm.nv),
                 np.zeros((cm.stack_depth, 3)),
                 np.zeros((0, SIGNAL_I_COLS), dtype=np.int64) if signal_i is None else signal_i,
                 np.zeros((0, SIGNAL_F_COLS)) if signal_f is None else signal_f,

@@ -496,4 +496,5 @@ def kinematic_map(node_i, q, v, qdot):
 def normalize_quaternions(quat_q, y):
     for qi in quat_q:
         s = np.sqrt(y[qi] ** 2 + y[qi + 1] ** 2 + y[qi + 2] ** 2 + y[qi + 3] ** 2)
-        y[qi:qi + 4] /= s
+        for k in range(qi, qi + 4):
+            y[k] /= s

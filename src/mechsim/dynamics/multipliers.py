@@ -11,7 +11,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..spatial.algebra import INLINE, JIT
+from ..spatial.algebra import INLINE, JIT, copy_into
 from ..status import OK, SINGULAR
 from .constraints import evaluate_rows, velocity_product_accelerations
 from .kernels import (PASS, aba_tables, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
@@ -281,23 +281,22 @@ def constrained_trajectory(model, data, U_force, TAU, Q, V, CON_T, QDD, R_out, p
     multipliers LAM[k], unit wrenches WRENCH[k], residuals H[k] and the wrenches the joints transmit
     JOINT_F[k]. Returns OK or the failing status."""
     node_i, con_i, cw, w = model.node_i, model.con_i, data.cw, carve(data.ws)
-    tau_scratch = np.empty(QDD.shape[1])
     for k in range(Q.shape[0]):
-        data.u[:] = U_force[k]
-        data.con_t[:, :] = CON_T[k]
+        copy_into(U_force[k], data.u)
+        copy_into(CON_T[k], data.con_t)
         status = constrained_dynamics(model, data, Q[k], V[k], TAU[k], QDD[k])
         if status != OK:
             return status
         evaluate_rows(con_i, model.con_f, data.con_t, data.held, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel,
                       cw.acc0, cw.wrench, cw.h, cw.hd, cw.gamma, cw.G)            # every residual and wrench
         joint_wrenches(node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, Q[k], V[k], QDD[k],
-                       con_i, cw.lam, cw.wrench, w, tau_scratch)
-        R_out[k] = w.R
-        p_out[k] = w.p
-        vel_out[k] = w.vel
-        acc_out[k] = w.acc
-        LAM[k] = cw.lam
-        WRENCH[k] = cw.wrench
-        H[k] = cw.h
-        JOINT_F[k] = w.pA
+                       con_i, cw.lam, cw.wrench, w, data.dz)
+        copy_into(w.R, R_out[k])
+        copy_into(w.p, p_out[k])
+        copy_into(w.vel, vel_out[k])
+        copy_into(w.acc, acc_out[k])
+        copy_into(w.pA, JOINT_F[k])
+        copy_into(cw.lam, LAM[k])
+        copy_into(cw.wrench, WRENCH[k])
+        copy_into(cw.h, H[k])
     return OK

@@ -16,7 +16,6 @@ Each is one straight line, inlined by LLVM into its caller (INLINE), that hands 
 function taking them that branches, copies and reference-counts every array in them: ~0.3 us an
 evaluation and ~40 % of a projection of the four-bar (measured; SPEC §6).
 """
-import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE, JIT, transform_point
@@ -98,7 +97,7 @@ def correct_tables(node_i, node_f, force_i, force_f, gravity, quat_q, nq, time_o
 def signal_values(model, data, t, y, g):
     """g[k] = signal k at (t, y) less the value it crosses (data.signal_i / signal_f)."""
     if watches_multipliers(data.signal_i):
-        status = state_derivative(model, data, t, y, np.empty_like(y))
+        status = state_derivative(model, data, t, y, data.ydot)
         if status != OK:
             return status
     return signal_tables(model.node_i, model.node_f, model.nq, data.signal_i, data.signal_f, data.ws, data.cw, y, g)

@@ -35,9 +35,10 @@ from ..status import OK
 # Python source into the integrator, inlined by LLVM): an overload wrapping them in a lambda costs a
 # further call level that LLVM does not flatten, ~0.3 us an evaluation for the mechanics (measured).
 # They are compiled with error_model="numpy": a division by zero gives inf or nan, which the
-# integrators report as NON_FINITE, instead of raising inside a compiled loop. strict=False: their
-# parameters need not be named as the stubs'.
-INLINED = dict(forceinline=True, error_model="numpy")
+# integrators report as NON_FINITE, instead of raising inside a compiled loop. Like the integrators,
+# they run without reference counting (spatial/algebra.py: JIT), so they must not allocate arrays:
+# scratch belongs in the problem tuple. strict=False: their parameters need not be named as the stubs'.
+INLINED = dict(forceinline=True, error_model="numpy", _nrt=False)
 PROBLEMS = {}            # registered namedtuple class -> (rhs, correct, events) compiled functions
 _STAND_INS = {}          # the class numba sees for a registered class -> its functions
 _STAND_IN_NAME = re.compile(r"\w+_[0-9a-f]{16}")

@@ -7,11 +7,24 @@ quantity from a body to its parent needs no transform at all.
 import numpy as np
 from numba import njit
 
-# error_model="numpy": IEEE division without a zero-divisor branch (the kernels guard their divisions)
-JIT = dict(cache=True, fastmath=False, nogil=True, error_model="numpy")
+# error_model="numpy": IEEE division without a zero-divisor branch (the kernels guard their divisions).
+# _nrt=False: no reference counting. With numba's runtime every view a kernel takes (R[i], y[:nq], a
+# field of the workspace) and every array passed on increments and decrements a shared counter by
+# an atomic (lock-prefixed) instruction: half the time of a four-bar run (perf, AMD EPYC), and
+# atomics cost more on other CPUs. The kernels only read and write arrays the caller owns, so they
+# need no counts; the rule that comes with it: a compiled kernel never allocates an array (scratch
+# lives in Data; numba refuses to compile an allocation here: "NRT required but not enabled").
+JIT = dict(cache=True, fastmath=False, nogil=True, error_model="numpy", _nrt=False)
 # Small steps are compiled once and inlined by LLVM wherever they are used: a numba call passes
 # every array as a struct of ~10 words, as costly as the few dozen flops of a step (SPEC §6).
 INLINE = dict(JIT, forceinline=True)
+
+
+@njit(**INLINE)
+def copy_into(src, dst):
+    """dst[...] = src for arrays of one shape (an array assignment needs numba's runtime)."""
+    for index in np.ndindex(src.shape):
+        dst[index] = src[index]
 
 
 @njit(**INLINE)
