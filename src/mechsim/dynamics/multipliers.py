@@ -224,8 +224,8 @@ def constrained_dynamics(model, data, q, v, tau, qdd):
     """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13), the
     force values data.u and constraint targets data.con_t, the settings of data (solver, Baumgarte).
     Returns OK, a singular node or SINGULAR. Inlined by LLVM into its callers, it hands the compiled
-    solve only the arrays it reads: a call passing the whole model and data would copy and
-    reference-count some forty array structs, ~0.3 us an evaluation (SPEC §6)."""
+    solve only the arrays it reads: a call passing the whole model and data would copy some forty
+    array structs."""
     return solve_constrained(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, tau, q,
                              v, data.ws, model.con_i, model.con_f, data.con_t, data.held, data.active, data.cw,
                              data.solver, data.alpha, data.beta, qdd)

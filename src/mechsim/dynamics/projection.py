@@ -106,8 +106,7 @@ def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, row
     STABILIZATION) over the constraint rows ``rows``, with the force values u, the generalized forces
     tau and the targets con_t (stabilization's M^-1 comes from an ABA pass); dz is (nv,) scratch.
     Returns OK, NOT_CONVERGED, SINGULAR or a singular node. Flat arguments: a compiled call taking
-    the whole model and data would copy and reference-count all their arrays (~40 % of a projection
-    of the four-bar, measured)."""
+    the whole model and data would pass all their arrays."""
     if drift == STABILIZATION:
         for _ in range(2):                                # eq. 33 with the F of eq. 34, twice
             status = aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dz)

@@ -32,7 +32,7 @@ from .tableaux import TABLEAUX
 # functions with a single compiled caller are inlined in numba's IR: every compiled function that
 # takes the problem is compiled again for each problem class, and each costs compile time; the
 # small helpers below are inlined by LLVM (INLINE): a compiled call taking the state tuple copies
-# and reference-counts its arrays
+# its arrays' structs
 ONCE = dict(JIT, inline="always")
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0      # scipy's step-size factors (HNW §II.4 fac, facmin, facmax)
 

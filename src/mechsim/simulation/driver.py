@@ -285,11 +285,10 @@ class Driver:
 
     def _switch_mode(self, t, y):
         """Go on in a new mode of the stops and frictions: the mode iteration (simulation/hybrid.py)
-        settles it, then a new stepper. Returns the state, projected onto the mode's rows."""
+        settles it (the restart then starts a stepper on its problem). Returns the state, projected
+        onto the mode's rows."""
         self._close_part()
-        y = self.modes.settle(self, t, y.copy())
-        self.stepper = self._stepper(t, y)
-        return y
+        return self.modes.settle(self, t, y.copy())
 
     def use_mode(self, t, y):
         """Run in the modes' current mode from now on: the redundancy analysis with its rows, a new Data
@@ -307,11 +306,7 @@ class Driver:
         """The mode at the start (simulation/hybrid.py: Modes.start), settled."""
         sim = SimulationHandle(self, t, y)
         self.modes.start(sim)
-        if not sim.changed:
-            return y
-        y = self._switched(sim)
-        self.stepper = self._stepper(t, y)
-        return y
+        return self._switched(sim) if sim.changed else y
 
     @staticmethod
     def _detail(event, t, y):
@@ -342,7 +337,6 @@ class Driver:
             self.inputs.controller.cm = cm
         y = np.concatenate([q, v])
         self.inputs.python_values(t, y, sample_controller=False)
-        self.stepper = self._stepper(t, y)
         return y
 
     # ------------------------------------------------------------------ outputs
@@ -387,8 +381,12 @@ class Driver:
         self.restart(t, y)
 
     def restart(self, t, y, quiet=()):
-        """Start the stepper again at (t, y): a new derivative and starting step, no history."""
-        self.stepper.restart(t, y)
+        """Start the stepper again at (t, y): a new derivative and starting step, no history; a new
+        compiled stepper when a new mode or model changed the problem it integrates."""
+        if self.backend == "compiled" and self.stepper.problem is not self.problem:
+            self.stepper = self._stepper(t, y)
+        else:
+            self.stepper.restart(t, y)
         self.quiet, self.quiet_at = set(quiet), t
         for k in quiet:
             if k in self.compiled_events and self.backend == "compiled":   # the compiled loop watches these
@@ -400,8 +398,8 @@ class Driver:
         t, y = self.t0, self.y0
         self.inputs.start(t, y)
         self._correct(t, y)
-        self.stepper = self._stepper(t, y)
         y = self._start_modes(t, y)
+        self.stepper = self._stepper(t, y)
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
         if self.t_eval is None:
