@@ -161,3 +161,12 @@ def test_lifted_off_a_stop_and_back_again():
     assert (True, False) in kinds and kinds.index((True, False)) < len(kinds) - 1
     assert any(reached for _, reached in kinds[kinds.index((True, False)):])
     assert res["j1.q"].min() >= STOP - 1e-12 and res["j1.q"].max() > STOP + 0.1
+
+
+def test_forward_dynamics_has_every_stop_open():
+    """ms.forward_dynamics is the tree's (I q'' = -m g c cos q + tau), also on the stop and beyond it:
+    stops are hybrid elements of a run, not constraints of a one-off evaluation."""
+    m = rod(lower=STOP, upper=0.5)
+    for q in (0.3, STOP, STOP - 0.2):
+        qdd = ms.forward_dynamics(m, np.array([q]), np.array([-1.0]), np.array([0.25]))
+        assert qdd[0] == pytest.approx((-M * G * C * np.cos(q) + 0.25) / I, rel=1e-13)

@@ -62,9 +62,10 @@ def local_data(cm):
 def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     """Generalized accelerations (nv,) of model m at (q, v) with extra generalized forces tau,
     force elements evaluated at time t (inputs: name -> value, default the inputs' defaults);
-    loop constraints and drivers are enforced by their multipliers."""
+    loop constraints and drivers are enforced by their multipliers; joint stops are open and joint
+    friction left out (they are hybrid elements of a run: simulation/hybrid.py)."""
     cm = m._compiled or m.compile()          # the attribute first: a call costs ~50 ns (SPEC §6)
-    if cm.n_rows:
+    if cm.every_row.size:
         return _constrained_forward_dynamics(cm, q, v, tau, t, inputs)
     try:
         model_i, model_f, ws = cm.local.packed

@@ -238,9 +238,11 @@ def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q
     independent set found at assembly); where that set loses rank although the whole set does not
     (a redundancy that moves with the configuration), or where the mechanism is singular, or with
     solver QR, every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent
-    there."""
+    there. No row held (a tree whose joint stops are all open): the tree's accelerations, every
+    multiplier 0."""
     status = aba_tables(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, qdd)
-    if status != OK or con_i.shape[0] == 0:
+    if status != OK or held.shape[0] == 0:
+        cw.lam[:] = 0.0
         return status
     w = carve(ws)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
