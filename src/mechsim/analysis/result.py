@@ -5,6 +5,7 @@ from ..dynamics.kernels import joint_stop_force
 from ..dynamics.layout import F_JOINT_STOP, QI, VI
 from ..dynamics.multipliers import constrained_trajectory
 from ..errors import MechsimError
+from ..modeling.contacts import CONTACT_SIGNALS
 from ..spatial.rotations import matrix_to_quat
 from ..status import OK
 
@@ -27,8 +28,9 @@ class Result:
     ``m.signals()``; ``res.point(body, p)``; ``to_dataframe()``, ``save(path)``."""
 
     def __init__(self, compiled, t, q, v, u_force, tau=None, events=None, message="", success=True, active=None,
-                 stats=None, targets=None):
+                 stats=None, targets=None, slide=None):
         self._cm = compiled
+        self._slide = slide           # the sliding contacts of the run's mode (ConstraintWorkspace.slide)
         self.active = active          # the constraint rows the run kept (None: the model's latest analysis)
         self._targets = dict(targets or {})    # {row: (f, f', f'')} set by the run (a stuck joint's position)
         self.stats = dict(stats or {})
@@ -70,6 +72,8 @@ class Result:
                    np.empty((N, n, 6)), np.zeros((N, nc)), np.zeros((N, nc, 6)), np.zeros((N, nc)),
                    np.empty((N, n, 6)))
             data = cm.new_data(active=self.active)
+            if self._slide is not None:
+                data.cw.slide[:] = self._slide
             status = constrained_trajectory(cm.arrays, data, self.u_force, self.tau, self.q, self.v, targets, *out)
             if status != OK:
                 out[0][:] = np.nan
@@ -143,6 +147,8 @@ class Result:
             return self._stop_force(element)
         if element is not None and element.kind == "joint_friction" and kind in ("force", "mode"):
             return self._friction(element, kind)
+        if owner in self.model.contacts and kind in CONTACT_SIGNALS:
+            return self._contact(self.model.contacts[owner], kind)
         if owner in cm.body_names:
             R, p = self._body_frame(owner)
             if kind == "position":
@@ -183,6 +189,31 @@ class Result:
             return np.full(len(self.t), 2 if stuck else 1)
         vi = cm.node_i[cm.joint_nodes[friction.joint][friction.primitive], VI]
         return self._node_dynamics()[5][:, row] + self.tau[:, vi]
+
+    def _contact(self, contact, kind):
+        """A contact's signals (SPEC §3): normal force (N,) >= 0 pressing, friction force (N, 3) on the body
+        and slip velocity (N, 3) relative to the surface material, world axes, gap (N,), mode (N,) 0
+        open / 1 sliding / 2 sticking or rolling."""
+        cm = self._cm
+        row = cm.rows.owner.index(("contact", contact.name, "normal"))
+        lam = self._node_dynamics()[5]
+        if kind == "normal_force":
+            return lam[:, row].copy()
+        if kind == "mode":
+            active = cm.every_row if self.active is None else self.active
+            sliding = self._slide is not None and self._slide[row, 0] >= 0
+            return np.full(len(self.t), 2 if np.isin([row + 1, row + 2], active).any() else 1 if sliding else 0)
+        R, p = self._body_frame(contact.surface)
+        n, t = R @ contact.normal, np.stack([R @ e for e in contact.tangents], axis=1)    # (N, 3), (N, 3, 2)
+        if kind == "friction_force":
+            return np.einsum("nij,nj->ni", t, lam[:, row + 1:row + 3])
+        centre = self.point(contact.body, contact.point)
+        if kind == "gap":
+            return np.einsum("ni,ni->n", n, centre - (p + R @ contact.origin)) - contact.radius
+        c = centre - contact.radius * n
+        slip = self._point_motion(contact.body, c)[0] - self._point_motion(contact.surface, c)[0] \
+            - R @ contact.surface_velocity
+        return slip - np.einsum("ni,ni->n", slip, n)[:, None] * n
 
     def _reaction(self, owner):
         """(N, 6) wrench [torque; force] in world axes that a joint's parent exerts on its child at M's

@@ -4,6 +4,7 @@ from collections import namedtuple
 import numpy as np
 from scipy.linalg import qr
 
+from ..dynamics.layout import SWITCHED_ROWS
 from ..errors import ModelError
 
 RANK_TOL = 1e-9     # |R_kk| / |R_11| below this is numerically zero (the analysis runs at an assembled q)
@@ -33,7 +34,8 @@ def analyse(cm, G, closed=()):
         raise ModelError(f"{kind} '{name}': the distance is undefined at this configuration (its two points "
                          "coincide, where it has no direction); change q0 so that they are apart, or use "
                          "point_coincident")
-    structural = np.array([k for k, o in enumerate(owners) if o[0] not in ("driver", "limit", "lock")], dtype=int)
+    structural = np.array([k for k, o in enumerate(owners) if o[0] != "driver" and o[0] not in SWITCHED_ROWS],
+                          dtype=int)
     drivers = [k for k, o in enumerate(owners) if o[0] == "driver"]
     rank, perm = numerical_rank(G[structural].T)
     independent = list(structural[perm[:rank]])

@@ -38,6 +38,7 @@ class ConstraintRows:
                     self._row(L.ROW_COORD, node, -1, ("limit", force.name, side), C0=value)
             if force.kind == "joint_friction":                # q = where it stuck (a target), while stuck
                 self._row(L.ROW_COORD, cm.joint_nodes[force.joint][force.primitive], -1, ("lock", force.name, "lock"))
+        rates = [self._contact(contact) for contact in model.contacts.values()]
         self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)
         self.con_f = np.array(self._f, dtype=float).reshape(-1, L.CON_F_COLS)
         self.constant_targets = np.zeros((len(self.owner), 3))
@@ -47,6 +48,8 @@ class ConstraintRows:
         for row, m in self.motions:
             if m.is_constant:
                 self.constant_targets[row] = m(0.0)
+        for rows, rate in rates:                          # slip measured against the surface material
+            self.constant_targets[rows, 1] = rate
 
     def _row(self, kind, na, nb, owner, motion=None, **params):
         f = np.zeros(L.CON_F_COLS)
@@ -103,6 +106,22 @@ class ConstraintRows:
         if kind == "screw":
             self._row(L.ROW_SCREW, na, nb, owner(len(rows)), PA=PA, PB=PB, DA=in_a @ axis, EA=in_a @ e1,
                       DB=in_b @ e1, C1=prims[0][2])
+
+    # ------------------------------------------------------------- contacts
+    def _contact(self, c):
+        """A contact's rows (held in some modes only, simulation/hybrid.py): the gap n . (x - o) - r of the
+        sphere's centre x (a point: r = 0) above the plane, and the slip along t1 and t2 at the contact
+        point (ROW_ROLL). Returns (tangent rows, their target rates t . surface_velocity)."""
+        cm = self.cm
+        na, origin = cm.body_point_in_node(c.surface, c.origin)
+        nb, centre = cm.body_point_in_node(c.body, c.point)
+        normal = cm.body_direction_in_node(c.surface, c.normal)
+        self._row(L.ROW_POINT_DIR, na, nb, ("contact", c.name, "normal"), PA=origin, PB=centre, DA=normal, C0=c.radius)
+        for label, t in zip(("t1", "t2"), c.tangents):
+            self._row(L.ROW_ROLL, na, nb, ("contact", c.name, label), PB=centre,
+                      DA=cm.body_direction_in_node(c.surface, t), EA=normal, C1=c.radius)
+        first = len(self.owner) - 2
+        return [first, first + 1], [float(t @ c.surface_velocity) for t in c.tangents]
 
     # ------------------------------------------------------------- constraints
     def _constraint(self, c):

@@ -5,8 +5,10 @@ import numpy as np
 
 from ..errors import ModelError
 from ..io.expressions import Expression, compile_programs
+from ..modeling.contacts import CONTACT_SIGNALS
 from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_S
 from . import layout as L
+from .layout import SWITCHED_ROWS
 from .closure import ConstraintRows
 from .data import ModelArrays, new_data
 from .system import update_time_functions
@@ -14,7 +16,6 @@ from .time_functions import max_stack_depth
 from .topology import spanning_tree
 
 
-SWITCHED_ROWS = ("limit", "lock")      # owners of rows held only in some modes (simulation/hybrid.py)
 
 
 class CompiledModel:
@@ -238,6 +239,8 @@ class CompiledModel:
         for f in self.model.forces.values():
             if f.kind in ("joint_limit", "joint_friction"):
                 names += [f"{f.name}.force"] + ([f"{f.name}.mode"] if f.kind == "joint_friction" else [])
+        for c in self.model.contacts:
+            names += [f"{c}.{s}" for s in CONTACT_SIGNALS]
         for b in self.body_names:
             names += [f"{b}.{s}" for s in ("position", "rotation", "quat", "velocity", "omega", "acceleration")]
         return names

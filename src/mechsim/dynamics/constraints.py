@@ -14,7 +14,7 @@ from numba import njit
 from ..spatial.algebra import INLINE
 from .kernels import PASS, dof
 from .layout import (C0, C1, DA, DB, EA, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
-                     ROW_PERP, ROW_SCREW, ROW_TYPE, VI)
+                     ROW_PERP, ROW_ROLL, ROW_SCREW, ROW_TYPE, VI)
 
 
 @njit(**INLINE)
@@ -69,8 +69,39 @@ def node_omega(vel, acc0, node):
 
 
 @njit(**INLINE)
+def node_entry(X, node, j):
+    return X[node, j] if node >= 0 else 0.0
+
+
+@njit(**INLINE)
+def rolling_row(f, na, nb, R, p, vel, acc0, w):
+    """(0, hdot, hddot at qdd = 0) of a ROW_ROLL row: hdot = w . (V_b - V_a), w = [c x t; t] the unit
+    force t at the contact point c = x_centre - r n (a sphere of radius r on b touching the surface a
+    with normal n), so hdot = t . (slip velocity of b's material point at c). Not integrable (a
+    rolling constraint): no residual. hddot = wdot . dV + w . dA0, the contact point moving with
+    cdot = xdot_centre - r ndot (Featherstone, RBDA 2008 §2.10: d/dt of a force's Pluecker coordinates)."""
+    r = f[C1]
+    n, nd, _ = direction_motion(R, vel, acc0, na, f[EA:EA + 3])
+    t, td, _ = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
+    x, xd, _ = point_motion(R, p, vel, acc0, nb, f[PB:PB + 3])
+    c, cd = _add(x, n, -r), _add(xd, nd, -r)
+    m = _cross(c, t)
+    md = _add(_cross(cd, t), _cross(c, td), 1.0)
+    w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], t[0], t[1], t[2]
+    hd, hdd = 0.0, 0.0
+    for j in range(6):
+        dv = node_entry(vel, nb, j) - node_entry(vel, na, j)
+        wd = md[j] if j < 3 else td[j - 3]
+        hd += w[j] * dv
+        hdd += wd * dv + w[j] * (node_entry(acc0, nb, j) - node_entry(acc0, na, j))
+    return 0.0, hd, hdd
+
+
+@njit(**INLINE)
 def geometric_row(kind, f, na, nb, R, p, vel, acc0, w):
     """(h + C0, hdot, hddot at qdd = 0) of a geometric row; its wrench w (6) on node b (-w on a)."""
+    if kind == ROW_ROLL:
+        return rolling_row(f, na, nb, R, p, vel, acc0, w)
     if kind == ROW_PERP:                       # h = u . s, u fixed in a, s fixed in b
         u, ud, udd = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
         s, sd, sdd = direction_motion(R, vel, acc0, nb, f[DB:DB + 3])
@@ -140,24 +171,30 @@ def velocity_product_accelerations(node_i, c, acc0):
 
 @njit(**PASS)
 def evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G):
-    """For the given rows: residual h = g(q, t), velocity residual hd = G v - f', acceleration right-hand
-    side gamma = f'' - (Gdot v) (papers/000 eq. 10), Jacobian row G (nv), wrench on node b (6)."""
+    """evaluate_row for each of the given rows."""
     for row in rows:
-        G[row, :] = 0.0
-        kind, na, nb, f = con_i[row, ROW_TYPE], con_i[row, NODE_A], con_i[row, NODE_B], con_f[row]
-        if kind == ROW_COORD:                  # q_a - C1 q_b (R, P, H coordinates: qdot = v)
-            value, rate = q[node_i[na, QI]], v[node_i[na, VI]]
-            G[row, node_i[na, VI]] += 1.0
-            if nb >= 0:
-                value -= f[C1] * q[node_i[nb, QI]]
-                rate -= f[C1] * v[node_i[nb, VI]]
-                G[row, node_i[nb, VI]] -= f[C1]
-            accel = 0.0
-            wrench[row, :] = 0.0
-        else:
-            value, rate, accel = geometric_row(kind, f, na, nb, R, p, vel, acc0, wrench[row])
-            add_path_jacobian(node_i, S, nb, wrench[row], 1.0, G, row)
-            add_path_jacobian(node_i, S, na, wrench[row], -1.0, G, row)
-        h[row] = value - f[C0] - con_t[row, 0]
-        hd[row] = rate - con_t[row, 1]
-        gamma[row] = con_t[row, 2] - accel
+        evaluate_row(con_i, con_f, con_t, row, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G)
+
+
+@njit(**INLINE)
+def evaluate_row(con_i, con_f, con_t, row, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G):
+    """Row ``row``'s residual h = g(q, t), velocity residual hd = G v - f', acceleration right-hand
+    side gamma = f'' - (Gdot v) (papers/000 eq. 10), Jacobian row G (nv), wrench on node b (6)."""
+    G[row, :] = 0.0
+    kind, na, nb, f = con_i[row, ROW_TYPE], con_i[row, NODE_A], con_i[row, NODE_B], con_f[row]
+    if kind == ROW_COORD:                  # q_a - C1 q_b (R, P, H coordinates: qdot = v)
+        value, rate = q[node_i[na, QI]], v[node_i[na, VI]]
+        G[row, node_i[na, VI]] += 1.0
+        if nb >= 0:
+            value -= f[C1] * q[node_i[nb, QI]]
+            rate -= f[C1] * v[node_i[nb, VI]]
+            G[row, node_i[nb, VI]] -= f[C1]
+        accel = 0.0
+        wrench[row, :] = 0.0
+    else:
+        value, rate, accel = geometric_row(kind, f, na, nb, R, p, vel, acc0, wrench[row])
+        add_path_jacobian(node_i, S, nb, wrench[row], 1.0, G, row)
+        add_path_jacobian(node_i, S, na, wrench[row], -1.0, G, row)
+    h[row] = value - f[C0] - con_t[row, 0]
+    hd[row] = rate - con_t[row, 1]
+    gamma[row] = con_t[row, 2] - accel

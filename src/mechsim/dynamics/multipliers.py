@@ -13,7 +13,7 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT, copy_into
 from ..status import OK, SINGULAR
-from .constraints import evaluate_rows, velocity_product_accelerations
+from .constraints import evaluate_row, evaluate_rows, velocity_product_accelerations
 from .kernels import (PASS, aba_tables, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
                       joint_bias_force, transmitted_forces, u_dinv)
 from .layout import NODE_A, NODE_B, PARENT, PTYPE, VI
@@ -26,14 +26,22 @@ CHOLESKY, QR = 0, 1
 # which the projection then holds at position level.
 RANK_TOL = 1e-9
 
-ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G X Lam rhs mu lam work")
+# The workspace of the constraint solves, and ``slide``: the contacts of the current mode that slide
+# (simulation/hybrid.py), per normal row [first tangent row (the second follows it) or -1, kinetic
+# friction coefficient mu, the slip direction (d1, d2) along the tangents to use while the slip speed is
+# zero, the slip direction (s1, s2) used at the last evaluation]; ``F`` the rows' force directions.
+ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide")
+SLIDE_COLS = 6
+TANGENT, MU, D1, D2, S1, S2 = range(SLIDE_COLS)
 
 
 def new_constraint_workspace(n_nodes, n_rows, nv):
+    slide = np.zeros((n_rows, SLIDE_COLS))
+    slide[:, TANGENT] = -1.0
     return ConstraintWorkspace(np.zeros((n_nodes, 6)), np.zeros((n_rows, 6)), np.zeros(n_rows), np.zeros(n_rows),
-                               np.zeros(n_rows), np.zeros((n_rows, nv)), np.zeros((nv, n_rows)),
+                               np.zeros(n_rows), np.zeros((n_rows, nv)), np.zeros((n_rows, nv)), np.zeros((nv, n_rows)),
                                np.zeros((n_rows, n_rows)), np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows),
-                               np.zeros((n_rows + 3, max(n_rows, nv, 1))))
+                               np.zeros((n_rows + 3, max(n_rows, nv, 1))), slide)
 
 
 @njit(**PASS)
@@ -193,10 +201,59 @@ def form_lambda(G, X, active, Lam):
 
 
 @njit(**PASS)
-def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd):
+def form_coupled_lambda(G, X, rows, Lam):
+    """Lambda = G X over the given rows, X = M^-1 F^T with force directions F other than G (sliding
+    friction): not symmetric."""
+    n, nv = rows.shape[0], G.shape[1]
+    for k in range(n):
+        for l in range(n):
+            s = 0.0
+            for j in range(nv):
+                s += G[rows[k], j] * X[j, l]
+            Lam[k, l] = s
+
+
+@njit(**PASS)
+def sliding_directions(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, acc0, cw):
+    """For each sliding contact among ``rows`` (cw.slide): its tangent rows evaluated, the slip direction
+    s = the slip velocity's (unit, along the tangents; the mode's direction d while the slip is zero or
+    against d), and the normal row's force direction F = G_n - mu (s1 G_t1 + s2 G_t2): Coulomb's
+    kinetic friction mu lambda_n opposing the slip (Pfeiffer & Glocker 1996, Multibody Dynamics with
+    Unilateral Contacts, §4.2). Every other row's F is its G. False if no contact slides."""
+    sliding = False
+    for row in rows:
+        sliding = sliding or cw.slide[row, TANGENT] >= 0.0
+    if not sliding:
+        return False
+    for row in rows:
+        copy_into(cw.G[row], cw.F[row])
+        t1 = int(cw.slide[row, TANGENT])
+        if t1 < 0:
+            continue
+        for t in (t1, t1 + 1):
+            evaluate_row(con_i, con_f, con_t, t, node_i, q, v, R, p, S, vel, acc0, cw.wrench, cw.h, cw.hd, cw.gamma,
+                         cw.G)
+        s1, s2, d1, d2 = cw.hd[t1], cw.hd[t1 + 1], cw.slide[row, D1], cw.slide[row, D2]
+        speed = np.sqrt(s1 * s1 + s2 * s2)
+        if speed > 0.0 and s1 * d1 + s2 * d2 > 0.0:
+            s1, s2 = s1 / speed, s2 / speed
+        else:
+            s1, s2 = d1, d2
+        cw.slide[row, S1], cw.slide[row, S2] = s1, s2
+        mu = cw.slide[row, MU]
+        for j in range(cw.F.shape[1]):
+            cw.F[row, j] -= mu * (s1 * cw.G[t1, j] + s2 * cw.G[t1 + 1, j])
+    return True
+
+
+@njit(**PASS)
+def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
     """Solve Lambda lambda = f_lambda over the given rows (eqs. 12–14) and add X lambda to the free
     accelerations in qdd; cw.lam holds every row's multiplier (0 for rows left out). Baumgarte's
-    -2 alpha hdot - beta^2 h enter f_lambda. False if the solver fails (qdd unchanged)."""
+    -2 alpha hdot - beta^2 h enter f_lambda. With contacts that slide (``sliding``, the force
+    directions cw.F from sliding_directions), Lambda = G M^-1 F^T is not symmetric: truncated QR, and
+    each sliding contact's tangent rows get the friction's multipliers -mu s lambda_n. False if the
+    solver fails (qdd unchanged)."""
     n, nv = rows.shape[0], qdd.shape[0]
     for k in range(n):                                    # f_lambda = gamma - G qdd_free (eq. 13)
         row = rows[k]
@@ -204,8 +261,13 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd):
         for j in range(nv):
             s -= cw.G[row, j] * qdd[j]
         cw.rhs[k] = s
-    constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)
-    form_lambda(cw.G, cw.X, rows, cw.Lam)
+    if sliding:
+        constraint_jacobian_solves(node_i, ws, rows, cw.F, cw.X)
+        form_coupled_lambda(cw.G, cw.X, rows, cw.Lam)
+        solver = QR
+    else:
+        constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)
+        form_lambda(cw.G, cw.X, rows, cw.Lam)
     if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work):
         return False
     for j in range(nv):                                   # qdd = qdd_free + X lambda
@@ -216,6 +278,12 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd):
     cw.lam[:] = 0.0
     for k in range(n):
         cw.lam[rows[k]] = cw.mu[k]
+    if sliding:
+        for row in rows:
+            t1 = int(cw.slide[row, TANGENT])
+            if t1 >= 0:
+                cw.lam[t1] = -cw.slide[row, MU] * cw.slide[row, S1] * cw.lam[row]
+                cw.lam[t1 + 1] = -cw.slide[row, MU] * cw.slide[row, S2] * cw.lam[row]
     return True
 
 
@@ -249,11 +317,13 @@ def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q
     if solver == CHOLESKY:
         evaluate_rows(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                       cw.hd, cw.gamma, cw.G)
-        if multipliers(node_i, ws, cw, active, CHOLESKY, alpha, beta, qdd):
+        sliding = sliding_directions(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
+        if multipliers(node_i, ws, cw, active, CHOLESKY, alpha, beta, qdd, sliding):
             return OK
     evaluate_rows(con_i, con_f, con_t, held, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                   cw.hd, cw.gamma, cw.G)
-    if multipliers(node_i, ws, cw, held, QR, alpha, beta, qdd):
+    sliding = sliding_directions(con_i, con_f, con_t, held, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
+    if multipliers(node_i, ws, cw, held, QR, alpha, beta, qdd, sliding):
         return OK
     return SINGULAR
 

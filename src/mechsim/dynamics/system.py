@@ -15,10 +15,12 @@ Each is one straight line, inlined by LLVM into its caller (INLINE), that hands 
 (``*_tables``) only the arrays it reads: a compiled call taking the whole model and data passes
 every array in them as a struct of ~10 words.
 """
+import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE, JIT, transform_point
 from ..status import OK
+from .constraints import evaluate_row, velocity_product_accelerations
 from .data import BAUMGARTE
 from .kernels import carve, first_pass, kinematic_map, normalize_quaternions
 from .multipliers import solve_constrained
@@ -27,9 +29,12 @@ from .time_functions import evaluate
 
 # compiled event signals: signal_i = [kind, index (coordinate in y, node, or constraint row), component, 0],
 # signal_f = [value crossed, point in node coordinates (BODY_POSITION, BODY_VELOCITY) or the sign of a
-# MULTIPLIER]; a MULTIPLIER (a stop's force) needs the constrained dynamics at (t, y) evaluated first;
-# a SILENT signal (a switched-off stop event) stays at 1 and never crosses
-COORDINATE, BODY_POSITION, BODY_VELOCITY, BODY_OMEGA, MULTIPLIER, SILENT = 0, 1, 2, 3, 4, 5
+# MULTIPLIER, ...]; a MULTIPLIER (a stop's force) needs the constrained dynamics at (t, y) evaluated first;
+# a SILENT signal (a switched-off stop event) stays at 1 and never crosses. Contacts (simulation/hybrid.py):
+# GAP the residual of row index (a contact's gap); SLIP the slip velocity along (d1, d2) = signal_f[1:3] of
+# the tangent rows index, index + 1; CONE mu_s lambda_n - |lambda_t| of the normal row index and its
+# tangent rows index + 1, index + 2 (mu_s = signal_f[1]): reaches zero when sticking friction saturates.
+COORDINATE, BODY_POSITION, BODY_VELOCITY, BODY_OMEGA, MULTIPLIER, SILENT, GAP, SLIP, CONE = range(9)
 
 
 @njit(**JIT)
@@ -98,22 +103,24 @@ def signal_values(model, data, t, y, g):
         status = state_derivative(model, data, t, y, data.ydot)
         if status != OK:
             return status
-    return signal_tables(model.node_i, model.node_f, model.nq, data.signal_i, data.signal_f, data.ws, data.cw, y, g)
+    return signal_tables(model.node_i, model.node_f, model.nq, model.con_i, model.con_f, data.con_t, data.signal_i,
+                         data.signal_f, data.ws, data.cw, y, g)
 
 
 @njit(**INLINE)
 def watches_multipliers(sig_i):
     for k in range(sig_i.shape[0]):
-        if sig_i[k, 0] == MULTIPLIER:
+        if sig_i[k, 0] == MULTIPLIER or sig_i[k, 0] == CONE:
             return True
     return False
 
 
 @njit(**JIT)
-def signal_tables(node_i, node_f, nq, sig_i, sig_f, ws, cw, y, g):
+def signal_tables(node_i, node_f, nq, con_i, con_f, con_t, sig_i, sig_f, ws, cw, y, g):
     """signal_values on the arrays it reads (cw.lam: the multipliers at (t, y), when watched)."""
     w = carve(ws)
     kinematics_done = False
+    q, v = y[:nq], y[nq:]
     for k in range(sig_i.shape[0]):
         kind, index, component = sig_i[k, 0], sig_i[k, 1], sig_i[k, 2]
         if kind == COORDINATE:
@@ -122,12 +129,24 @@ def signal_tables(node_i, node_f, nq, sig_i, sig_f, ws, cw, y, g):
         if kind == MULTIPLIER:
             g[k] = sig_f[k, 1] * cw.lam[index] - sig_f[k, 0]
             continue
+        if kind == CONE:
+            t1, t2 = cw.lam[index + 1], cw.lam[index + 2]
+            g[k] = sig_f[k, 1] * cw.lam[index] - np.sqrt(t1 * t1 + t2 * t2) - sig_f[k, 0]
+            continue
         if kind == SILENT:
             g[k] = 1.0
             continue
         if not kinematics_done:
-            first_pass(node_i, node_f, y[:nq], y[nq:], w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+            first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+            velocity_product_accelerations(node_i, w.c, cw.acc0)
             kinematics_done = True
+        if kind == GAP or kind == SLIP:
+            for row in range(index, index + (1 if kind == GAP else 2)):
+                evaluate_row(con_i, con_f, con_t, row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+                             cw.hd, cw.gamma, cw.G)
+            g[k] = (cw.h[index] if kind == GAP else sig_f[k, 1] * cw.hd[index] + sig_f[k, 2] * cw.hd[index + 1]) \
+                - sig_f[k, 0]
+            continue
         if kind == BODY_OMEGA:
             value = w.vel[index, component]
         else:

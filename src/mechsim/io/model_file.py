@@ -17,6 +17,7 @@ import yaml
 
 from ..errors import ModelError
 from ..modeling.constraints import CONSTRAINT_OPTIONS
+from ..modeling.contacts import CONTACT_OPTIONS
 from ..modeling.forces import FORCE_CLASSES
 from ..modeling.joints import KIND_OPTIONS
 from ..modeling.model import Model
@@ -27,8 +28,8 @@ from .sdf import load_sdf
 from .urdf import load_urdf
 
 IMPORTERS = {".urdf": load_urdf, ".sdf": load_sdf, ".xml": load_mjcf}   # robot descriptions: suffix -> importer
-SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "events",
-            "simulation")
+SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "contacts",
+            "events", "simulation")
 SIMULATION_KEYS = tuple(key for key in OPTIONS if key not in ("controller", "outputs", "events", "initial"))
 T_EVAL_KEYS = ("start", "stop", "num")
 
@@ -45,6 +46,7 @@ JOINT_PARAMETERS = _parameters(Model.add_joint)
 FORCE_PARAMETERS = _parameters(Model.add_force)
 CONSTRAINT_PARAMETERS = _parameters(Model.add_constraint)
 DRIVER_PARAMETERS = _parameters(Model.add_driver)
+CONTACT_PARAMETERS = {**{key: None for key in CONTACT_OPTIONS}, **_parameters(Model.add_contact)}
 EVENT_PARAMETERS = _parameters(Model.add_event)
 
 
@@ -155,6 +157,7 @@ def load_dict(data, source="<dict>"):
                                 ("constraints", _section(data, "constraints", source), _add_constraint),
                                 ("forces", _section(data, "forces", source), _add_force),
                                 ("drivers", _section(data, "drivers", source), _add_driver),
+                                ("contacts", _section(data, "contacts", source), _add_contact),
                                 ("events", _section(data, "events", source), _add_event)):
         for where, entry in _entries(items, section, source, named=section not in ("drivers", "events")):
             with _located(where, entry.get("name")):
@@ -266,6 +269,12 @@ def _add_constraint(model, entry):
     if isinstance(kind, str) and kind in CONSTRAINT_OPTIONS:
         _check_keys(entry, [*CONSTRAINT_PARAMETERS, *CONSTRAINT_OPTIONS[kind]], f"a {kind} constraint")
     model.add_constraint(**entry)
+
+
+def _add_contact(model, entry):
+    _check_required(entry, _required(CONTACT_PARAMETERS), "a contact")
+    _check_keys(entry, list(CONTACT_PARAMETERS), "a contact")
+    model.add_contact(**entry)
 
 
 def _add_driver(model, entry):
@@ -381,6 +390,8 @@ def model_to_dict(model):
         "forces": [_entry(name, kwargs, FORCE_PARAMETERS, f"force '{name}'")
                    for name, kwargs in model.specs["forces"].items()],
         "drivers": [_driver_entry(name, kwargs) for name, kwargs in model.specs["drivers"].items()],
+        "contacts": [_entry(name, kwargs, CONTACT_PARAMETERS, f"contact '{name}'")
+                     for name, kwargs in model.specs["contacts"].items()],
         "events": [_event_entry(name, event.spec) for name, event in model.events.items()],
         "simulation": _plain(model.simulation, "simulation"),
     }

@@ -5,6 +5,7 @@ from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .body import Body
 from .constraints import Constraint, Driver
+from .contacts import Contact
 from .element import frozen
 from .forces import make_force
 from .joints import Joint
@@ -35,10 +36,12 @@ class Model:
         self.name = str(name)
         self.gravity = gravity
         self.bodies, self.joints, self.forces, self.constraints, self.drivers = {}, {}, {}, {}, {}
+        self.contacts = {}
         self.inputs = frozen({})  # name -> default value
         self.simulation = {}      # defaults for simulate() (the model file's simulation: section)
         self.events = {}          # name -> ms.Event, watched in every run (add_event)
-        self.specs = {"bodies": {}, "joints": {}, "forces": {}, "constraints": {}, "drivers": {}}   # user arguments, for to_yaml
+        self.specs = {"bodies": {}, "joints": {}, "forces": {}, "constraints": {}, "drivers": {},
+                      "contacts": {}}                  # user arguments, for to_yaml
         self._register(Body("ground"), None)
         self._compiled = None
 
@@ -56,7 +59,7 @@ class Model:
         if not isinstance(name, str) or not name or any(c in name for c in ".[] \t\n"):
             raise ModelError(f"{what} name {name!r} is invalid: use a non-empty name without '.', '[', ']' or spaces")
         for kind, table in (("body", self.bodies), ("joint", self.joints), ("force", self.forces),
-                            ("constraint", self.constraints), ("input", self.inputs)):
+                            ("constraint", self.constraints), ("contact", self.contacts), ("input", self.inputs)):
             if name in table:
                 raise ModelError(f"duplicate name '{name}': a {kind} of that name exists already")
         self._compiled = None
@@ -103,6 +106,15 @@ class Model:
         with _item(f"constraint '{name}'"):
             constraint = Constraint(self, name, kind, options)
         return self._register(constraint, dict(kind=kind, **options))
+
+    def add_contact(self, name, body, **options):
+        """Add a rigid contact of a point or sphere on ``body`` with a plane on ``surface`` (default the
+        ground): shape, radius, point, surface, origin, normal, surface_velocity, restitution, static,
+        kinetic, min_bounce_speed (SPEC §3; modeling/contacts.py)."""
+        self._new_name(name, "contact")
+        with _item(f"contact '{name}'"):
+            contact = Contact(self, name, dict(body=body, **options))
+        return self._register(contact, dict(body=body, **options))
 
     def add_driver(self, joint, position=None, velocity=None, acceleration=None, coordinate=0, name=None):
         """Make coordinate ``coordinate`` of ``joint`` follow a motion of t (number, callable or expression);
@@ -183,8 +195,9 @@ class Model:
             new.add_body(name, **s)
         for s in specs.get("frames", []):
             new.add_frame(**s)
-        for section, add in (("joints", new.add_joint), ("constraints", new.add_constraint), ("forces", new.add_force)):
-            for name, s in specs[section].items():
+        for section, add in (("joints", new.add_joint), ("constraints", new.add_constraint), ("forces", new.add_force),
+                             ("contacts", new.add_contact)):
+            for name, s in specs.get(section, {}).items():
                 add(name, **s)
         for s in specs["drivers"].values():
             new.add_driver(**s)
@@ -201,7 +214,7 @@ class Model:
         """Build the model anew from ``specs`` (as add_* would) and move the new items into the
         objects add_* returned, so that they stay valid."""
         new = self._replay(specs)
-        for section in ("bodies", "joints", "constraints", "forces", "drivers"):
+        for section in ("bodies", "joints", "constraints", "forces", "drivers", "contacts"):
             for name, item in getattr(new, section).items():
                 old = vars(getattr(self, section)[name])
                 old.clear()
@@ -298,4 +311,5 @@ class Model:
     def __repr__(self):
         return (f"Model({self.name!r}: {len(self.bodies) - 1} bodies, {len(self.joints)} joints, "
                 f"{len(self.constraints)} constraints, {len(self.drivers)} drivers, {len(self.forces)} forces, "
+                f"{len(self.contacts)} contacts, "
                 f"{len(self.inputs)} inputs)")

@@ -31,7 +31,7 @@ from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_values
 from ..dynamics.kernels import crba
 from ..dynamics.layout import QI, VI
-from ..dynamics.system import COORDINATE, MULTIPLIER, SILENT
+from ..dynamics.system import CONE, COORDINATE, GAP, MULTIPLIER, SILENT, SLIP
 from ..errors import SimulationError
 from .events import Event
 
@@ -61,6 +61,17 @@ class Lock(Switched):
 
     def __init__(self, cm, force):
         super().__init__(cm, force, ("lock", force.name, "lock"))
+
+
+class ContactRows:
+    """The rows of a contact (dynamics/closure.py): its normal row, its tangent rows t1 and t1 + 1."""
+
+    def __init__(self, cm, contact):
+        self.contact, self.name = contact, contact.name
+        self.row = cm.rows.owner.index(("contact", contact.name, "normal"))
+        self.t1 = self.row + 1
+        self.tangents = [self.t1, self.t1 + 1]
+        self.rows = [self.row] + self.tangents
 
 
 class ModeEvent(Event):
@@ -93,19 +104,27 @@ class Modes:
         self.sides = [StopSide(cm, f, side, value, sign) for f in forces if f.kind == "joint_limit" and f.rigid
                       for side, value, sign in f.stops()]
         self.locks = [Lock(cm, f) for f in forces if f.kind == "joint_friction"]
+        self.contacts = [ContactRows(cm, c) for c in cm.model.contacts.values()]
         self.nq = cm.nq
         self.closed, self.slip, self.stuck_at = set(), {}, {}    # held switched rows; name -> d; row -> q
+        self.sliding = {}                                          # contact name -> slip direction (d1, d2)
         if previous is not None:                                   # the same mode on a recompiled model
             names = previous.held_names()
             self.closed = {e.row for e in self.sides + self.locks if (e.name, getattr(e, "side", "")) in names}
+            self.closed |= {r for c in self.contacts for r, label in zip(c.rows, ("normal", "t1", "t2"))
+                            if (c.name, label) in names}
             self.slip = {lk.name: d for lk, d in ((lk, previous.slip.get(lk.name)) for lk in self.locks) if d}
             self.stuck_at = {lk.row: previous.stuck_at_name[lk.name] for lk in self.locks
                              if lk.name in previous.stuck_at_name}
+            self.sliding = {c.name: previous.sliding[c.name] for c in self.contacts if c.name in previous.sliding}
         self.events = [e for s in self.sides for e in self._stop_events(s)] + \
-                      [e for lk in self.locks for e in self._friction_events(lk)]
+                      [e for lk in self.locks for e in self._friction_events(lk)] + \
+                      [e for c in self.contacts for e in self._contact_events(c)]
 
     def held_names(self):
-        return {(e.name, getattr(e, "side", "")) for e in self.sides + self.locks if e.row in self.closed}
+        return {(e.name, getattr(e, "side", "")) for e in self.sides + self.locks if e.row in self.closed} | \
+            {(c.name, label) for c in self.contacts for r, label in zip(c.rows, ("normal", "t1", "t2"))
+             if r in self.closed}
 
     @property
     def stuck_at_name(self):
@@ -132,6 +151,17 @@ class Modes:
             ModeEvent(self, lk, "unlock", 1, unlock(1.0), lambda sim: self._unlock(sim, lk, 1.0)),
             ModeEvent(self, lk, "unlock", 1, unlock(-1.0), lambda sim: self._unlock(sim, lk, -1.0))]
 
+    def _contact_events(self, c):
+        touch = -4 * np.spacing(1.0)                        # as a stop's hit: a few ulps past the surface
+        hit = lambda: None if c.row in self.closed else ([GAP, c.row, 0, 0], [touch, 0.0, 0.0, 0.0])
+        separate = lambda: ([MULTIPLIER, c.row, 0, 0], [0.0, 1.0, 0.0, 0.0]) if c.row in self.closed else None
+        slide = lambda: ([CONE, c.row, 0, 0], [0.0, c.contact.static, 0.0, 0.0]) if c.t1 in self.closed else None
+        stick = lambda: ([SLIP, c.t1, 0, 0], [0.0, *self.sliding[c.name], 0.0]) if c.name in self.sliding else None
+        return [ModeEvent(self, c, "hit", -1, hit, lambda sim: self._touch(sim, c)),
+                ModeEvent(self, c, "separate", -1, separate, lambda sim: self._separate(sim.log, c, "lifts off")),
+                ModeEvent(self, c, "slide", -1, slide, lambda sim: self._slide(sim._driver, sim.t, sim.y, c)),
+                ModeEvent(self, c, "stick", -1, stick, lambda sim: self._stick_contact(sim.log, c, "slip stops"))]
+
     # ---------------------------------------------------------------- switches
     def _hit(self, sim, s):
         """Newton's impact at a stop side; it closes when the rebound is slower than min_bounce_speed."""
@@ -141,7 +171,8 @@ class Modes:
         approach = -s.sign * v[s.vi]                        # > 0 towards the stop
         rebound = force.restitution * approach
         closes = rebound < force.min_bounce_speed
-        sim.set_state(q=q, v=self.impact(driver, sim.t, q, v, s, 0.0 if closes else force.restitution))
+        restitution = 0.0 if closes else force.restitution
+        sim.set_state(q=q, v=self.impact(driver, sim.t, q, v, [s.row], [-restitution * v[s.vi]])[0])
         if closes:
             self.closed.add(s.row)
         else:
@@ -180,9 +211,102 @@ class Modes:
         self.closed.add(lk.row)
         self.stuck_at[lk.row] = float(q)
 
+    # ---------------------------------------------------------------- contact switches
+    def _touch(self, sim, c):
+        """A contact closes with approach speed v_n: an impact (Newton's law e v_n, Coulomb friction,
+        ``impact``); it stays closed when the rebound is slower than min_bounce_speed, sticking or
+        sliding as the impulse leaves it, else it bounces and the stepper stops at the bounce's apex."""
+        driver, contact = sim._driver, c.contact
+        nq = driver.cm.nq
+        q, v = sim.y[:nq].copy(), sim.y[nq:].copy()
+        _, hd, G = self._contact_rows(driver, sim.t, q, v, c)
+        approach = -hd[c.row]
+        closes = contact.restitution * approach < contact.min_bounce_speed
+        v, sticks, impulse = self.contact_impact(driver, sim.t, q, v, c, 0.0 if closes else contact.restitution)
+        sim.set_state(v=v)
+        _, hd, _ = self._contact_rows(driver, sim.t, q, v, c)
+        if closes:
+            self.closed.add(c.row)
+            slip = hd[c.tangents]
+            speed = np.hypot(*slip)
+            if sticks or speed == 0.0:
+                self.closed.update(c.tangents)
+            else:
+                self.sliding[c.name] = tuple(slip / speed)
+        else:
+            self._watch_gap_apex(sim, driver, c, hd[c.row])
+        what = (f"impact at {approach:.6g}, impulse {impulse:.6g}; " if approach > 0 else "") + \
+            ("closes, " + ("sticking" if c.t1 in self.closed else "sliding") if closes else
+             f"rebounds at {hd[c.row]:.6g} (restitution {contact.restitution:g})")
+        sim.log("impact" if approach > 0 else "contact", c.name, what)
+
+    @staticmethod
+    def _contact_rows(driver, t, q, v, c):
+        """(gap, slip and approach rates, Jacobian rows) of a contact's rows at (q, v)."""
+        return constraint_values(driver.cm, q, v, t, rows=c.rows)
+
+    def _watch_gap_apex(self, sim, driver, c, rebound):
+        """As _watch_apex for a contact: the gap's rate falls at a = d/dt(G_n v), taken along the flow."""
+        nq, y = driver.cm.nq, sim.y
+        ydot = driver.dynamics(sim.t, y)[0]
+        dt = 1e-6 * max(1.0, abs(sim.t))
+        ahead = y + dt * ydot
+        later = self._contact_rows(driver, sim.t + dt, ahead[:nq], ahead[nq:], c)[1][c.row]
+        a_away = (later - rebound) / dt
+        if a_away < 0.0:
+            sim.stop_at(sim.t + rebound / -a_away)
+
+    def _open(self, c):
+        self.closed.difference_update(c.rows)
+        self.sliding.pop(c.name, None)
+
+    def _separate(self, log, c, why):
+        self._open(c)
+        log("separate", c.name, why)
+
+    def _slide(self, driver, t, y, c):
+        """A sticking contact's friction reached the static limit: it slides the way the load pushes,
+        against the friction force that held it."""
+        lam = driver.dynamics(t, y)[1][c.tangents]
+        d = -lam / np.hypot(*lam) if np.hypot(*lam) > 0 else np.array([1.0, 0.0])
+        self.closed.difference_update(c.tangents)
+        self.sliding[c.name] = tuple(d)
+        driver.log(t, "slide", c.name, f"friction {np.hypot(*lam):.6g} reaches static "
+                                       f"{c.contact.static:g} x normal force; slides along ({d[0]:.3g}, {d[1]:.3g})")
+
+    def _stick_contact(self, log, c, why):
+        self.sliding.pop(c.name, None)
+        self.closed.update(c.tangents)
+        log("stick", c.name, why)
+
+    def contact_impact(self, driver, t, q, v, c, restitution):
+        """Post-impact velocities of a contact closing at (q, v), with the rows that hold: Newton's law
+        v_n+ = -e v_n- and a sticking impulse (slip after = 0) when it lies within the static friction
+        cone |P_t| <= mu_s P_n; else a sliding impulse P_t = -mu_k P_n s along the slip s (Pfeiffer &
+        Glocker 1996 §7; Brogliato 2016 §4.3). Should Newton's law with friction give energy (Kane's
+        paradox), the impact is taken as plastic (e = 0), which never does. Returns (v+, sticks, P_n)."""
+        _, hd, G = self._contact_rows(driver, t, q, v, c)
+        v_plus, P = self.impact(driver, t, q, v, c.rows, [-restitution * hd[c.row], 0.0, 0.0])
+        P_n, P_t = P[-3], P[-2:]
+        if np.hypot(*P_t) <= c.contact.static * P_n * (1 + 1e-12):
+            return v_plus, True, P_n
+        slip = hd[c.tangents]
+        s = slip / np.hypot(*slip) if np.hypot(*slip) > 0 else -P_t / np.hypot(*P_t)
+        force = G[c.row] - c.contact.kinetic * (s @ G[c.tangents])
+        for e in (restitution, 0.0):
+            v_plus, P = self.impact(driver, t, q, v, [c.row], [-e * hd[c.row]], force)
+            M = self.mass_matrix(driver, q)
+            if v_plus @ M @ v_plus <= v @ M @ v * (1 + 1e-12):
+                break
+        return v_plus, False, P[-1]
+
     # ---------------------------------------------------------------- the mode of a Data
     def apply(self, data):
-        """Write the mode's lock targets and kinetic friction forces into a run's Data."""
+        """Write the mode's lock targets, kinetic friction forces and sliding contacts into a run's Data."""
+        for c in self.contacts:
+            d = self.sliding.get(c.name)
+            data.cw.slide[c.row] = (-1.0, 0.0, 0.0, 0.0, 0.0, 0.0) if d is None else \
+                (c.t1, c.contact.kinetic, d[0], d[1], d[0], d[1])
         data.tau[:] = 0.0
         for lk in self.locks:
             if lk.row in self.closed:
@@ -220,18 +344,28 @@ class Modes:
                 self.slip[lk.name] = np.sign(v)
             else:
                 self._lock(lk, sim.y[lk.qi])
-        if self.sides or self.locks:
+        for c in self.contacts:
+            if c.row in self.closed:
+                continue
+            gap, hd, _ = self._contact_rows(driver, sim.t, sim.y[:self.nq], sim.y[self.nq:], c)
+            if gap[c.row] < -1e-9:
+                raise SimulationError(f"contact '{c.name}': body '{c.contact.body}' starts {-gap[c.row]:.6g} inside "
+                                      f"the surface of '{c.contact.surface}'; start it on or above the surface")
+            if gap[c.row] <= 1e-9 and hd[c.row] <= 0.0:
+                self._touch(sim, c)
+        if self.sides or self.locks or self.contacts:
             sim.switch_mode()
 
     def consistent(self, driver, t, y):
         """Whether the current mode is consistent at (t, y) (the mode iteration would change nothing),
         after something outside the modes changed (a jump of a force, an input set by an action)."""
-        if not self.closed and not self.slip:
+        if not self.closed and not self.slip and not self.sliding:
             return True
-        saved, n_records = (set(self.closed), dict(self.slip), dict(self.stuck_at)), len(driver.records)
+        saved, n_records = (set(self.closed), dict(self.slip), dict(self.stuck_at), dict(self.sliding)), \
+            len(driver.records)
         ydot, lam = driver.dynamics(t, y)
         changes = self._iterate(driver, t, y, lam, ydot[self.nq:])
-        self.closed, self.slip, self.stuck_at = saved
+        self.closed, self.slip, self.stuck_at, self.sliding = saved
         del driver.records[n_records:]
         return not changes
 
@@ -240,7 +374,7 @@ class Modes:
         (driver.use_mode) and returns the state projected onto the final mode's rows."""
         seen = set()
         while True:
-            key = (frozenset(self.closed), tuple(sorted(self.slip.items())))
+            key = (frozenset(self.closed), tuple(sorted(self.slip.items())), tuple(sorted(self.sliding.items())))
             if key in seen:
                 raise SimulationError(f"the stops and frictions find no consistent mode at t = {t:.9g} (the mode "
                                       "iteration cycles); a complementarity solve would be needed here")
@@ -256,6 +390,14 @@ class Modes:
             if s.row in self.closed and s.sign * lam[s.row] <= 0.0:
                 self.closed.discard(s.row)
                 driver.log(t, "limit", s.name, f"leaves its {s.side} stop {s.value:g}: its force would pull")
+                return True
+        for c in self.contacts:                            # a closed contact must push
+            if c.row in self.closed and lam[c.row] <= 0.0:
+                self._separate(lambda *record: driver.log(t, *record), c, "its normal force would pull")
+                return True
+        for c in self.contacts:                            # a sticking contact must hold within static friction
+            if c.t1 in self.closed and np.hypot(*lam[c.tangents]) > c.contact.static * lam[c.row]:
+                self._slide(driver, t, y, c)
                 return True
         # a stuck joint must hold strictly within static friction: its unlock condition then starts below zero
         overloaded = [(abs(lam[lk.row]) / max(lk.force.static, 1e-300), lk) for lk in self.locks
@@ -276,18 +418,28 @@ class Modes:
         return False
 
     # ---------------------------------------------------------------- impulse
-    def impact(self, driver, t, q, v, s, restitution):
-        """Post-impact velocities (module docstring): the KKT system of M, the held rows and the
-        hitting row, solved by least squares (redundant rows give a consistent singular system)."""
+    @staticmethod
+    def mass_matrix(driver, q):
+        M = np.empty((driver.cm.nv, driver.cm.nv))
+        crba(driver.cm.arrays, driver.data, np.ascontiguousarray(q), M)
+        return M
+
+    def impact(self, driver, t, q, v, new_rows, new_b, force=None):
+        """Post-impact velocities v+ and impulses P (module docstring): M (v+ - v-) = W^T P with the
+        held rows (their G v+ = f') and the rows ``new_rows`` (G v+ = ``new_b``), W = G except the last
+        new row's force direction ``force`` (a sliding impact's friction); the KKT system by least
+        squares (redundant rows give a consistent singular system). P: the impulses of the new rows."""
         cm = driver.cm
-        rows = [int(r) for r in driver.data.active] + [s.row]
+        rows = [int(r) for r in driver.data.active if r not in new_rows] + list(new_rows)
         _, hd, G = constraint_values(cm, q, v, t, rows=rows, targets=self.targets())
         A = G[rows]
+        W = A.copy()
+        if force is not None:
+            W[-1] = force
         b = A @ v - hd[rows]                            # f' of each row
-        b[[k for k, r in enumerate(rows) if r in self.closed]] = 0.0
-        b[-1] = -restitution * (A[-1] @ v)
-        M = np.empty((cm.nv, cm.nv))
-        crba(cm.arrays, driver.data, np.ascontiguousarray(q), M)
+        b[len(rows) - len(new_rows):] = new_b
+        M = self.mass_matrix(driver, q)
         n = len(rows)
-        K = np.block([[M, A.T], [A, np.zeros((n, n))]])
-        return np.linalg.lstsq(K, np.concatenate([M @ v, b]), rcond=None)[0][:cm.nv]
+        K = np.block([[M, -W.T], [A, np.zeros((n, n))]])
+        x = np.linalg.lstsq(K, np.concatenate([M @ v, b]), rcond=None)[0]
+        return x[:cm.nv], x[cm.nv + n - len(new_rows):]

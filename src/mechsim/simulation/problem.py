@@ -46,7 +46,8 @@ def events(s, t, y, g):
         status = derivative(s, t, y, s.ydot)
         if status != OK:
             return status
-    return signal_tables(s.node_i, s.node_f, s.nq, s.signal_i, s.signal_f, s.ws, s.cw, y, g)
+    return signal_tables(s.node_i, s.node_f, s.nq, s.con_i, s.con_f, s.con_t, s.signal_i, s.signal_f, s.ws, s.cw, y,
+                         g)
 
 
 register_problem(System, derivative, correct, events)
