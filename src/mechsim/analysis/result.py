@@ -204,7 +204,7 @@ class Result:
             sliding = self._slide is not None and self._slide[row, 0] >= 0
             return np.full(len(self.t), 2 if np.isin([row + 1, row + 2], active).any() else 1 if sliding else 0)
         R, p = self._body_frame(contact.surface)
-        n, t = R @ contact.normal, np.stack([R @ e for e in contact.tangents], axis=1)    # (N, 3), (N, 3, 2)
+        n, t = R @ contact.normal, np.stack([R @ e for e in contact.tangents], axis=2)    # (N, 3), (N, 3, 2)
         if kind == "friction_force":
             return np.einsum("nij,nj->ni", t, lam[:, row + 1:row + 3])
         centre = self.point(contact.body, contact.point)

@@ -222,9 +222,11 @@ class Modes:
         _, hd, G = self._contact_rows(driver, sim.t, q, v, c)
         approach = -hd[c.row]
         closes = contact.restitution * approach < contact.min_bounce_speed
-        v, sticks, impulse = self.contact_impact(driver, sim.t, q, v, c, 0.0 if closes else contact.restitution)
-        sim.set_state(v=v)
-        _, hd, _ = self._contact_rows(driver, sim.t, q, v, c)
+        sticks, impulse = False, 0.0
+        if approach > 0:
+            v, sticks, impulse = self.contact_impact(driver, sim.t, q, v, c, 0.0 if closes else contact.restitution)
+            sim.set_state(v=v)
+            _, hd, _ = self._contact_rows(driver, sim.t, q, v, c)
         if closes:
             self.closed.add(c.row)
             slip = hd[c.tangents]
@@ -344,15 +346,16 @@ class Modes:
                 self.slip[lk.name] = np.sign(v)
             else:
                 self._lock(lk, sim.y[lk.qi])
+        touching = []
         for c in self.contacts:
-            if c.row in self.closed:
-                continue
             gap, hd, _ = self._contact_rows(driver, sim.t, sim.y[:self.nq], sim.y[self.nq:], c)
             if gap[c.row] < -1e-9:
                 raise SimulationError(f"contact '{c.name}': body '{c.contact.body}' starts {-gap[c.row]:.6g} inside "
                                       f"the surface of '{c.contact.surface}'; start it on or above the surface")
             if gap[c.row] <= 1e-9 and hd[c.row] <= 0.0:
-                self._touch(sim, c)
+                touching.append(c)
+        for c in touching:                               # each closes, after an impact if it approaches
+            self._touch(sim, c)
         if self.sides or self.locks or self.contacts:
             sim.switch_mode()
 

@@ -1,0 +1,163 @@
+"""Rigid contacts (SPEC §3 add_contact; issue 10): every time, force and velocity against a closed form.
+
+The block is planar (x, y, theta; gravity -y) on two point contacts at its bottom corners (+-a, -b from its
+centre of mass): their tangent rows coincide, so the redundancy analysis keeps one of them while both
+stick, and each sliding contact carries mu_k times its own normal force. The ball is a free body with a
+sphere contact: it bounces, slides and rolls in 3D.
+"""
+import numpy as np
+import pytest
+
+import mechsim as ms
+
+G = 9.81
+
+
+def block(v0=0.0, mu=(0.3, 0.3), a=0.2, b=0.1, m=2.0, surface_velocity=None, incline=0.0):
+    """A block of mass m on two point contacts on the ground plane y = 0 (tilted by ``incline``)."""
+    model = ms.Model("block", gravity=(G * np.sin(incline), -G * np.cos(incline), 0.0))
+    model.add_body("block", mass=m, inertia=(1.0, 1.0, m * (a * a + b * b) / 3))
+    model.add_joint("slide", "planar", "ground", "block", q0=[0.0, b, 0.0], v0=[v0, 0.0, 0.0])
+    for name, x in (("front", a), ("back", -a)):
+        model.add_contact(name, body="block", point=(x, -b, 0.0), normal=(0, 1, 0), static=mu[0], kinetic=mu[1],
+                          surface_velocity=surface_velocity)
+    return model
+
+
+def ball(z0=1.0, v0=(0, 0, 0), w0=(0, 0, 0), r=0.1, m=1.0, restitution=0.0, mu=(0.5, 0.5), incline=0.0):
+    """A solid sphere (I = 2/5 m r^2) above the ground plane z = 0, gravity tilted by ``incline`` about y."""
+    model = ms.Model("ball", gravity=(G * np.sin(incline), 0.0, -G * np.cos(incline)))
+    model.add_body("ball", mass=m, inertia=(0.4 * m * r * r,) * 3)
+    model.add_joint("free", "free", "ground", "ball", q0=[0, 0, z0, 1, 0, 0, 0], v0=[*v0, *w0])
+    model.add_contact("c", body="ball", shape="sphere", radius=r, restitution=restitution, static=mu[0],
+                      kinetic=mu[1])
+    return model
+
+
+def kinds(res, name):
+    return [(e.kind, e.time) for e in res.events if e.name == name]
+
+
+TIGHT = dict(solver="DOP853", rtol=1e-10, atol=1e-10)
+
+
+def test_block_slides_to_rest_with_its_normal_forces_split_by_the_friction_moment():
+    mu, v0, a, b, m = 0.3, 2.0, 0.2, 0.1, 2.0
+    model = block(v0=v0, mu=(mu, mu), a=a, b=b, m=m)
+    t_stop = v0 / (mu * G)
+    res = model.simulate(t_end=1.0, t_eval=np.linspace(0, 1.0, 201), **TIGHT)
+    assert res.success, res.message
+    stick = [t for kind, t in kinds(res, "front") + kinds(res, "back") if kind == "stick"]
+    assert stick and abs(stick[0] - t_stop) < 1e-8
+    x = res["slide.q"][:, 0]
+    during = res.t < t_stop - 1e-3
+    np.testing.assert_allclose(x[during], v0 * res.t[during] - 0.5 * mu * G * res.t[during] ** 2, atol=1e-9)
+    assert np.allclose(x[res.t > t_stop], v0 ** 2 / (2 * mu * G), atol=1e-9)
+    np.testing.assert_allclose(res["slide.q"][:, 1:], np.column_stack([np.full(len(res.t), b), np.zeros(len(res.t))]),
+                               atol=1e-9)
+    front, back = res["front.normal_force"], res["back.normal_force"]
+    np.testing.assert_allclose(front[during], m * G / 2 * (1 + mu * b / a), rtol=1e-8)
+    np.testing.assert_allclose(back[during], m * G / 2 * (1 - mu * b / a), rtol=1e-8)
+    friction = res["front.friction_force"] + res["back.friction_force"]
+    np.testing.assert_allclose(friction[during, 0], -mu * m * G, rtol=1e-8)
+    at_rest = res.t > t_stop + 1e-3
+    np.testing.assert_allclose(friction[at_rest], 0.0, atol=1e-8)
+    np.testing.assert_allclose((front + back)[at_rest], m * G, rtol=1e-9)
+    assert set(res["front.mode"][during]) == {1} and set(res["front.mode"][at_rest]) == {2}
+    np.testing.assert_allclose(res["front.slip_velocity"][during, 0], v0 - mu * G * res.t[during], atol=1e-8)
+
+
+def slider(mu, incline):
+    """A block that only translates (its rotation driven to zero) on one point contact below its centre."""
+    model = ms.Model("slider", gravity=(G * np.sin(incline), -G * np.cos(incline), 0.0))
+    model.add_body("block", mass=2.0, inertia=(1.0, 1.0, 1.0))
+    model.add_joint("slide", "planar", "ground", "block", q0=[0.0, 0.1, 0.0])
+    model.add_driver("slide", position=0.0, coordinate=2)
+    model.add_contact("foot", body="block", point=(0, -0.1, 0), normal=(0, 1, 0), static=mu[0], kinetic=mu[1])
+    return model
+
+
+def test_block_on_a_slope_sticks_below_the_friction_angle_and_slides_above_it():
+    theta = np.arctan(0.45)
+    held = slider(mu=(0.5, 0.4), incline=theta).simulate(t_end=1.0, **TIGHT)
+    assert held.success and np.max(np.abs(held["slide.q"][:, 0])) < 1e-12
+    assert set(held["foot.mode"]) == {2}
+    np.testing.assert_allclose(held["foot.friction_force"][:, 0], -2.0 * G * np.sin(theta), rtol=1e-10)
+    theta, mu_k = np.arctan(0.55), 0.4
+    res = slider(mu=(0.5, mu_k), incline=theta).simulate(t_end=1.0, t_eval=[0.0, 0.5, 1.0], **TIGHT)
+    assert res.success, res.message
+    assert [k for k, _ in kinds(res, "foot")][:2] == ["contact", "slide"]
+    accel = G * (np.sin(theta) - mu_k * np.cos(theta))
+    np.testing.assert_allclose(res["slide.q"][:, 0], 0.5 * accel * res.t ** 2, atol=1e-9)
+
+
+def test_slope_loaded_past_the_friction_angle_while_sticking_starts_to_slide_when_the_cone_is_reached():
+    """The slope's load grows with an applied force F = c t down the slope: it slides from F + m g sin = mu_s N."""
+    theta, mu_s, c, m = np.arctan(0.3), 0.5, 2.0, 2.0
+    model = slider(mu=(mu_s, 0.4), incline=theta)
+    model.add_force("push", "body_force", body="block", force=[f"{c}*t", "0", "0"])
+    res = model.simulate(t_end=3.0, **TIGHT)
+    assert res.success, res.message
+    t_slide = m * G * (mu_s * np.cos(theta) - np.sin(theta)) / c
+    slide = [t for kind, t in kinds(res, "foot") if kind == "slide"]
+    assert slide and abs(slide[0] - t_slide) < 1e-8
+
+
+def test_block_on_a_conveyor_belt_catches_up_with_it_and_rides_along():
+    u, mu = 1.5, 0.25
+    res = block(mu=(mu, mu), surface_velocity=u).simulate(t_end=1.5, t_eval=np.linspace(0, 1.5, 151), **TIGHT)
+    assert res.success, res.message
+    t_catch = u / (mu * G)
+    stick = [t for kind, t in kinds(res, "front") if kind == "stick"]
+    assert stick and abs(stick[0] - t_catch) < 1e-8
+    v = res["slide.v"][:, 0]
+    np.testing.assert_allclose(v[res.t < t_catch], mu * G * res.t[res.t < t_catch], atol=1e-9)
+    np.testing.assert_allclose(v[res.t > t_catch + 1e-3], u, atol=1e-9)
+    np.testing.assert_allclose(res["front.slip_velocity"][res.t > t_catch + 1e-3], 0.0, atol=1e-9)
+
+
+def test_ball_bounces_with_the_restitution_and_comes_to_rest():
+    r, z0, e = 0.1, 1.0, 0.8
+    res = ball(z0=z0, r=r, restitution=e).simulate(t_end=6.0, **TIGHT)
+    assert res.success, res.message
+    impacts = [ev for ev in res.events if ev.kind == "impact"]
+    t1 = np.sqrt(2 * (z0 - r) / G)
+    v1 = G * t1
+    expected = t1 + np.concatenate([[0.0], np.cumsum(2 * v1 * e ** np.arange(1, len(impacts)) / G)])
+    np.testing.assert_allclose([ev.time for ev in impacts], expected, atol=1e-8)
+    t_inf = t1 + 2 * v1 * e / (G * (1 - e))
+    assert len(impacts) > 20 and impacts[-1].time < t_inf
+    end = res.t > t_inf + 0.1
+    np.testing.assert_allclose(res["c.normal_force"][end], G, rtol=1e-9)
+    np.testing.assert_allclose(res["ball.position"][end, 2], r, atol=1e-10)
+    assert np.min(res["c.gap"]) > -1e-9
+
+
+def test_ball_sliding_without_spin_starts_rolling_at_two_sevenths():
+    """A billiard ball: friction mu g slows it and spins it up (5 mu g / 2 r) until v = w r, at
+    t = 2 v0 / (7 mu g); it rolls on at 5/7 v0."""
+    r, v0, mu = 0.1, 2.0, 0.2
+    res = ball(z0=r, v0=(v0, 0, 0), r=r, mu=(mu, mu)).simulate(t_end=1.0, t_eval=np.linspace(0, 1, 101), **TIGHT)
+    assert res.success, res.message
+    t_roll = 2 * v0 / (7 * mu * G)
+    stick = [t for kind, t in kinds(res, "c") if kind == "stick"]
+    assert stick and abs(stick[0] - t_roll) < 1e-8
+    v = res["ball.velocity"][:, 0]
+    before, after = res.t < t_roll, res.t > t_roll
+    np.testing.assert_allclose(v[before], v0 - mu * G * res.t[before], atol=1e-9)
+    np.testing.assert_allclose(v[after], 5 * v0 / 7, atol=1e-9)
+    np.testing.assert_allclose(res["ball.omega"][after, 1], 5 * v0 / (7 * r), atol=1e-8)
+    np.testing.assert_allclose(res["c.friction_force"][after], 0.0, atol=1e-9)
+    assert set(res["c.mode"][after]) == {2}
+
+
+@pytest.mark.parametrize("mu, rolls", [(0.5, True), (0.1, False)])
+def test_ball_on_an_incline_rolls_at_five_sevenths_or_slides(mu, rolls):
+    theta, r = 0.4, 0.1
+    res = ball(z0=r, r=r, mu=(mu, mu), incline=theta).simulate(t_end=1.0, t_eval=[0, 0.5, 1.0], **TIGHT)
+    assert res.success, res.message
+    accel = 5 / 7 * G * np.sin(theta) if rolls else G * (np.sin(theta) - mu * np.cos(theta))
+    np.testing.assert_allclose(res["ball.position"][:, 0], 0.5 * accel * res.t ** 2, atol=1e-9)
+    friction = 2 / 7 * G * np.sin(theta) if rolls else mu * G * np.cos(theta)
+    np.testing.assert_allclose(res["c.friction_force"][1:, 0], -friction, rtol=1e-8)
+    assert set(res["c.mode"][1:]) == {2 if rolls else 1}
