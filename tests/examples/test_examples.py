@@ -30,6 +30,7 @@ CASES = {
     "bouncing_ball": ("bouncing_ball", {}, 5.0, 100, 1),
     "stick_slip_belt": ("stick_slip_belt", {}, 2.0, 100, 1),
     "clutch": ("clutch", {}, 4.0, 100, 2),
+    "billiard_ball": ("billiard_ball", {}, 1.0, 100, 6),
 }
 
 
@@ -215,6 +216,7 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "bouncing_ball": ("bouncing_ball", [], "5"),
     "stick_slip_belt": ("stick_slip_belt", [], "1"),
     "clutch": ("clutch", [], "3"),
+    "billiard_ball": ("billiard_ball", [], "1"),
 }
 
 
@@ -268,6 +270,7 @@ README_SIGNALS = {
     "bouncing_ball": "height.q,floor.force",
     "stick_slip_belt": "slip.q,friction.force",
     "clutch": "clutch.v,friction.force",
+    "billiard_ball": "ball.velocity,cloth.mode",
 }
 
 

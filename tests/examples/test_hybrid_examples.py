@@ -1,5 +1,5 @@
-"""The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py, clutch.py) against
-their closed forms, derived in the scripts' docstrings."""
+"""The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py, clutch.py,
+billiard_ball.py) against their closed forms, derived in the scripts' docstrings."""
 import numpy as np
 import pytest
 
@@ -65,3 +65,21 @@ def test_clutch_slips_under_the_brake_and_locks_again():
     slipping = (res.t > 1.0) & (res.t < 2 + 25 / 30 - 1e-9)
     np.testing.assert_allclose(res["friction.force"][slipping], 12.0)              # kinetic, dragging the load on
     assert np.all(res["friction.mode"][slipping] == 1) and np.all(res["friction.mode"][res.t > 2.84] == 2)
+
+
+def test_billiard_ball_rolls_at_five_sevenths_and_the_dropped_one_never_gains_energy():
+    bb = script("billiard_ball")
+    res = ms.load(EXAMPLES / "billiard_ball.yaml").simulate()
+    t_roll, v_roll = bb.rolling()
+    assert [e.kind for e in res.events] == ["contact", "stick"]
+    assert res.events[1].time == pytest.approx(t_roll, abs=1e-9)
+    after = res.t > t_roll
+    np.testing.assert_allclose(res["ball.velocity"][after, 0], v_roll, rtol=1e-10)
+    np.testing.assert_allclose(res["ball.omega"][after, 1], v_roll / bb.RADIUS, rtol=1e-10)
+    np.testing.assert_allclose(res["cloth.normal_force"], bb.MASS * bb.G, rtol=1e-10)
+    dropped = bb.simulate(bb.build_model(drop=0.1, backspin=40.0))
+    assert sum(e.kind == "impact" for e in dropped.events) > 5 and dropped.events[-1].kind == "stick"
+    energy = 0.5 * bb.MASS * np.sum(dropped["ball.velocity"] ** 2, axis=1) + 0.2 * bb.MASS * bb.RADIUS ** 2 * \
+        np.sum(dropped["ball.omega"] ** 2, axis=1) + bb.MASS * bb.G * dropped["ball.position"][:, 2]
+    assert np.diff(energy).max() < 1e-12
+    assert dropped["cloth.gap"].min() > -1e-9

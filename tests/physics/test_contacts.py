@@ -161,3 +161,69 @@ def test_ball_on_an_incline_rolls_at_five_sevenths_or_slides(mu, rolls):
     friction = 2 / 7 * G * np.sin(theta) if rolls else mu * G * np.cos(theta)
     np.testing.assert_allclose(res["c.friction_force"][1:, 0], -friction, rtol=1e-8)
     assert set(res["c.mode"][1:]) == {2 if rolls else 1}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_oblique_impacts_never_gain_energy(seed):
+    """A spinning ball thrown at the ground: Newton's law with Coulomb friction (sticking or sliding
+    impulse) never increases the kinetic energy, and a sticking impulse leaves no slip."""
+    rng = np.random.default_rng(seed)
+    r = 0.1
+    v0 = (*rng.uniform(-2, 2, 2), -rng.uniform(0.5, 3))
+    w0 = rng.uniform(-30, 30, 3)
+    mu = rng.uniform(0.05, 1.0)
+    model = ball(z0=r + 1e-3, v0=v0, w0=w0, r=r, restitution=rng.uniform(0, 1), mu=(mu, mu))
+    model.gravity = (0, 0, 0)
+    res = model.simulate(t_end=0.01, **TIGHT)
+    assert res.success, res.message
+    assert [e.kind for e in res.events][:1] == ["impact"]
+    k = int(np.searchsorted(res.t, res.events[0].time, side="right"))   # the sample after the impact
+    kinetic = lambda i: 0.5 * res.v[i, :3] @ res.v[i, :3] + 0.5 * 0.4 * r * r * res.v[i, 3:] @ res.v[i, 3:]
+    assert kinetic(k) <= kinetic(0) * (1 + 1e-12)
+    if res["c.mode"][-1] == 2:
+        assert np.linalg.norm(res["c.slip_velocity"][-1]) < 1e-9
+
+
+def test_ball_resting_on_a_rising_platform_is_carried_and_pressed_by_its_acceleration():
+    """A contact whose surface is a moving body: the platform rises at a = 2 m/s^2 (a driver); the ball on
+    it is pressed with m (g + a) and rides along, sticking."""
+    r, a, m = 0.1, 2.0, 1.0
+    model = ms.Model("lift", gravity=(0, 0, -G))
+    model.add_body("platform", mass=5.0, inertia=(1, 1, 1))
+    model.add_joint("lift", "prismatic", "ground", "platform", axis=(0, 0, 1))
+    model.add_driver("lift", position=f"{a / 2}*t**2")
+    model.add_body("ball", mass=m, inertia=(0.4 * m * r * r,) * 3)
+    model.add_joint("free", "free", "ground", "ball", q0=[0, 0, r, 1, 0, 0, 0])
+    model.add_contact("c", body="ball", shape="sphere", radius=r, surface="platform", static=0.5)
+    res = model.simulate(t_end=1.0, t_eval=[0.0, 0.5, 1.0], **TIGHT)
+    assert res.success, res.message
+    np.testing.assert_allclose(res["ball.position"][:, 2], r + a / 2 * res.t ** 2, atol=1e-9)
+    np.testing.assert_allclose(res["c.normal_force"], m * (G + a), rtol=1e-9)
+    np.testing.assert_allclose(res["c.gap"], 0.0, atol=1e-10)
+
+
+def test_contact_file_round_trip_and_bad_input(tmp_path):
+    model = block(v0=1.0, surface_velocity=0.5)
+    path = tmp_path / "block.yaml"
+    model.to_yaml(path)
+    again = ms.load(path)
+    assert set(again.contacts) == {"front", "back"}
+    a = model.simulate(t_end=0.3, t_eval=[0.3], **TIGHT)
+    b = again.simulate(t_end=0.3, t_eval=[0.3], **TIGHT)
+    np.testing.assert_array_equal(a.q, b.q)
+    bad = [(dict(shape="disk"), "shape 'disk' is not available"), (dict(shape="sphere"), "radius > 0"),
+           (dict(static=0.2, kinetic=0.3), "kinetic <= static"), (dict(restitution=2), "restitution must be"),
+           (dict(normal=(0, 0, 0)), "zero vector"), (dict(surface="nowhere"), "unknown body 'nowhere'"),
+           (dict(model="compliant"), "model 'compliant' is not available"), (dict(colour=1), "unknown option")]
+    for options, message in bad:
+        with pytest.raises(ms.ModelError, match=message):
+            _one_body().add_contact("c", body="b", **options)
+    with pytest.raises(ms.SimulationError, match="starts .* inside the surface"):
+        ball(z0=0.05).simulate(t_end=0.1)
+
+
+def _one_body():
+    model = ms.Model()
+    model.add_body("b", mass=1.0, inertia=(1, 1, 1))
+    model.add_joint("j", "free", "ground", "b")
+    return model
