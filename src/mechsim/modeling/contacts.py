@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .element import Element
-from .forces import MIN_BOUNCE_SPEED
+from .forces import MIN_BOUNCE_SPEED, finite_number
 from .joints import plane_axes, unit_axis
 
 SHAPES = ("point", "sphere")
@@ -49,7 +49,7 @@ class Contact(Element):
         if opts.get("model", "rigid") != "rigid":
             raise ModelError(f"{what}: model {opts['model']!r} is not available; contacts are rigid "
                              "(for a compliant stop on a joint use joint_limit with stiffness=)")
-        self.radius = _number(opts, "radius", 0.0, what)
+        self.radius = finite_number(opts, "radius", 0.0, what)
         if self.shape == "sphere" and not self.radius > 0:
             raise ModelError(f"{what}: a sphere needs radius > 0")
         if self.shape == "point" and self.radius != 0:
@@ -62,14 +62,14 @@ class Contact(Element):
         if velocity is None:
             velocity = np.zeros(3)
         elif np.ndim(velocity) == 0:
-            velocity = _number(opts, "surface_velocity", 0.0, what) * self.tangents[0]
+            velocity = finite_number(opts, "surface_velocity", 0.0, what) * self.tangents[0]
         else:
             velocity = as_vector3(velocity, f"{what} surface_velocity")
         self.surface_velocity = velocity
-        self.restitution = _number(opts, "restitution", 0.0, what)
-        self.static = _number(opts, "static", 0.0, what)
-        self.kinetic = _number(opts, "kinetic", self.static, what)
-        self.min_bounce_speed = _number(opts, "min_bounce_speed", MIN_BOUNCE_SPEED, what)
+        self.restitution = finite_number(opts, "restitution", 0.0, what)
+        self.static = finite_number(opts, "static", 0.0, what)
+        self.kinetic = finite_number(opts, "kinetic", self.static, what)
+        self.min_bounce_speed = finite_number(opts, "min_bounce_speed", MIN_BOUNCE_SPEED, what)
         if not 0 <= self.restitution <= 1:
             raise ModelError(f"{what}: restitution must be in [0, 1], got {self.restitution:g}")
         if not 0 <= self.kinetic <= self.static:
@@ -77,13 +77,3 @@ class Contact(Element):
                              f"kinetic={self.kinetic:g}")
         if self.min_bounce_speed < 0:
             raise ModelError(f"{what}: min_bounce_speed must be >= 0")
-
-
-def _number(opts, key, default, what):
-    try:
-        x = float(opts.get(key, default))
-    except (TypeError, ValueError):
-        raise ModelError(f"{what}: {key} must be a number, got {opts.get(key)!r}") from None
-    if not np.isfinite(x):
-        raise ModelError(f"{what}: {key} must be finite")
-    return x

@@ -142,6 +142,17 @@ FORCE_CLASSES = {cls.kind: cls for cls in (JointSpringDamper, SpringDamper, Join
                                            JointFriction)}
 
 
+def finite_number(opts, key, default, what):
+    """opts[key] (or ``default``) as a finite float; ModelError naming ``what`` and the key otherwise."""
+    try:
+        x = float(opts.get(key, default))
+    except (TypeError, ValueError):
+        raise ModelError(f"{what}: {key} must be a number, got {opts.get(key)!r}") from None
+    if not np.isfinite(x):
+        raise ModelError(f"{what}: {key} must be finite")
+    return x
+
+
 def make_force(model, name, kind, opts):
     """Validate a force element against the model and return it with parsed parameters."""
     if kind not in FORCE_CLASSES:
@@ -155,13 +166,7 @@ def make_force(model, name, kind, opts):
         return opts[key]
 
     def number(key, default):
-        try:
-            x = float(opts.get(key, default))
-        except (TypeError, ValueError):
-            raise ModelError(f"{what}: {key} must be a number, got {opts.get(key)!r}") from None
-        if not np.isfinite(x):
-            raise ModelError(f"{what}: {key} must be finite")
-        return x
+        return finite_number(opts, key, default, what)
 
     if kind in ("joint_spring_damper", "joint_force"):
         joint = model.joint(need("joint"), what)
