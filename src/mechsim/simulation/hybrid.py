@@ -1,5 +1,6 @@
-"""Modes of a run (SPEC §3 ``joint_limit``, ``joint_friction``): rigid stops and joint stiction as
-constraint rows held in some modes only, switched by events and settled by a mode iteration.
+"""Modes of a run (SPEC §3 ``joint_limit``, ``joint_friction``, ``add_contact``): rigid stops, joint
+stiction and contacts as constraint rows held in some modes only, switched by events and settled by a
+mode iteration.
 
 A mode is the set of switched rows that hold (dynamics/closure.py: a stop side's row q - value = 0,
 a friction's lock row q - q_stuck = 0) and the slip direction of each slipping friction. The run
@@ -16,6 +17,14 @@ driver watches, compiled, the events of the current mode:
 - a friction, slipping in direction d (kinetic friction -d F_k as a generalized force): *stick*
   when its velocity reaches zero.
 - a friction, stuck: *unlock* when its holding force |lambda| reaches the static level F_s.
+
+- a contact (modeling/contacts.py), open: *hit* when its gap crosses zero: Newton's law on its normal
+  row with a sticking impulse (slip after = 0) if that lies in the static friction cone, else a
+  sliding one (``contact_impact``); it closes below min_bounce_speed, else bounces.
+- a contact, closed: *separate* when its normal force falls through zero; sticking or rolling (its
+  two tangent rows held): *slide* when |lambda_t| reaches mu_s lambda_n; sliding (kinetic friction
+  -mu_k lambda_n s through the force directions of dynamics/multipliers.py): *stick* when the slip
+  along its direction falls through zero. Records "impact", "contact", "separate", "slide", "stick".
 
 At every switch the mode iteration of Wood & Kennedy 2003 §6 finds a consistent mode before the
 integration restarts, since one switch may cause others (a joint locking overloads another): with
