@@ -211,7 +211,8 @@ def test_contact_file_round_trip_and_bad_input(tmp_path):
     a = model.simulate(t_end=0.3, t_eval=[0.3], **TIGHT)
     b = again.simulate(t_end=0.3, t_eval=[0.3], **TIGHT)
     np.testing.assert_array_equal(a.q, b.q)
-    bad = [(dict(shape="disk"), "shape 'disk' is not available"), (dict(shape="sphere"), "radius > 0"),
+    bad = [(dict(shape="cone"), "shape .cone. is not available"), (dict(shape="sphere"), "radius > 0"),
+           (dict(shape="box"), "needs size="), (dict(shape="disk", radius=1, size=(1, 1, 1)), "size= for a box"),
            (dict(static=0.2, kinetic=0.3), "kinetic <= static"), (dict(restitution=2), "restitution must be"),
            (dict(normal=(0, 0, 0)), "zero vector"), (dict(surface="nowhere"), "unknown body 'nowhere'"),
            (dict(model="compliant"), "model 'compliant' is not available"), (dict(colour=1), "unknown option")]
@@ -227,3 +228,56 @@ def _one_body():
     model.add_body("b", mass=1.0, inertia=(1, 1, 1))
     model.add_joint("j", "free", "ground", "b")
     return model
+
+
+def test_rolling_disk_matches_the_sphere_with_a_disks_inertia_and_a_tilted_coin_rolls_on_its_rim():
+    """An upright disk rolling down a ramp: a = g sin / (1 + J / (m r^2)) with J = m r^2 / 2 (2/3 g sin).
+    A disk whose axis is tilted from the ground touches at its rim's lowest point c = x - r u: rolling
+    there keeps c's slip zero, and its gap is held at 0 with the centre r cos(tilt) above the ground."""
+    theta, r, m = 0.3, 0.5, 2.0
+    model = ms.Model("disk", gravity=(G * np.sin(theta), 0.0, -G * np.cos(theta)))
+    model.add_body("disk", mass=m, inertia=(m * r * r / 4, m * r * r / 2, m * r * r / 4))
+    model.add_joint("free", "free", "ground", "disk", q0=[0, 0, r, 1, 0, 0, 0])
+    model.add_contact("c", body="disk", shape="disk", radius=r, axis=(0, 1, 0), static=0.9)
+    res = model.simulate(t_end=1.0, t_eval=[0, 0.5, 1.0], **TIGHT)
+    assert res.success, res.message
+    np.testing.assert_allclose(res["disk.position"][:, 0], 0.5 * (2 / 3) * G * np.sin(theta) * res.t ** 2, atol=1e-9)
+    assert set(res["c.mode"]) == {2}
+    tilt = 0.4                                     # a coin leaning over by tilt, rolling in a circle
+    coin = ms.Model("coin", gravity=(0, 0, -G))
+    coin.add_body("coin", mass=m, inertia=(m * r * r / 4, m * r * r / 2, m * r * r / 4))
+    q = np.array([np.cos(tilt / 2), np.sin(tilt / 2), 0, 0])     # rotated about x: the axis leans
+    # spinning at 2 rad/s about its axis (body y; a free joint's angular velocity is in body axes), the rim
+    # point at the ground moves at 2 r = 1 m/s along x relative to the centre: v = -1 m/s rolls
+    coin.add_joint("free", "free", "ground", "coin", q0=[0, 0, r * np.cos(tilt), *q], v0=[-1.0, 0, 0, 0, -2.0, 0])
+    coin.add_contact("c", body="coin", shape="disk", radius=r, axis=(0, 1, 0), static=2.0)
+    res = coin.simulate(t_end=0.2, t_eval=np.linspace(0, 0.2, 5), **TIGHT)
+    assert res.success, res.message
+    np.testing.assert_allclose(res["c.gap"], 0.0, atol=1e-9)
+    np.testing.assert_allclose(res["c.slip_velocity"], 0.0, atol=1e-9)
+    assert set(res["c.mode"]) == {2} and res["coin.position"][-1, 2] < r * np.cos(tilt)    # it rolls and falls over
+    inertia = np.diag([m * r * r / 4, m * r * r / 2, m * r * r / 4])
+    w_body = np.einsum("nji,nj->ni", res["coin.rotation"], res["coin.omega"])
+    energy = 0.5 * m * np.sum(res["coin.velocity"] ** 2, axis=1) + 0.5 * np.einsum("ni,ij,nj->n", w_body, inertia,
+                                                                                  w_body) + m * G * res["coin.position"][:, 2]
+    np.testing.assert_allclose(energy, energy[0], rtol=1e-9)          # rolling without slip does no work
+
+
+def test_box_resting_flat_carries_its_weight_on_redundant_corners_and_slides_when_pushed():
+    """A box on its four bottom corners: 4 gap rows of rank 3 and 8 slip rows of rank 3 (more rows than
+    freedoms); it rests (normal force m g, no motion) and a growing push F = c t along x makes it slide
+    when F = mu_s m g, its resultant friction within the cone until then."""
+    m, mu, c = 3.0, 0.4, 5.0
+    model = ms.Model("box", gravity=(0, 0, -G))
+    model.add_body("box", mass=m, inertia=(0.1, 0.1, 0.1))
+    model.add_joint("free", "free", "ground", "box", q0=[0, 0, 0.1, 1, 0, 0, 0])
+    model.add_contact("c", body="box", shape="box", size=(0.4, 0.3, 0.2), static=mu, kinetic=0.3)
+    rest = model.simulate(t_end=1.0, **TIGHT)
+    assert rest.success, rest.message
+    np.testing.assert_allclose(rest["c.normal_force"], m * G, rtol=1e-10)
+    assert np.abs(rest["box.position"] - [0, 0, 0.1]).max() < 1e-12
+    model.add_force("push", "body_force", body="box", point=(0, 0, -0.1), force=[f"{c}*t", "0", "0"])
+    res = model.simulate(t_end=3.0, **TIGHT)
+    assert res.success, res.message
+    slide = [e.time for e in res.events if e.kind == "slide"]
+    assert slide and abs(slide[0] - mu * m * G / c) < 1e-8

@@ -191,29 +191,42 @@ class Result:
         return self._node_dynamics()[5][:, row] + self.tau[:, vi]
 
     def _contact(self, contact, kind):
-        """A contact's signals (SPEC §3): normal force (N,) >= 0 pressing, friction force (N, 3) on the body
-        and slip velocity (N, 3) relative to the surface material, world axes, gap (N,), mode (N,) 0
-        open / 1 sliding / 2 sticking or rolling."""
+        """A contact's signals (SPEC §3), summed over its points (a box's corners): normal force (N,) >= 0
+        pressing, friction force (N, 3) on the body, world axes; at the point nearest the surface, the gap
+        (N,) and the slip velocity (N, 3) relative to the surface material; mode (N,) 0 open / 1 sliding /
+        2 sticking or rolling."""
         cm = self._cm
-        row = cm.rows.owner.index(("contact", contact.name, "normal"))
+        rows = [cm.rows.owner.index(("contact", contact.name, labels[0])) for labels in contact.labels()]
         lam = self._node_dynamics()[5]
         if kind == "normal_force":
-            return lam[:, row].copy()
+            return lam[:, rows].sum(axis=1)
         if kind == "mode":
             active = cm.every_row if self.active is None else self.active
-            sliding = self._slide is not None and self._slide[row, 0] >= 0
-            return np.full(len(self.t), 2 if np.isin([row + 1, row + 2], active).any() else 1 if sliding else 0)
+            sliding = self._slide is not None and (self._slide[rows, 0] >= 0).any()
+            sticking = np.isin(np.add.outer(rows, [1, 2]), active).any()
+            return np.full(len(self.t), 2 if sticking else 1 if sliding else 0)
         R, p = self._body_frame(contact.surface)
         n, t = R @ contact.normal, np.stack([R @ e for e in contact.tangents], axis=2)    # (N, 3), (N, 3, 2)
         if kind == "friction_force":
-            return np.einsum("nij,nj->ni", t, lam[:, row + 1:row + 3])
-        centre = self.point(contact.body, contact.point)
+            return sum(np.einsum("nij,nj->ni", t, lam[:, row + 1:row + 3]) for row in rows)
+        points = [self._contact_point(contact, centre, n) for centre in contact.points()]
+        gaps = np.array([np.einsum("ni,ni->n", n, c - (p + R @ contact.origin)) for c in points])
         if kind == "gap":
-            return np.einsum("ni,ni->n", n, centre - (p + R @ contact.origin)) - contact.radius
-        c = centre - contact.radius * n
+            return gaps.min(axis=0)
+        c = np.array(points)[gaps.argmin(axis=0), np.arange(len(self.t))]
         slip = self._point_motion(contact.body, c)[0] - self._point_motion(contact.surface, c)[0] \
             - R @ contact.surface_velocity
         return slip - np.einsum("ni,ni->n", slip, n)[:, None] * n
+
+    def _contact_point(self, contact, centre, n):
+        """(N, 3) the point of a contact's sphere or disk (centre in body coordinates) nearest the plane
+        of normal n (N, 3): dynamics/constraints.py contact_point."""
+        R, _ = self._body_frame(contact.body)
+        x = self.point(contact.body, centre)
+        s = R @ contact.axis                                # 0 for a sphere
+        m = n - np.einsum("ni,ni->n", n, s)[:, None] * s
+        size = np.linalg.norm(m, axis=1)[:, None]
+        return x - contact.radius * np.divide(m, size, out=np.zeros_like(m), where=size > 0)
 
     def _reaction(self, owner):
         """(N, 6) wrench [torque; force] in world axes that a joint's parent exerts on its child at M's

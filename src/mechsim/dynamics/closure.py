@@ -109,19 +109,23 @@ class ConstraintRows:
 
     # ------------------------------------------------------------- contacts
     def _contact(self, c):
-        """A contact's rows (held in some modes only, simulation/hybrid.py): the gap n . (x - o) - r of the
-        sphere's centre x (a point: r = 0) above the plane, and the slip along t1 and t2 at the contact
-        point (ROW_ROLL). Returns (tangent rows, their target rates t . surface_velocity)."""
+        """A contact's rows (held in some modes only, simulation/hybrid.py), per point of its shape: the gap
+        and the slip along t1 and t2 at the contact point (layout.py: contacts). Returns (tangent rows, their
+        target rates t . surface_velocity)."""
         cm = self.cm
         na, origin = cm.body_point_in_node(c.surface, c.origin)
-        nb, centre = cm.body_point_in_node(c.body, c.point)
         normal = cm.body_direction_in_node(c.surface, c.normal)
-        self._row(L.ROW_POINT_DIR, na, nb, ("contact", c.name, "normal"), PA=origin, PB=centre, DA=normal, C0=c.radius)
-        for label, t in zip(("t1", "t2"), c.tangents):
-            self._row(L.ROW_ROLL, na, nb, ("contact", c.name, label), PB=centre,
-                      DA=cm.body_direction_in_node(c.surface, t), EA=normal, C1=c.radius)
-        first = len(self.owner) - 2
-        return [first, first + 1], [float(t @ c.surface_velocity) for t in c.tangents]
+        tangents = [cm.body_direction_in_node(c.surface, t) for t in c.tangents]
+        axis = cm.body_direction_in_node(c.body, c.axis)
+        slips = []
+        for centre, labels in zip(c.points(), c.labels()):
+            nb, centre = cm.body_point_in_node(c.body, centre)
+            shape = dict(PA=origin, EA=normal, PB=centre, DB=axis, C1=c.radius)
+            self._row(L.ROW_CONTACT_GAP, na, nb, ("contact", c.name, labels[0]), **shape)
+            for label, t in zip(labels[1:], tangents):
+                self._row(L.ROW_CONTACT_SLIP, na, nb, ("contact", c.name, label), DA=t, **shape)
+            slips += [len(self.owner) - 2, len(self.owner) - 1]
+        return slips, [float(t @ c.surface_velocity) for t in c.tangents] * (len(slips) // 2)
 
     # ------------------------------------------------------------- constraints
     def _constraint(self, c):

@@ -14,7 +14,7 @@ from numba import njit
 from ..spatial.algebra import INLINE
 from .kernels import PASS, dof
 from .layout import (C0, C1, DA, DB, EA, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
-                     ROW_PERP, ROW_ROLL, ROW_SCREW, ROW_TYPE, VI)
+                     ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_PERP, ROW_SCREW, ROW_TYPE, VI)
 
 
 @njit(**INLINE)
@@ -74,34 +74,59 @@ def node_entry(X, node, j):
 
 
 @njit(**INLINE)
-def rolling_row(f, na, nb, R, p, vel, acc0, w):
-    """(0, hdot, hddot at qdd = 0) of a ROW_ROLL row: hdot = w . (V_b - V_a), w = [c x t; t] the unit
-    force t at the contact point c = x_centre - r n (a sphere of radius r on b touching the surface a
-    with normal n), so hdot = t . (slip velocity of b's material point at c). Not integrable (a
-    rolling constraint): no residual. hddot = wdot . dV + w . dA0, the contact point moving with
-    cdot = xdot_centre - r ndot (Featherstone, RBDA 2008 §2.10: d/dt of a force's Pluecker coordinates)."""
-    r = f[C1]
+def contact_point(f, na, nb, R, p, vel, acc0):
+    """The point c of a contact's shape on b nearest the plane on a, its velocity as a geometric point,
+    and the plane's normal n with its rate (layout.py: contacts). A sphere or point: c = x - r n. A disk
+    of axis s: c = x - r u, u = m / |m| with m = n - (n . s) s the normal's part in the disk's plane; a
+    disk lying flat (m = 0) touches with its centre."""
     n, nd, _ = direction_motion(R, vel, acc0, na, f[EA:EA + 3])
-    t, td, _ = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
     x, xd, _ = point_motion(R, p, vel, acc0, nb, f[PB:PB + 3])
-    c, cd = _add(x, n, -r), _add(xd, nd, -r)
-    m = _cross(c, t)
-    md = _add(_cross(cd, t), _cross(c, td), 1.0)
-    w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], t[0], t[1], t[2]
+    s, sd, _ = direction_motion(R, vel, acc0, nb, f[DB:DB + 3])          # (0, 0, 0) for a sphere
+    ns = _dot(n, s)
+    m = _add(n, s, -ns)
+    size = np.sqrt(_dot(m, m))
+    if size == 0.0:
+        return x, xd, n, nd
+    md = _add(_add(nd, s, -(_dot(nd, s) + _dot(n, sd))), sd, -ns)
+    u = (m[0] / size, m[1] / size, m[2] / size)
+    ud = _add(md, u, -_dot(u, md))
+    r = f[C1] / size
+    return _add(x, u, -f[C1]), (xd[0] - r * ud[0], xd[1] - r * ud[1], xd[2] - r * ud[2]), n, nd
+
+
+@njit(**INLINE)
+def contact_row(kind, f, na, nb, R, p, vel, acc0, w):
+    """(h, hdot, hddot at qdd = 0) of a contact row along d (the normal n for the gap, a tangent fixed in
+    a for a slip): the unit force d at the contact point c, w = [c x d; d], so hdot = w . (V_b - V_a) is
+    d . (velocity of b's material point at c relative to a's): for the gap the envelope of the shape
+    moving over its surface, for a slip a rolling constraint (not integrable: no residual). hddot =
+    wdot . dV + w . dA0 with c moving as a geometric point (Featherstone, RBDA 2008 §2.10: the rate of a
+    force's Pluecker coordinates). h: the gap n . (c - o), o the plane's point; 0 for a slip."""
+    c, cd, n, nd = contact_point(f, na, nb, R, p, vel, acc0)
+    if kind == ROW_CONTACT_GAP:
+        d, dd = n, nd
+        o, _, _ = point_motion(R, p, vel, acc0, na, f[PA:PA + 3])
+        h = _dot(n, _add(c, o, -1.0))
+    else:
+        d, dd, _ = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
+        h = 0.0
+    m = _cross(c, d)
+    md = _add(_cross(cd, d), _cross(c, dd), 1.0)
+    w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], d[0], d[1], d[2]
     hd, hdd = 0.0, 0.0
     for j in range(6):
         dv = node_entry(vel, nb, j) - node_entry(vel, na, j)
-        wd = md[j] if j < 3 else td[j - 3]
+        wd = md[j] if j < 3 else dd[j - 3]
         hd += w[j] * dv
         hdd += wd * dv + w[j] * (node_entry(acc0, nb, j) - node_entry(acc0, na, j))
-    return 0.0, hd, hdd
+    return h, hd, hdd
 
 
 @njit(**INLINE)
 def geometric_row(kind, f, na, nb, R, p, vel, acc0, w):
     """(h + C0, hdot, hddot at qdd = 0) of a geometric row; its wrench w (6) on node b (-w on a)."""
-    if kind == ROW_ROLL:
-        return rolling_row(f, na, nb, R, p, vel, acc0, w)
+    if kind == ROW_CONTACT_GAP or kind == ROW_CONTACT_SLIP:
+        return contact_row(kind, f, na, nb, R, p, vel, acc0, w)
     if kind == ROW_PERP:                       # h = u . s, u fixed in a, s fixed in b
         u, ud, udd = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
         s, sd, sdd = direction_motion(R, vel, acc0, nb, f[DB:DB + 3])

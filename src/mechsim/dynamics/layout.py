@@ -27,10 +27,11 @@ GRAVITY, FORCE_VALUES = 0, 3      # columns of model_f's last row
 # constraint rows (one scalar equation each): con_i = [type, node_a, node_b], con_f = parameters in
 # node coordinates: points PA (on a), PB (on b), directions DA (fixed in a), DB (fixed in b), EA (a
 # second direction fixed in a), the constant C0 subtracted from the residual and a coefficient C1.
-# ROW_ROLL (a contact that sticks or rolls: velocity level only, residual 0): the slip along DA (fixed
-# in a) of body b's material point at the contact point PB - C1 EA (PB the centre of a sphere of
-# radius C1 on b, EA the surface normal fixed in a).
-ROW_POINT_DIR, ROW_PERP, ROW_DISTANCE, ROW_COORD, ROW_SCREW, ROW_ROLL = 0, 1, 2, 3, 4, 5
+# Contacts (dynamics/constraints.py contact_row): a plane through PA with normal EA, both fixed in a; a
+# shape on b: a point or sphere (centre PB, radius C1) or a disk (centre PB, axis DB, rim radius C1).
+# ROW_CONTACT_GAP: the gap between the shape's point nearest the plane and the plane; ROW_CONTACT_SLIP:
+# the slip along DA (fixed in a) of b's material point there (velocity level only: residual 0).
+ROW_POINT_DIR, ROW_PERP, ROW_DISTANCE, ROW_COORD, ROW_SCREW, ROW_CONTACT_GAP, ROW_CONTACT_SLIP = range(7)
 ROW_TYPE, NODE_A, NODE_B = 0, 1, 2
 SWITCHED_ROWS = ("limit", "lock", "contact")      # owners of rows held only in some modes (simulation/hybrid.py)
 CON_I_COLS = 3

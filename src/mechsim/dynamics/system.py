@@ -32,8 +32,9 @@ from .time_functions import evaluate
 # MULTIPLIER, ...]; a MULTIPLIER (a stop's force) needs the constrained dynamics at (t, y) evaluated first;
 # a SILENT signal (a switched-off stop event) stays at 1 and never crosses. Contacts (simulation/hybrid.py):
 # GAP the residual of row index (a contact's gap); SLIP the slip velocity along (d1, d2) = signal_f[1:3] of
-# the tangent rows index, index + 1; CONE mu_s lambda_n - |lambda_t| of the normal row index and its
-# tangent rows index + 1, index + 2 (mu_s = signal_f[1]): reaches zero when sticking friction saturates.
+# the tangent rows index, index + 1; CONE mu_s lambda_n - |lambda_t| of a contact's resultant over its
+# ``component`` points, whose normal and tangent rows are index + 3 k, + 1, + 2 (mu_s = signal_f[1]):
+# reaches zero when sticking friction saturates.
 COORDINATE, BODY_POSITION, BODY_VELOCITY, BODY_OMEGA, MULTIPLIER, SILENT, GAP, SLIP, CONE = range(9)
 
 
@@ -130,8 +131,10 @@ def signal_tables(node_i, node_f, nq, con_i, con_f, con_t, sig_i, sig_f, ws, cw,
             g[k] = sig_f[k, 1] * cw.lam[index] - sig_f[k, 0]
             continue
         if kind == CONE:
-            t1, t2 = cw.lam[index + 1], cw.lam[index + 2]
-            g[k] = sig_f[k, 1] * cw.lam[index] - np.sqrt(t1 * t1 + t2 * t2) - sig_f[k, 0]
+            normal, t1, t2 = 0.0, 0.0, 0.0
+            for row in range(index, index + 3 * component, 3):
+                normal, t1, t2 = normal + cw.lam[row], t1 + cw.lam[row + 1], t2 + cw.lam[row + 2]
+            g[k] = sig_f[k, 1] * normal - np.sqrt(t1 * t1 + t2 * t2) - sig_f[k, 0]
             continue
         if kind == SILENT:
             g[k] = 1.0

@@ -2,7 +2,10 @@
 ground), rigid: a unilateral normal row and two tangent rows whose modes (open, sliding, sticking
 or rolling) the run switches (simulation/hybrid.py), impacts by Newton's law with Coulomb friction.
 
-Shapes: "point" (a point of the body) and "sphere" (centre ``point``, ``radius``). The plane passes
+Shapes: "point" (a point of the body), "sphere" (centre ``point``, ``radius``), "disk" (centre
+``point``, ``axis``, rim ``radius``: a wheel or a coin) and "box" (centre ``point``, edge lengths
+``size`` along the body's axes: its eight corners, each a point contact with the rows of its own,
+summed in the contact's forces). Points, axes and sizes are in the body's frame. The plane passes
 through ``origin`` with unit ``normal`` (pointing out of the surface, towards the body), both in the
 surface body's frame; its tangents (t1, t2) follow from the normal (t1 x t2 = normal).
 ``surface_velocity``: the surface material's velocity relative to its body (a conveyor belt): a
@@ -16,10 +19,11 @@ from .element import Element
 from .forces import MIN_BOUNCE_SPEED, finite_number
 from .joints import plane_axes, unit_axis
 
-SHAPES = ("point", "sphere")
+SHAPES = ("point", "sphere", "disk", "box")
 CONTACT_SIGNALS = ("normal_force", "friction_force", "slip_velocity", "gap", "mode")
-CONTACT_OPTIONS = ("body", "shape", "radius", "point", "surface", "origin", "normal", "surface_velocity",
-                   "restitution", "static", "kinetic", "min_bounce_speed", "model")
+CONTACT_OPTIONS = ("body", "shape", "radius", "point", "axis", "size", "surface", "origin", "normal",
+                   "surface_velocity", "restitution", "static", "kinetic", "min_bounce_speed", "model")
+CORNERS = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
 
 
 class Contact(Element):
@@ -44,17 +48,22 @@ class Contact(Element):
             raise ModelError(f"{what}: body and surface are the same body '{self.body}'")
         self.shape = opts.get("shape", "point")
         if self.shape not in SHAPES:
-            raise ModelError(f"{what}: shape {self.shape!r} is not available; the shapes are {', '.join(SHAPES)} "
-                             "(a disk or box: put sphere or point contacts on its rim or corners)")
+            raise ModelError(f"{what}: shape {self.shape!r} is not available; the shapes are {', '.join(SHAPES)}")
         if opts.get("model", "rigid") != "rigid":
             raise ModelError(f"{what}: model {opts['model']!r} is not available; contacts are rigid "
                              "(for a compliant stop on a joint use joint_limit with stiffness=)")
         self.radius = finite_number(opts, "radius", 0.0, what)
-        if self.shape == "sphere" and not self.radius > 0:
-            raise ModelError(f"{what}: a sphere needs radius > 0")
-        if self.shape == "point" and self.radius != 0:
-            raise ModelError(f"{what}: a point contact takes no radius (use shape='sphere')")
+        if self.shape in ("sphere", "disk") and not self.radius > 0:
+            raise ModelError(f"{what}: a {self.shape} needs radius > 0")
+        if self.shape in ("point", "box") and self.radius != 0:
+            raise ModelError(f"{what}: a {self.shape} contact takes no radius (use shape='sphere' or 'disk')")
+        if "axis" in opts and self.shape != "disk" or "size" in opts and self.shape != "box":
+            raise ModelError(f"{what}: axis= is for a disk and size= for a box")
         self.point = as_vector3(opts.get("point", (0, 0, 0)), f"{what} point")
+        self.axis = unit_axis(opts.get("axis", (0, 0, 1)), f"{what} axis") if self.shape == "disk" else np.zeros(3)
+        self.size = as_vector3(opts.get("size", (0, 0, 0)), f"{what} size")
+        if self.shape == "box" and not np.all(self.size > 0):
+            raise ModelError(f"{what}: a box needs size= (three positive edge lengths)")
         self.origin = as_vector3(opts.get("origin", (0, 0, 0)), f"{what} origin")
         self.normal = unit_axis(opts.get("normal", (0, 0, 1)), f"{what} normal")
         self.tangents = plane_axes(self.normal)
@@ -77,3 +86,12 @@ class Contact(Element):
                              f"kinetic={self.kinetic:g}")
         if self.min_bounce_speed < 0:
             raise ModelError(f"{what}: min_bounce_speed must be >= 0")
+
+    def points(self):
+        """The centres of the shape's contact points on the body: a box's eight corners, else ``point``."""
+        return list(self.point + CORNERS * self.size) if self.shape == "box" else [self.point]
+
+    def labels(self):
+        """The labels of the rows of each point: ("normal", "t1", "t2"), indexed for a box's corners."""
+        suffix = [f"[{k}]" for k in range(8)] if self.shape == "box" else [""]
+        return [tuple(f"{row}{k}" for row in ("normal", "t1", "t2")) for k in suffix]

@@ -233,8 +233,10 @@ class Driver:
         if fa == 0.0 and a > self.stepper.t_old:
             return a
         if np.sign(fa) == np.sign(fb):                  # projection moved the crossing: use the raw samples
-            fa, fb = ga, gb
             g = lambda t: self.event_values(t, self.stepper.dense(t), [k])[0]  # noqa: E731
+            fa, fb = g(a), g(b)
+            if np.sign(fa) == np.sign(fb):              # the end sample was the projected state: it crosses there
+                return b
         if fb == 0.0:
             return b
         return brentq(g, a, b, xtol=4 * np.spacing(max(abs(a), abs(b))), rtol=4 * np.finfo(float).eps,

@@ -45,6 +45,7 @@ from ..errors import SimulationError
 from .events import Event
 
 TOUCH = 1e-12          # |q - value| within this (relative to max(1, |value|)) touches a stop
+TOUCH_GAP = -4 * np.spacing(1.0)     # an open contact hits when its gap falls this far below where it opened
 
 
 class Switched:
@@ -73,11 +74,13 @@ class Lock(Switched):
 
 
 class ContactRows:
-    """The rows of a contact (dynamics/closure.py): its normal row, its tangent rows t1 and t1 + 1."""
+    """The rows of one point of a contact (dynamics/closure.py: a box has eight): its gap row, its slip
+    rows t1 and t1 + 1; ``key`` names the point (the contact's name, with a box corner's index)."""
 
-    def __init__(self, cm, contact):
-        self.contact, self.name = contact, contact.name
-        self.row = cm.rows.owner.index(("contact", contact.name, "normal"))
+    def __init__(self, cm, contact, labels):
+        self.contact, self.name, self.labels = contact, contact.name, labels
+        self.key = contact.name + labels[0][len("normal"):]
+        self.row = cm.rows.owner.index(("contact", contact.name, labels[0]))
         self.t1 = self.row + 1
         self.tangents = [self.t1, self.t1 + 1]
         self.rows = [self.row] + self.tangents
@@ -113,27 +116,31 @@ class Modes:
         self.sides = [StopSide(cm, f, side, value, sign) for f in forces if f.kind == "joint_limit" and f.rigid
                       for side, value, sign in f.stops()]
         self.locks = [Lock(cm, f) for f in forces if f.kind == "joint_friction"]
-        self.contacts = [ContactRows(cm, c) for c in cm.model.contacts.values()]
+        self.contacts = [ContactRows(cm, c, labels) for c in cm.model.contacts.values() for labels in c.labels()]
+        self.groups = {}                                           # contact name -> its points
+        for c in self.contacts:
+            self.groups.setdefault(c.name, []).append(c)
         self.nq = cm.nq
         self.closed, self.slip, self.stuck_at = set(), {}, {}    # held switched rows; name -> d; row -> q
-        self.sliding = {}                                          # contact name -> slip direction (d1, d2)
+        self.sliding = {}                                          # contact point key -> slip direction (d1, d2)
+        self.touch = {}                                            # contact point key -> gap where it hits
         if previous is not None:                                   # the same mode on a recompiled model
             names = previous.held_names()
             self.closed = {e.row for e in self.sides + self.locks if (e.name, getattr(e, "side", "")) in names}
-            self.closed |= {r for c in self.contacts for r, label in zip(c.rows, ("normal", "t1", "t2"))
-                            if (c.name, label) in names}
+            self.closed |= {r for c in self.contacts for r, label in zip(c.rows, c.labels) if (c.name, label) in names}
             self.slip = {lk.name: d for lk, d in ((lk, previous.slip.get(lk.name)) for lk in self.locks) if d}
             self.stuck_at = {lk.row: previous.stuck_at_name[lk.name] for lk in self.locks
                              if lk.name in previous.stuck_at_name}
-            self.sliding = {c.name: previous.sliding[c.name] for c in self.contacts if c.name in previous.sliding}
+            self.sliding = {c.key: previous.sliding[c.key] for c in self.contacts if c.key in previous.sliding}
+            self.touch = dict(previous.touch)
         self.events = [e for s in self.sides for e in self._stop_events(s)] + \
                       [e for lk in self.locks for e in self._friction_events(lk)] + \
-                      [e for c in self.contacts for e in self._contact_events(c)]
+                      [e for c in self.contacts for e in self._contact_events(c)] + \
+                      [self._slide_event(points) for points in self.groups.values()]
 
     def held_names(self):
         return {(e.name, getattr(e, "side", "")) for e in self.sides + self.locks if e.row in self.closed} | \
-            {(c.name, label) for c in self.contacts for r, label in zip(c.rows, ("normal", "t1", "t2"))
-             if r in self.closed}
+            {(c.name, label) for c in self.contacts for r, label in zip(c.rows, c.labels) if r in self.closed}
 
     @property
     def stuck_at_name(self):
@@ -161,15 +168,24 @@ class Modes:
             ModeEvent(self, lk, "unlock", 1, unlock(-1.0), lambda sim: self._unlock(sim, lk, -1.0))]
 
     def _contact_events(self, c):
-        touch = -4 * np.spacing(1.0)                        # as a stop's hit: a few ulps past the surface
-        hit = lambda: None if c.row in self.closed else ([GAP, c.row, 0, 0], [touch, 0.0, 0.0, 0.0])
+        # hit: the gap falls a few ulps below where it opened (a projected gap may be off 0 by the
+        # projection's tolerance: a threshold at 0 could start on the wrong side and miss the return)
+        hit = lambda: None if c.row in self.closed else ([GAP, c.row, 0, 0], [self.touch.get(c.key, TOUCH_GAP),
+                                                                              0.0, 0.0, 0.0])
         separate = lambda: ([MULTIPLIER, c.row, 0, 0], [0.0, 1.0, 0.0, 0.0]) if c.row in self.closed else None
-        slide = lambda: ([CONE, c.row, 0, 0], [0.0, c.contact.static, 0.0, 0.0]) if c.t1 in self.closed else None
-        stick = lambda: ([SLIP, c.t1, 0, 0], [0.0, *self.sliding[c.name], 0.0]) if c.name in self.sliding else None
+        stick = lambda: ([SLIP, c.t1, 0, 0], [0.0, *self.sliding[c.key], 0.0]) if c.key in self.sliding else None
         return [ModeEvent(self, c, "hit", -1, hit, lambda sim: self._touch(sim, c)),
-                ModeEvent(self, c, "separate", -1, separate, lambda sim: self._separate(sim.log, c, "lifts off")),
-                ModeEvent(self, c, "slide", -1, slide, lambda sim: self._slide(sim._driver, sim.t, sim.y, c)),
+                ModeEvent(self, c, "separate", -1, separate,
+                          lambda sim: self._separate(sim._driver, sim.t, sim.y, c, "lifts off")),
                 ModeEvent(self, c, "stick", -1, stick, lambda sim: self._stick_contact(sim.log, c, "slip stops"))]
+
+    def _slide_event(self, points):
+        """A contact's friction reaching its static cone, summed over its sticking points (a box resting
+        flat holds by a resultant whose share per corner is not determined)."""
+        first = points[0]
+        cone = lambda: ([CONE, first.row, len(points), 0], [0.0, first.contact.static, 0.0, 0.0]) \
+            if any(c.t1 in self.closed for c in points) else None
+        return ModeEvent(self, first, "slide", -1, cone, lambda sim: self._slide(sim._driver, sim.t, sim.y, points))
 
     # ---------------------------------------------------------------- switches
     def _hit(self, sim, s):
@@ -243,8 +259,9 @@ class Modes:
             if sticks or speed == 0.0:
                 self.closed.update(c.tangents)
             else:
-                self.sliding[c.name] = tuple(slip / speed)
+                self.sliding[c.key] = tuple(slip / speed)
         else:
+            self._arm(driver, sim.t, sim.y, c)
             self._watch_gap_apex(sim, driver, c, hd[c.row])
         what = (f"impact at {approach:.6g}, impulse {impulse:.6g}; " if approach > 0 else "") + \
             ("closes, " + ("sticking" if c.t1 in self.closed else "sliding") if closes else
@@ -267,26 +284,37 @@ class Modes:
         if a_away < 0.0:
             sim.stop_at(sim.t + rebound / -a_away)
 
-    def _open(self, c):
+    def _arm(self, driver, t, y, c):
+        """Set the gap at which an open contact point hits: a few ulps below its gap now."""
+        gap = self._contact_rows(driver, t, y[:self.nq], y[self.nq:], c)[0][c.row]
+        self.touch[c.key] = min(gap, 0.0) + TOUCH_GAP
+
+    def _separate(self, driver, t, y, c, why):
         self.closed.difference_update(c.rows)
-        self.sliding.pop(c.name, None)
+        self.sliding.pop(c.key, None)
+        self._arm(driver, t, y, c)
+        driver.log(t, "separate", c.name, why)
 
-    def _separate(self, log, c, why):
-        self._open(c)
-        log("separate", c.name, why)
+    @staticmethod
+    def resultant(lam, points):
+        """(normal force, friction force along (t1, t2)) of a contact: the sums over its points."""
+        return sum(lam[c.row] for c in points), sum(lam[c.tangents] for c in points)
 
-    def _slide(self, driver, t, y, c):
-        """A sticking contact's friction reached the static limit: it slides the way the load pushes,
-        against the friction force that held it."""
-        lam = driver.dynamics(t, y)[1][c.tangents]
-        d = -lam / np.hypot(*lam) if np.hypot(*lam) > 0 else np.array([1.0, 0.0])
-        self.closed.difference_update(c.tangents)
-        self.sliding[c.name] = tuple(d)
-        driver.log(t, "slide", c.name, f"friction {np.hypot(*lam):.6g} reaches static "
-                                       f"{c.contact.static:g} x normal force; slides along ({d[0]:.3g}, {d[1]:.3g})")
+    def _slide(self, driver, t, y, points):
+        """A sticking contact's friction reached the static cone: its sticking points slide the way the
+        load pushes, against the friction force that held them."""
+        normal, friction = self.resultant(driver.dynamics(t, y)[1], points)
+        size = np.hypot(*friction)
+        d = -friction / size if size > 0 else np.array([1.0, 0.0])
+        for c in points:
+            if c.t1 in self.closed:
+                self.closed.difference_update(c.tangents)
+                self.sliding[c.key] = tuple(d)
+        driver.log(t, "slide", points[0].name, f"friction {size:.6g} reaches static {points[0].contact.static:g} "
+                                               f"x normal force {normal:.6g}; slides along ({d[0]:.3g}, {d[1]:.3g})")
 
     def _stick_contact(self, log, c, why):
-        self.sliding.pop(c.name, None)
+        self.sliding.pop(c.key, None)
         self.closed.update(c.tangents)
         log("stick", c.name, why)
 
@@ -315,7 +343,7 @@ class Modes:
     def apply(self, data):
         """Write the mode's lock targets, kinetic friction forces and sliding contacts into a run's Data."""
         for c in self.contacts:
-            d = self.sliding.get(c.name)
+            d = self.sliding.get(c.key)
             data.cw.slide[c.row] = (-1.0, 0.0, 0.0, 0.0, 0.0, 0.0) if d is None else \
                 (c.t1, c.contact.kinetic, d[0], d[1], d[0], d[1])
         data.tau[:] = 0.0
@@ -403,13 +431,15 @@ class Modes:
                 self.closed.discard(s.row)
                 driver.log(t, "limit", s.name, f"leaves its {s.side} stop {s.value:g}: its force would pull")
                 return True
-        for c in self.contacts:                            # a closed contact must push
-            if c.row in self.closed and lam[c.row] <= 0.0:
-                self._separate(lambda *record: driver.log(t, *record), c, "its normal force would pull")
+        active = set(driver.data.active.tolist())
+        for c in self.contacts:                            # a closed contact must push (a redundant one carries 0)
+            if c.row in self.closed and c.row in active and lam[c.row] <= 0.0:
+                self._separate(driver, t, y, c, "its normal force would pull")
                 return True
-        for c in self.contacts:                            # a sticking contact must hold within static friction
-            if c.t1 in self.closed and np.hypot(*lam[c.tangents]) > c.contact.static * lam[c.row]:
-                self._slide(driver, t, y, c)
+        for points in self.groups.values():                # a sticking contact must hold within static friction
+            normal, friction = self.resultant(lam, points)
+            if any(c.t1 in self.closed for c in points) and np.hypot(*friction) > points[0].contact.static * normal:
+                self._slide(driver, t, y, points)
                 return True
         # a stuck joint must hold strictly within static friction: its unlock condition then starts below zero
         overloaded = [(abs(lam[lk.row]) / max(lk.force.static, 1e-300), lk) for lk in self.locks
