@@ -31,6 +31,7 @@ CASES = {
     "stick_slip_belt": ("stick_slip_belt", {}, 2.0, 100, 1),
     "clutch": ("clutch", {}, 4.0, 100, 2),
     "billiard_ball": ("billiard_ball", {}, 1.0, 100, 6),
+    "disk_on_ramp": ("disk_on_ramp", {}, 8.0, 20, 3),
 }
 
 
@@ -217,6 +218,7 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "stick_slip_belt": ("stick_slip_belt", [], "1"),
     "clutch": ("clutch", [], "3"),
     "billiard_ball": ("billiard_ball", [], "1"),
+    "disk_on_ramp": ("disk_on_ramp", [], "2"),
 }
 
 
@@ -271,6 +273,7 @@ README_SIGNALS = {
     "stick_slip_belt": "slip.q,friction.force",
     "clutch": "clutch.v,friction.force",
     "billiard_ball": "ball.velocity,cloth.mode",
+    "disk_on_ramp": "roll.q,ramp.mode",
 }
 
 

@@ -1,5 +1,5 @@
 """The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py, clutch.py,
-billiard_ball.py) against their closed forms, derived in the scripts' docstrings."""
+billiard_ball.py, disk_on_ramp.py) against their closed forms, derived in the scripts' docstrings."""
 import numpy as np
 import pytest
 
@@ -83,3 +83,22 @@ def test_billiard_ball_rolls_at_five_sevenths_and_the_dropped_one_never_gains_en
         np.sum(dropped["ball.omega"] ** 2, axis=1) + bb.MASS * bb.G * dropped["ball.position"][:, 2]
     assert np.diff(energy).max() < 1e-12
     assert dropped["cloth.gap"].min() > -1e-9
+
+
+def test_disk_on_ramp_switches_where_the_closed_form_and_the_paper_say():
+    """Gillespie et al. 2005, Example 1: rolling from t1, the friction-free zone from t2 (the friction
+    needed to roll then exceeds the cone of mu = 0: it slides), back into friction at t3, rolling at t4;
+    the paper's 0.37, 1.72 and 6.13 s to its step of 0.01 s and its rolling tolerance."""
+    dr = script("disk_on_ramp")
+    res = ms.load(EXAMPLES / "disk_on_ramp.yaml").simulate()
+    assert [(e.kind, e.name) for e in res.events] == [("contact", "ramp"), ("stick", "ramp"), ("user", "frictionless"),
+                                                      ("slide", "ramp"), ("user", "friction"), ("stick", "ramp")]
+    times = [e.time for e in res.events]
+    t1, t2, t3, t4 = dr.switches()
+    np.testing.assert_allclose([times[1], times[2], times[4], times[5]], [t1, t2, t3, t4], atol=1e-8)
+    np.testing.assert_allclose([t1, t2, t4], [0.37, 1.72, 6.13], atol=0.02)
+    slip = res["roll.v"][:, 0] + dr.RADIUS * res["roll.v"][:, 2]
+    rolling = (res.t > t1 + 1e-6) & (res.t < t2 - 1e-6) | (res.t > t4 + 1e-6)
+    np.testing.assert_allclose(slip[rolling], 0.0, atol=1e-9)
+    frictionless = (res.t > t2 + 1e-6) & (res.t < t3 - 1e-6)
+    np.testing.assert_allclose(res["roll.v"][frictionless, 2], res["roll.v"][frictionless, 2][0], rtol=1e-12)

@@ -281,3 +281,19 @@ def test_box_resting_flat_carries_its_weight_on_redundant_corners_and_slides_whe
     assert res.success, res.message
     slide = [e.time for e in res.events if e.kind == "slide"]
     assert slide and abs(slide[0] - mu * m * G / c) < 1e-8
+
+
+def test_an_event_that_takes_the_friction_away_sets_a_sticking_contact_sliding():
+    """sim.set on a contact mid-run (a model-file event's {set: ...}): the block held on a slope below the
+    friction angle slides from the instant its friction is set to 0, at g sin from rest."""
+    theta = np.arctan(0.3)
+    model = slider(mu=(0.5, 0.4), incline=theta)
+    model.add_event("block.position[1]", value=0.05, direction=1, name="never")     # a file-style action, unused
+    model.add_event(lambda t, state: t - 0.5, name="oil", action={"set": {"foot": {"static": 0.0, "kinetic": 0.0}}})
+    res = model.simulate(t_end=1.0, t_eval=[0.25, 0.5, 0.75, 1.0], **TIGHT)
+    assert res.success, res.message
+    assert [e.kind for e in res.events if e.name in ("oil", "foot")] == ["contact", "user", "slide"]
+    np.testing.assert_allclose(res["slide.q"][:, 0], np.maximum(res.t - 0.5, 0) ** 2 * 0.5 * G * np.sin(theta),
+                               atol=1e-9)
+    with pytest.raises(ms.ModelError, match="set names unknown element 'nothing'"):
+        model.add_event(lambda t, state: t - 0.5, name="bad", action={"set": {"nothing": {"static": 0.0}}})

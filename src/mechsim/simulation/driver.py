@@ -279,9 +279,11 @@ class Driver:
         return changed
 
     def _switched(self, sim):
-        """The state after an action: on the model it edited, or in the new mode of the stops."""
+        """The state after an action: on the model it edited, or in the new mode of the stops, frictions
+        and contacts (after an edit too: less friction may set a contact sliding)."""
         if sim.specs is not None:
-            return self._restructure(sim.t, sim.y, sim.specs)
+            y = self._restructure(sim.t, sim.y, sim.specs)
+            return y if self.modes.consistent(self, sim.t, y) else self._switch_mode(sim.t, y)
         if sim.mode_changed or sim.changed and not self.modes.consistent(self, sim.t, sim.y):
             return self._switch_mode(sim.t, sim.y)
         return sim.y
@@ -553,10 +555,10 @@ class SimulationHandle:
             del specs[name]
 
     def set(self, name, **parameters):
-        """New parameters of a force element, constraint, body or joint (the arguments of add_*)."""
+        """New parameters of a force element, contact, constraint, body or joint (the arguments of add_*)."""
         specs = self._edit()
-        for section in ("forces", "constraints", "bodies", "joints"):
+        for section in ("forces", "contacts", "constraints", "bodies", "joints"):
             if name in specs[section]:
                 specs[section][name].update(parameters)
                 return
-        raise ModelError(f"set(): no force element, constraint, body or joint named {name!r}")
+        raise ModelError(f"set(): no force element, contact, constraint, body or joint named {name!r}")
