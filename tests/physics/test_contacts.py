@@ -297,3 +297,23 @@ def test_an_event_that_takes_the_friction_away_sets_a_sticking_contact_sliding()
                                atol=1e-9)
     with pytest.raises(ms.ModelError, match="set names unknown element 'nothing'"):
         model.add_event(lambda t, state: t - 0.5, name="bad", action={"set": {"nothing": {"static": 0.0}}})
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.5])
+def test_box_landing_flat_takes_one_impact_on_all_four_corners(mu):
+    """Four corners hit at one instant: one impulse for all of them (Newton's law at each), so the box
+    bounces straight up at e v without turning, whatever the order the events come in; resolved one
+    after another, the first corner's impulse would set it spinning."""
+    e, h, m = 0.5, 0.3, 2.0
+    model = ms.Model("box", gravity=(0, 0, -G))
+    model.add_body("box", mass=m, inertia=(0.05, 0.08, 0.1))
+    model.add_joint("free", "free", "ground", "box", q0=[0, 0, 0.1 + h, 1, 0, 0, 0])
+    model.add_contact("c", body="box", shape="box", size=(0.4, 0.3, 0.2), restitution=e, static=mu, kinetic=mu)
+    res = model.simulate(t_end=0.4, **TIGHT)
+    assert res.success, res.message
+    t_hit, v_hit = np.sqrt(2 * h / G), np.sqrt(2 * G * h)
+    first = [ev for ev in res.events if ev.kind == "impact"][:4]
+    np.testing.assert_allclose([ev.time for ev in first], t_hit, atol=1e-9)
+    after = (res.t > t_hit + 1e-9) & (res.t < t_hit + 2 * e * v_hit / G - 1e-6)     # past the samples at the impact
+    np.testing.assert_allclose(res["box.velocity"][after, 2], e * v_hit - G * (res.t[after] - t_hit), atol=1e-9)
+    np.testing.assert_allclose(res["box.omega"][after], 0.0, atol=1e-9)

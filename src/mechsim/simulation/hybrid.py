@@ -46,6 +46,7 @@ from .events import Event
 
 TOUCH = 1e-12          # |q - value| within this (relative to max(1, |value|)) touches a stop
 TOUCH_GAP = -4 * np.spacing(1.0)     # an open contact hits when its gap falls this far below where it opened
+TOUCH_SPEED = 1e-12                  # a contact point approaching or leaving slower than this (m/s) rests
 
 
 class Switched:
@@ -238,35 +239,47 @@ class Modes:
 
     # ---------------------------------------------------------------- contact switches
     def _touch(self, sim, c):
-        """A contact closes with approach speed v_n: an impact (Newton's law e v_n, Coulomb friction,
-        ``impact``); it stays closed when the rebound is slower than min_bounce_speed, sticking or
-        sliding as the impulse leaves it, else it bounces and the stepper stops at the bounce's apex."""
-        driver, contact = sim._driver, c.contact
-        nq = driver.cm.nq
-        q, v = sim.y[:nq].copy(), sim.y[nq:].copy()
-        _, hd, G = self._contact_rows(driver, sim.t, q, v, c)
-        approach = -hd[c.row]
-        closes = contact.restitution * approach < contact.min_bounce_speed
-        sticks, impulse = False, 0.0
-        if approach > 0:
-            v, sticks, impulse = self.contact_impact(driver, sim.t, q, v, c, 0.0 if closes else contact.restitution)
+        """Contact point c reaches the surface: with every open point touching and approaching at this
+        instant (a box landing flat), one impact (``contact_impact``); each point stays closed when its
+        rebound is slower than min_bounce_speed, sticking or sliding as the impulse leaves it, else it
+        bounces and the stepper stops at the bounce's apex. A point already separating (an impact at
+        this instant threw it off) only waits for its next touch."""
+        driver, t = sim._driver, sim.t
+        q, v = sim.y[:self.nq].copy(), sim.y[self.nq:].copy()
+        rates = lambda v: {p.key: self._contact_rows(driver, t, q, v, p)[:2] for p in self.contacts}  # noqa: E731
+        if c.row in self.closed:                        # closed with another point's impact at this instant
+            return
+        before = rates(v)
+        if before[c.key][1][c.row] > TOUCH_SPEED:
+            return self._arm(driver, t, sim.y, c)
+        points = [c] + [p for p in self.contacts if p is not c and p.row not in self.closed and
+                        abs(before[p.key][0][p.row]) <= 1e-9 and before[p.key][1][p.row] < -TOUCH_SPEED]
+        approach = {p.key: -before[p.key][1][p.row] for p in points}
+        closes = {p.key: p.contact.restitution * approach[p.key] < p.contact.min_bounce_speed for p in points}
+        sticks, impulse = {}, {}
+        if max(approach.values()) > 0:
+            e = [0.0 if closes[p.key] else p.contact.restitution for p in points]
+            v, sticks, impulse = self.contact_impact(driver, t, q, v, points, e)
             sim.set_state(v=v)
-            _, hd, _ = self._contact_rows(driver, sim.t, q, v, c)
-        if closes:
-            self.closed.add(c.row)
-            slip = hd[c.tangents]
-            speed = np.hypot(*slip)
-            if sticks or speed == 0.0:
-                self.closed.update(c.tangents)
+        after = rates(v)
+        for p in points:
+            hd = after[p.key][1]
+            if closes[p.key]:
+                self.closed.add(p.row)
+                slip = hd[p.tangents]
+                speed = np.hypot(*slip)
+                if sticks.get(p.key) or speed == 0.0:
+                    self.closed.update(p.tangents)
+                else:
+                    self.sliding[p.key] = tuple(slip / speed)
             else:
-                self.sliding[c.key] = tuple(slip / speed)
-        else:
-            self._arm(driver, sim.t, sim.y, c)
-            self._watch_gap_apex(sim, driver, c, hd[c.row])
-        what = (f"impact at {approach:.6g}, impulse {impulse:.6g}; " if approach > 0 else "") + \
-            ("closes, " + ("sticking" if c.t1 in self.closed else "sliding") if closes else
-             f"rebounds at {hd[c.row]:.6g} (restitution {contact.restitution:g})")
-        sim.log("impact" if approach > 0 else "contact", c.name, what)
+                self._arm(driver, t, sim.y, p)
+                self._watch_gap_apex(sim, driver, p, hd[p.row])
+            hit = approach[p.key] > 0
+            what = (f"impact at {approach[p.key]:.6g}, impulse {impulse[p.key]:.6g}; " if hit else "") + \
+                ("closes, " + ("sticking" if p.t1 in self.closed else "sliding") if closes[p.key] else
+                 f"rebounds at {hd[p.row]:.6g} (restitution {p.contact.restitution:g})")
+            sim.log("impact" if hit else "contact", p.name, what)
 
     @staticmethod
     def _contact_rows(driver, t, q, v, c):
@@ -318,26 +331,33 @@ class Modes:
         self.closed.update(c.tangents)
         log("stick", c.name, why)
 
-    def contact_impact(self, driver, t, q, v, c, restitution):
-        """Post-impact velocities of a contact closing at (q, v), with the rows that hold: Newton's law
-        v_n+ = -e v_n- and a sticking impulse (slip after = 0) when it lies within the static friction
-        cone |P_t| <= mu_s P_n; else a sliding impulse P_t = -mu_k P_n s along the slip s (Pfeiffer &
-        Glocker 1996 §7; Brogliato 2016 §4.3). Should Newton's law with friction give energy (Kane's
-        paradox), the impact is taken as plastic (e = 0), which never does. Returns (v+, sticks, P_n)."""
-        _, hd, G = self._contact_rows(driver, t, q, v, c)
-        v_plus, P = self.impact(driver, t, q, v, c.rows, [-restitution * hd[c.row], 0.0, 0.0])
-        P_n, P_t = P[-3], P[-2:]
-        if np.hypot(*P_t) <= c.contact.static * P_n * (1 + 1e-12):
-            return v_plus, True, P_n
-        slip = hd[c.tangents]
-        s = slip / np.hypot(*slip) if np.hypot(*slip) > 0 else -P_t / np.hypot(*P_t)
-        force = G[c.row] - c.contact.kinetic * (s @ G[c.tangents])
-        for e in (restitution, 0.0):
-            v_plus, P = self.impact(driver, t, q, v, [c.row], [-e * hd[c.row]], force)
-            M = self.mass_matrix(driver, q)
+    def contact_impact(self, driver, t, q, v, points, restitutions):
+        """Post-impact velocities of contact points closing together at (q, v), with the rows that hold:
+        Newton's law v_n+ = -e v_n- at each, and sticking impulses (no slip after, relative to the surface
+        material) when each lies within its static friction cone |P_t| <= mu_s P_n; else sliding
+        impulses P_t = -mu_k P_n s along each point's slip s (Pfeiffer & Glocker 1996 §7; Brogliato
+        2016 §4.3). Should Newton's law with friction give energy (Kane's paradox), the impact is taken
+        as plastic (e = 0), which never does. Returns (v+, {key: sticks}, {key: P_n})."""
+        rows = [p.rows for p in points]
+        _, hd, G = constraint_values(driver.cm, q, v, t, rows=np.ravel(rows))
+        target = G @ v - hd                                     # f': the surface's velocity on the slip rows
+        b = [x for p, e in zip(points, restitutions) for x in (-e * hd[p.row], *target[p.tangents])]
+        v_plus, P = self.impact(driver, t, q, v, np.ravel(rows).tolist(), b)
+        P = P.reshape(len(points), 3)
+        if all(np.hypot(*P_p[1:]) <= p.contact.static * P_p[0] * (1 + 1e-12) for p, P_p in zip(points, P)):
+            return v_plus, {p.key: True for p in points}, {p.key: P_p[0] for p, P_p in zip(points, P)}
+        forces = {}
+        for p, P_p in zip(points, P):
+            slip = hd[p.tangents]
+            s = slip / np.hypot(*slip) if np.hypot(*slip) > 0 else -P_p[1:] / max(np.hypot(*P_p[1:]), 1e-300)
+            forces[p.row] = G[p.row] - p.contact.kinetic * (s @ G[p.tangents])
+        M = self.mass_matrix(driver, q)
+        for scale in (1.0, 0.0):
+            b = [-scale * e * hd[p.row] for p, e in zip(points, restitutions)]
+            v_plus, P = self.impact(driver, t, q, v, [p.row for p in points], b, forces)
             if v_plus @ M @ v_plus <= v @ M @ v * (1 + 1e-12):
                 break
-        return v_plus, False, P[-1]
+        return v_plus, {}, {p.key: P_p for p, P_p in zip(points, P)}
 
     # ---------------------------------------------------------------- the mode of a Data
     def apply(self, data):
@@ -466,18 +486,19 @@ class Modes:
         crba(driver.cm.arrays, driver.data, np.ascontiguousarray(q), M)
         return M
 
-    def impact(self, driver, t, q, v, new_rows, new_b, force=None):
+    def impact(self, driver, t, q, v, new_rows, new_b, forces=None):
         """Post-impact velocities v+ and impulses P (module docstring): M (v+ - v-) = W^T P with the
-        held rows (their G v+ = f') and the rows ``new_rows`` (G v+ = ``new_b``), W = G except the last
-        new row's force direction ``force`` (a sliding impact's friction); the KKT system by least
+        held rows (their G v+ = f') and the rows ``new_rows`` (G v+ = ``new_b``), W = G except the force
+        directions ``forces`` {row: direction} (sliding impacts' friction); the KKT system by least
         squares (redundant rows give a consistent singular system). P: the impulses of the new rows."""
         cm = driver.cm
         rows = [int(r) for r in driver.data.active if r not in new_rows] + list(new_rows)
         _, hd, G = constraint_values(cm, q, v, t, rows=rows, targets=self.targets())
         A = G[rows]
         W = A.copy()
-        if force is not None:
-            W[-1] = force
+        for k, row in enumerate(rows):
+            if forces and row in forces:
+                W[k] = forces[row]
         b = A @ v - hd[rows]                            # f' of each row
         b[len(rows) - len(new_rows):] = new_b
         M = self.mass_matrix(driver, q)
