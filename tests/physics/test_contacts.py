@@ -317,3 +317,27 @@ def test_box_landing_flat_takes_one_impact_on_all_four_corners(mu):
     after = (res.t > t_hit + 1e-9) & (res.t < t_hit + 2 * e * v_hit / G - 1e-6)     # past the samples at the impact
     np.testing.assert_allclose(res["box.velocity"][after, 2], e * v_hit - G * (res.t[after] - t_hit), atol=1e-9)
     np.testing.assert_allclose(res["box.omega"][after], 0.0, atol=1e-9)
+
+
+def painleve_rod(direction, mu=2.0, theta=np.pi / 3, l=0.5, m=1.0):
+    """A uniform rod (half-length l, at theta above the ground) sliding on its lower end A along x."""
+    model = ms.Model("rod", gravity=(0, -G, 0))
+    model.add_body("rod", mass=m, inertia=(1.0, 1.0, m * l * l / 3))
+    model.add_joint("plane", "planar", "ground", "rod", q0=[0, l * np.sin(theta), theta], v0=[direction, 0, 0])
+    model.add_contact("end", body="rod", point=(-l, 0, 0), normal=(0, 1, 0), static=mu, kinetic=mu)
+    return model
+
+
+def test_painleve_rod_sliding_backwards_has_no_consistent_mode():
+    """The rod's end A sliding at rest in theta: y_A'' = -g + (N / m) B, with B = 1 + 3 cos^2 + 3 mu sin cos
+    sliding forwards (+x, friction -mu N) and B = 1 + 3 cos^2 - 3 mu sin cos backwards (from
+    derivation: m x_G'' = F, m y_G'' = N - m g, (m l^2 / 3) theta'' = -l cos N + l sin F). For mu = 2 at
+    60 deg, B = -0.848 backwards: closed, the contact would pull (N = m g / B < 0); open, the end falls
+    through the ground. Forwards (B = 3.35) it slides with N = m g / B."""
+    theta, mu = np.pi / 3, 2.0
+    res = painleve_rod(1.0).simulate(t_end=0.01, t_eval=[0.0], **TIGHT)
+    B = 1 + 3 * np.cos(theta) ** 2 + 3 * mu * np.sin(theta) * np.cos(theta)
+    np.testing.assert_allclose(res["end.normal_force"], G / B, rtol=1e-9)
+    with pytest.raises(ms.SimulationError, match="Painlevé") as info:
+        painleve_rod(-1.0).simulate(t_end=0.01, **TIGHT)
+    assert info.value.partial is not None

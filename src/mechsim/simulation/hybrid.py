@@ -47,6 +47,7 @@ from .events import Event
 TOUCH = 1e-12          # |q - value| within this (relative to max(1, |value|)) touches a stop
 TOUCH_GAP = -4 * np.spacing(1.0)     # an open contact hits when its gap falls this far below where it opened
 TOUCH_SPEED = 1e-12                  # a contact point approaching or leaving slower than this (m/s) rests
+TOUCH_ACCELERATION = 1e-6            # an open point at rest presses into the surface faster than this (m/s^2)
 
 
 class Switched:
@@ -302,6 +303,27 @@ class Modes:
         gap = self._contact_rows(driver, t, y[:self.nq], y[self.nq:], c)[0][c.row]
         self.touch[c.key] = min(gap, 0.0) + TOUCH_GAP
 
+    def _pressing(self, driver, t, y, c):
+        """Whether open contact point c touches (gap and its rate ~0) and the flow would push it into the
+        surface (its gap's acceleration, along the flow by a difference, below -TOUCH_ACCELERATION)."""
+        gap, rate, _ = self._contact_rows(driver, t, y[:self.nq], y[self.nq:], c)
+        if abs(gap[c.row]) > 1e-9 or abs(rate[c.row]) > TOUCH_SPEED:
+            return False
+        dt = 1e-7 * max(1.0, abs(t))
+        ahead = y + dt * driver.dynamics(t, y)[0]
+        later = self._contact_rows(driver, t + dt, ahead[:self.nq], ahead[self.nq:], c)[1][c.row]
+        return (later - rate[c.row]) / dt < -TOUCH_ACCELERATION
+
+    def _touch_at_rest(self, driver, t, y, c):
+        """Close open point c, at rest on the surface: sliding along its slip, or sticking."""
+        self.closed.add(c.row)
+        slip = self._contact_rows(driver, t, y[:self.nq], y[self.nq:], c)[1][c.tangents]
+        if np.hypot(*slip) > 0:
+            self.sliding[c.key] = tuple(slip / np.hypot(*slip))
+        else:
+            self.closed.update(c.tangents)
+        driver.log(t, "contact", c.name, "touches at rest and would press into the surface: closes")
+
     def _separate(self, driver, t, y, c, why):
         self.closed.difference_update(c.rows)
         self.sliding.pop(c.key, None)
@@ -436,8 +458,13 @@ class Modes:
         while True:
             key = (frozenset(self.closed), tuple(sorted(self.slip.items())), tuple(sorted(self.sliding.items())))
             if key in seen:
-                raise SimulationError(f"the stops and frictions find no consistent mode at t = {t:.9g} (the mode "
-                                      "iteration cycles); a complementarity solve would be needed here")
+                if self.sliding:
+                    raise SimulationError(
+                        f"contacts {', '.join(sorted({c.name for c in self.contacts if c.key in self.sliding}))} find "
+                        f"no consistent mode at t = {t:.9g}: sliding, the normal force would pull, and open, the "
+                        "contact would penetrate (a Painlevé paradox: the friction is too high for this configuration)")
+                raise SimulationError(f"the stops, frictions and contacts find no consistent mode at t = {t:.9g} (the "
+                                      "mode iteration cycles); a complementarity solve would be needed here")
             seen.add(key)
             y = driver.use_mode(t, y)
             ydot, lam = driver.dynamics(t, y)
@@ -455,6 +482,10 @@ class Modes:
         for c in self.contacts:                            # a closed contact must push (a redundant one carries 0)
             if c.row in self.closed and c.row in active and lam[c.row] <= 0.0:
                 self._separate(driver, t, y, c, "its normal force would pull")
+                return True
+        for c in self.contacts:                            # an open contact touching at rest must not penetrate
+            if c.row not in self.closed and self._pressing(driver, t, y, c):
+                self._touch_at_rest(driver, t, y, c)
                 return True
         for points in self.groups.values():                # a sticking contact must hold within static friction
             normal, friction = self.resultant(lam, points)
