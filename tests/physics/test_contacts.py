@@ -215,7 +215,8 @@ def test_contact_file_round_trip_and_bad_input(tmp_path):
            (dict(shape="box"), "needs size="), (dict(shape="disk", radius=1, size=(1, 1, 1)), "size= for a box"),
            (dict(static=0.2, kinetic=0.3), "kinetic <= static"), (dict(restitution=2), "restitution must be"),
            (dict(normal=(0, 0, 0)), "zero vector"), (dict(surface="nowhere"), "unknown body 'nowhere'"),
-           (dict(model="compliant"), "model 'compliant' is not available"), (dict(colour=1), "unknown option")]
+           (dict(model="soft"), "model must be 'rigid' or 'compliant'"), (dict(colour=1), "unknown option"),
+           (dict(stiffness=1.0), "stiffness is not for a rigid contact")]
     for options, message in bad:
         with pytest.raises(ms.ModelError, match=message):
             _one_body().add_contact("c", body="b", **options)
@@ -341,3 +342,52 @@ def test_painleve_rod_sliding_backwards_has_no_consistent_mode():
     with pytest.raises(ms.SimulationError, match="Painlevé") as info:
         painleve_rod(-1.0).simulate(t_end=0.01, **TIGHT)
     assert info.value.partial is not None
+
+
+# ---------------------------------------------------------------------------------- compliant contacts
+def test_compliant_ball_rests_at_hertz_depth_and_an_elastic_bounce_keeps_its_energy():
+    """Hunt-Crossley f = k d^1.5 + c d^1.5 d': at rest k d^1.5 = m g; with c = 0 the contact is a
+    conservative spring of potential k d^2.5 / 2.5, so the energy with it is constant through a bounce."""
+    m, r, k = 1.0, 0.1, 1e6
+    depth = (m * G / k) ** (1 / 1.5)
+    resting = ms.Model("ball", gravity=(0, 0, -G))
+    resting.add_body("ball", mass=m, inertia=(0.4 * m * r * r,) * 3)
+    resting.add_joint("free", "free", "ground", "ball", q0=[0, 0, r - depth * 0.5, 1, 0, 0, 0])
+    resting.add_contact("c", body="ball", shape="sphere", radius=r, model="compliant", stiffness=k, damping=3e7,
+                        static=0.5)
+    res = resting.simulate(t_end=2.0, t_eval=[2.0], **TIGHT)
+    assert res.success, res.message
+    np.testing.assert_allclose(res["c.gap"], -depth, rtol=1e-6)
+    np.testing.assert_allclose(res["c.normal_force"], m * G, rtol=1e-6)
+    assert res["c.mode"][-1] == 1
+    elastic = ms.Model("ball", gravity=(0, 0, -G))
+    elastic.add_body("ball", mass=m, inertia=(0.4 * m * r * r,) * 3)
+    elastic.add_joint("free", "free", "ground", "ball", q0=[0, 0, r + 0.2, 1, 0, 0, 0])
+    elastic.add_contact("c", body="ball", shape="sphere", radius=r, model="compliant", stiffness=k)
+    res = elastic.simulate(t_end=0.5, t_eval=np.linspace(0, 0.5, 501), **TIGHT)
+    assert res.success, res.message
+    d = np.maximum(-res["c.gap"], 0.0)
+    energy = 0.5 * m * res["ball.velocity"][:, 2] ** 2 + m * G * res["ball.position"][:, 2] + k * d ** 2.5 / 2.5
+    assert d.max() > 1e-4                           # it did press into the floor
+    np.testing.assert_allclose(energy, energy[0], rtol=1e-7)        # 3e-8: the steps across the touch (f ~ d^1.5)
+
+
+def test_compliant_block_slides_with_regularized_coulomb_friction():
+    """A block on a compliant point contact (resting at its static depth) launched at v0: kinetic friction
+    mu m g decelerates it, v = v0 - mu g t, while the slip is far above slip_tolerance."""
+    mu, v0, m, k = 0.3, 2.0, 2.0, 1e7
+    depth = m * G / k
+    model = ms.Model("slider", gravity=(0, -G, 0))
+    model.add_body("block", mass=m, inertia=(1.0, 1.0, 1.0))
+    model.add_joint("slide", "planar", "ground", "block", q0=[0.0, 0.1 - depth, 0.0], v0=[v0, 0.0, 0.0])
+    model.add_driver("slide", position=0.0, coordinate=2)
+    model.add_contact("foot", body="block", point=(0, -0.1, 0), normal=(0, 1, 0), kinetic=mu, static=mu,
+                      model="compliant", stiffness=k, damping=2 * np.sqrt(k * m), exponent=1.0, slip_tolerance=1e-4)
+    res = model.simulate(t_end=0.5, t_eval=np.linspace(0, 0.5, 11), solver="DOP853", rtol=1e-9, atol=1e-10)
+    assert res.success, res.message
+    np.testing.assert_allclose(res["slide.v"][:, 0], v0 - mu * G * res.t, atol=1e-6)
+    np.testing.assert_allclose(res["foot.friction_force"][1:, 0], -mu * m * G, rtol=1e-5)
+    with pytest.raises(ms.ModelError, match="restitution is not for a compliant contact"):
+        model.add_contact("bad", body="block", model="compliant", stiffness=1.0, restitution=0.5)
+    with pytest.raises(ms.ModelError, match="needs stiffness > 0"):
+        model.add_contact("bad", body="block", model="compliant")

@@ -1,7 +1,7 @@
 """ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v)."""
 import numpy as np
 
-from ..dynamics.kernels import joint_stop_force
+from ..dynamics.kernels import compliant_contact, joint_stop_force
 from ..dynamics.layout import F_JOINT_STOP, QI, VI
 from ..dynamics.multipliers import constrained_trajectory
 from ..errors import MechsimError
@@ -196,6 +196,8 @@ class Result:
         (N,) and the slip velocity (N, 3) relative to the surface material; mode (N,) 0 open / 1 sliding /
         2 sticking or rolling."""
         cm = self._cm
+        if contact.model == "compliant":
+            return self._compliant_contact(contact, kind)
         rows = [cm.rows.owner.index(("contact", contact.name, labels[0])) for labels in contact.labels()]
         lam = self._node_dynamics()[5]
         if kind == "normal_force":
@@ -217,6 +219,29 @@ class Result:
         slip = self._point_motion(contact.body, c)[0] - self._point_motion(contact.surface, c)[0] \
             - R @ contact.surface_velocity
         return slip - np.einsum("ni,ni->n", slip, n)[:, None] * n
+
+    def _compliant_contact(self, contact, kind):
+        """A compliant contact's signals from its force law at every sample (dynamics/kernels.py
+        compliant_contact): normal and friction force summed over its points; gap, slip at the point
+        nearest the surface; mode 1 while it presses, else 0."""
+        cm = self._cm
+        _, R, p, vel = self._node_dynamics()[:4]
+        rows = cm.contact_forces[contact.name]
+        values = [[compliant_contact(cm.force_f[e], cm.force_i[e, 1], cm.force_i[e, 2], R[k], p[k], vel[k])
+                   for e in rows] for k in range(len(self.t))]
+        force = np.array([[v[0] for v in sample] for sample in values])               # (N, points, 3)
+        gap = np.array([[v[2] for v in sample] for sample in values])
+        normal = self._body_frame(contact.surface)[0] @ contact.normal
+        pressing = np.einsum("nki,ni->nk", force, normal)
+        if kind == "normal_force":
+            return pressing.sum(axis=1)
+        if kind == "friction_force":
+            return force.sum(axis=1) - pressing.sum(axis=1)[:, None] * normal
+        if kind == "mode":
+            return (pressing.sum(axis=1) > 0).astype(int)
+        if kind == "gap":
+            return gap.min(axis=1)
+        return np.array([sample[np.argmin(g)][3] for sample, g in zip(values, gap)])
 
     def _contact_point(self, contact, centre, n):
         """(N, 3) the point of a contact's sphere or disk (centre in body coordinates) nearest the plane

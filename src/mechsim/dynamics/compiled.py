@@ -178,8 +178,16 @@ class CompiledModel:
                     self.sources.append((n_slots, source))
                     self.slot_force.append(force.name)
                     n_slots += 1
+        self.contact_forces = {}                        # compliant contact -> its force rows (one per point)
+        for contact in model.contacts.values():
+            if contact.model == "compliant":
+                for nb, prm in self._compliant_contact(contact):
+                    self.contact_forces.setdefault(contact.name, []).append(len(rows_i))
+                    rows_i.append([L.F_CONTACT, self.body_point_in_node(contact.surface, contact.origin)[0], nb, -1])
+                    rows_f.append(prm)
         self.force_i = np.array(rows_i, dtype=np.int64).reshape(-1, L.FORCE_I_COLS)
-        self.force_f = np.array(rows_f, dtype=float).reshape(-1, L.FORCE_F_COLS)
+        self.force_f = np.array([list(row) + [0.0] * (L.FORCE_F_COLS - len(row)) for row in rows_f],
+                                dtype=float).reshape(-1, L.FORCE_F_COLS)
         self.n_slots = n_slots
         self.actuated = actuated                     # joint -> [(coordinate k, slot)]
         self.u_const = np.zeros(n_slots)
@@ -191,6 +199,20 @@ class CompiledModel:
         self.expression_slots = [(s, src.function) for s, src in self.sources if isinstance(src.function, Expression)]
         self.python_slots = [(s, src) for s, src in self.sources
                              if src.function is not None and not isinstance(src.function, Expression)]
+
+    def _compliant_contact(self, c):
+        """(body node, force_f row) per point of a compliant contact (layout.py F_CONTACT)."""
+        for centre in c.points():
+            nb, centre = self.body_point_in_node(c.body, centre)
+            prm = np.zeros(L.FORCE_F_COLS)
+            prm[[L.K_STIFF, L.K_DAMP, L.K_EXP, L.K_MU, L.K_SLIP, L.K_RADIUS]] = \
+                c.stiffness, c.damping, c.exponent, c.kinetic, c.slip_tolerance, c.radius
+            for column, value in ((L.K_ORIGIN, self.body_point_in_node(c.surface, c.origin)[1]),
+                                  (L.K_NORMAL, self.body_direction_in_node(c.surface, c.normal)),
+                                  (L.K_CENTRE, centre), (L.K_AXIS, self.body_direction_in_node(c.body, c.axis)),
+                                  (L.K_SURFACE, self.body_direction_in_node(c.surface, c.surface_velocity))):
+                prm[column:column + 3] = value
+            yield nb, prm
 
     def packed_tables(self):
         """model_i = [node_i; force_i] and model_f = [node_f; force_f; globals] (layout.py), the two

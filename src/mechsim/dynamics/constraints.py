@@ -13,52 +13,9 @@ from numba import njit
 
 from ..spatial.algebra import INLINE
 from .kernels import PASS, dof
+from .motion import add_scaled, contact_point, cross, dot, direction_motion, node_entry, point_motion
 from .layout import (C0, C1, DA, DB, EA, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
                      ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_PERP, ROW_SCREW, ROW_TYPE, VI)
-
-
-@njit(**INLINE)
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@njit(**INLINE)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(**INLINE)
-def _add(a, b, s):
-    """a + s b"""
-    return (a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2])
-
-
-@njit(**INLINE)
-def point_motion(R, p, vel, acc0, node, local):
-    """World position, velocity and velocity-product acceleration of a point fixed in a node (ground
-    if node < 0): x = R l + p, xd = v + w x x, xdd = a0 + alpha0 x x + w x xd (spatial -> classical)."""
-    if node < 0:
-        return (local[0], local[1], local[2]), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
-    x = (R[node, 0, 0] * local[0] + R[node, 0, 1] * local[1] + R[node, 0, 2] * local[2] + p[node, 0],
-         R[node, 1, 0] * local[0] + R[node, 1, 1] * local[1] + R[node, 1, 2] * local[2] + p[node, 1],
-         R[node, 2, 0] * local[0] + R[node, 2, 1] * local[1] + R[node, 2, 2] * local[2] + p[node, 2])
-    w, a = vel[node, 0:3], acc0[node, 0:3]
-    xd = _add(vel[node, 3:6], _cross(w, x), 1.0)
-    xdd = _add(_add(acc0[node, 3:6], _cross(a, x), 1.0), _cross(w, xd), 1.0)
-    return x, xd, xdd
-
-
-@njit(**INLINE)
-def direction_motion(R, vel, acc0, node, local):
-    """World direction d = R l fixed in a node, its rate w x d and its velocity-product acceleration."""
-    if node < 0:
-        return (local[0], local[1], local[2]), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
-    d = (R[node, 0, 0] * local[0] + R[node, 0, 1] * local[1] + R[node, 0, 2] * local[2],
-         R[node, 1, 0] * local[0] + R[node, 1, 1] * local[1] + R[node, 1, 2] * local[2],
-         R[node, 2, 0] * local[0] + R[node, 2, 1] * local[1] + R[node, 2, 2] * local[2])
-    w = vel[node, 0:3]
-    dd = _cross(w, d)
-    return d, dd, _add(_cross(acc0[node, 0:3], d), _cross(w, dd), 1.0)
 
 
 @njit(**INLINE)
@@ -69,32 +26,6 @@ def node_omega(vel, acc0, node):
 
 
 @njit(**INLINE)
-def node_entry(X, node, j):
-    return X[node, j] if node >= 0 else 0.0
-
-
-@njit(**INLINE)
-def contact_point(f, na, nb, R, p, vel, acc0):
-    """The point c of a contact's shape on b nearest the plane on a, its velocity as a geometric point,
-    and the plane's normal n with its rate (layout.py: contacts). A sphere or point: c = x - r n. A disk
-    of axis s: c = x - r u, u = m / |m| with m = n - (n . s) s the normal's part in the disk's plane; a
-    disk lying flat (m = 0) touches with its centre."""
-    n, nd, _ = direction_motion(R, vel, acc0, na, f[EA:EA + 3])
-    x, xd, _ = point_motion(R, p, vel, acc0, nb, f[PB:PB + 3])
-    s, sd, _ = direction_motion(R, vel, acc0, nb, f[DB:DB + 3])          # (0, 0, 0) for a sphere
-    ns = _dot(n, s)
-    m = _add(n, s, -ns)
-    size = np.sqrt(_dot(m, m))
-    if size == 0.0:
-        return x, xd, n, nd
-    md = _add(_add(nd, s, -(_dot(nd, s) + _dot(n, sd))), sd, -ns)
-    u = (m[0] / size, m[1] / size, m[2] / size)
-    ud = _add(md, u, -_dot(u, md))
-    r = f[C1] / size
-    return _add(x, u, -f[C1]), (xd[0] - r * ud[0], xd[1] - r * ud[1], xd[2] - r * ud[2]), n, nd
-
-
-@njit(**INLINE)
 def contact_row(kind, f, na, nb, R, p, vel, acc0, w):
     """(h, hdot, hddot at qdd = 0) of a contact row along d (the normal n for the gap, a tangent fixed in
     a for a slip): the unit force d at the contact point c, w = [c x d; d], so hdot = w . (V_b - V_a) is
@@ -102,16 +33,16 @@ def contact_row(kind, f, na, nb, R, p, vel, acc0, w):
     moving over its surface, for a slip a rolling constraint (not integrable: no residual). hddot =
     wdot . dV + w . dA0 with c moving as a geometric point (Featherstone, RBDA 2008 §2.10: the rate of a
     force's Pluecker coordinates). h: the gap n . (c - o), o the plane's point; 0 for a slip."""
-    c, cd, n, nd = contact_point(f, na, nb, R, p, vel, acc0)
+    c, cd, n, nd = contact_point(R, p, vel, acc0, na, nb, f[EA:EA + 3], f[PB:PB + 3], f[DB:DB + 3], f[C1])
     if kind == ROW_CONTACT_GAP:
         d, dd = n, nd
         o, _, _ = point_motion(R, p, vel, acc0, na, f[PA:PA + 3])
-        h = _dot(n, _add(c, o, -1.0))
+        h = dot(n, add_scaled(c, o, -1.0))
     else:
         d, dd, _ = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
         h = 0.0
-    m = _cross(c, d)
-    md = _add(_cross(cd, d), _cross(c, dd), 1.0)
+    m = cross(c, d)
+    md = add_scaled(cross(cd, d), cross(c, dd), 1.0)
     w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], d[0], d[1], d[2]
     hd, hdd = 0.0, 0.0
     for j in range(6):
@@ -130,44 +61,44 @@ def geometric_row(kind, f, na, nb, R, p, vel, acc0, w):
     if kind == ROW_PERP:                       # h = u . s, u fixed in a, s fixed in b
         u, ud, udd = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
         s, sd, sdd = direction_motion(R, vel, acc0, nb, f[DB:DB + 3])
-        m = _cross(s, u)                       # hdot = (w_b - w_a) . (s x u)
+        m = cross(s, u)                       # hdot = (w_b - w_a) . (s x u)
         w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], 0.0, 0.0, 0.0
-        return _dot(u, s), _dot(ud, s) + _dot(u, sd), _dot(udd, s) + 2.0 * _dot(ud, sd) + _dot(u, sdd)
+        return dot(u, s), dot(ud, s) + dot(u, sd), dot(udd, s) + 2.0 * dot(ud, sd) + dot(u, sdd)
     xa, xad, xadd = point_motion(R, p, vel, acc0, na, f[PA:PA + 3])
     xb, xbd, xbdd = point_motion(R, p, vel, acc0, nb, f[PB:PB + 3])
-    r, rd, rdd = _add(xb, xa, -1.0), _add(xbd, xad, -1.0), _add(xbdd, xadd, -1.0)
+    r, rd, rdd = add_scaled(xb, xa, -1.0), add_scaled(xbd, xad, -1.0), add_scaled(xbdd, xadd, -1.0)
     if kind == ROW_DISTANCE:                   # h = |r|: a force along r through both points
-        length = np.sqrt(_dot(r, r))
+        length = np.sqrt(dot(r, r))
         n = (r[0] / length, r[1] / length, r[2] / length)
-        m = _cross(xb, n)
+        m = cross(xb, n)
         w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], n[0], n[1], n[2]
-        hd = _dot(n, rd)
-        return length, hd, _dot(n, rdd) + (_dot(rd, rd) - hd * hd) / length
+        hd = dot(n, rd)
+        return length, hd, dot(n, rdd) + (dot(rd, rd) - hd * hd) / length
     # ROW_POINT_DIR and ROW_SCREW: h = d . r with d fixed in a; d's rotation makes w_a = -w_b exactly
     d, dd, ddd = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
-    m = _cross(xb, d)
+    m = cross(xb, d)
     w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], d[0], d[1], d[2]
-    h, hd, hdd = _dot(d, r), _dot(dd, r) + _dot(d, rd), _dot(ddd, r) + 2.0 * _dot(dd, rd) + _dot(d, rdd)
+    h, hd, hdd = dot(d, r), dot(dd, r) + dot(d, rd), dot(ddd, r) + 2.0 * dot(dd, rd) + dot(d, rdd)
     if kind == ROW_SCREW:                      # ... - pitch * angle about d: a moment along d as well
         pitch = f[C1]
         wa, aa = node_omega(vel, acc0, na)
         wb, ab = node_omega(vel, acc0, nb)
         e, _, _ = direction_motion(R, vel, acc0, na, f[EA:EA + 3])
         s, _, _ = direction_motion(R, vel, acc0, nb, f[DB:DB + 3])
-        x, y = _dot(e, s), _dot(_cross(e, s), d)           # angle = atan2(y, x) from e (on a) to s (on b)
+        x, y = dot(e, s), dot(cross(e, s), d)           # angle = atan2(y, x) from e (on a) to s (on b)
         angle = np.arctan2(y, x)
         turns = np.round((h / pitch - angle) / (2.0 * np.pi)) if pitch != 0.0 else 0.0
         # d angle/dt = k . (w_b - w_a), k = (x s x (d x e) + y e x s) / (x^2 + y^2), = d on the manifold
-        k = _add(_cross(s, _cross(d, e)), _cross(e, s), y / x) if abs(x) > abs(y) else \
-            _add(_cross(e, s), _cross(s, _cross(d, e)), x / y)
+        k = add_scaled(cross(s, cross(d, e)), cross(e, s), y / x) if abs(x) > abs(y) else \
+            add_scaled(cross(e, s), cross(s, cross(d, e)), x / y)
         scale = (x if abs(x) > abs(y) else y) / (x * x + y * y)
         k = (k[0] * scale, k[1] * scale, k[2] * scale)
-        wr, ar = _add(wb, wa, -1.0), _add(ab, aa, -1.0)
+        wr, ar = add_scaled(wb, wa, -1.0), add_scaled(ab, aa, -1.0)
         for j in range(3):
             w[j] -= pitch * k[j]
         h -= pitch * (angle + 2.0 * np.pi * turns)     # the branch nearest the slide, so h is continuous
-        hd -= pitch * _dot(k, wr)
-        hdd -= pitch * (_dot(dd, wr) + _dot(k, ar))     # kdot taken as ddot: exact on the manifold
+        hd -= pitch * dot(k, wr)
+        hdd -= pitch * (dot(dd, wr) + dot(k, ar))     # kdot taken as ddot: exact on the manifold
     return h, hd, hdd
 
 

@@ -21,8 +21,11 @@ from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S
 from ..spatial.algebra import (INLINE, JIT, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
                                matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
 from ..status import OK, WRONG_SIZE
-from .layout import (AXIS, COM, F_BODY_FORCE, F_JOINT_FORCE, F_JOINT_SPRING, F_JOINT_STOP, F_SPRING_DAMPER,
-                     FORCE_VALUES,                      GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
+from .layout import (AXIS, COM, F_BODY_FORCE, F_CONTACT, F_JOINT_FORCE, F_JOINT_SPRING, F_JOINT_STOP,
+                     F_SPRING_DAMPER, FORCE_VALUES, GRAVITY, ICOM, K_AXIS, K_CENTRE, K_DAMP, K_EXP, K_MU, K_NORMAL,
+                     K_ORIGIN, K_RADIUS, K_SLIP, K_STIFF, K_SURFACE, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE,
+                     VI)
+from .motion import add_scaled, contact_point, direction_motion, dot, point_motion
 
 PASS = dict(JIT, inline="always")
 
@@ -201,6 +204,38 @@ def apply_point_force(pA, node, x, force, sign):
         pA[node, 3 + k] -= sign * force[k]
 
 
+@njit(**INLINE)
+def compliant_contact(prm, na, nb, R, p, vel):
+    """A compliant contact point (layout.py F_CONTACT): the force on the body at the contact point c,
+    c, the gap, and the slip velocity (world). Normal: Hunt & Crossley (1975) as in Marhefka & Orin
+    (1999), f_n = k d^e + c d^e d' on the penetration d = -gap, never pulling; friction: Coulomb's
+    -mu f_n s / sqrt(|s|^2 + v_s^2) on the slip s relative to the surface material, smooth across s = 0."""
+    c, _, n, _ = contact_point(R, p, vel, vel, na, nb, prm[K_NORMAL:K_NORMAL + 3], prm[K_CENTRE:K_CENTRE + 3],
+                               prm[K_AXIS:K_AXIS + 3], prm[K_RADIUS])
+    o, _, _ = point_motion(R, p, vel, vel, na, prm[K_ORIGIN:K_ORIGIN + 3])
+    u, _, _ = direction_motion(R, vel, vel, na, prm[K_SURFACE:K_SURFACE + 3])
+    rel = add_scaled(add_scaled(material_velocity(vel, nb, c), material_velocity(vel, na, c), -1.0), u, -1.0)
+    rate = dot(n, rel)
+    slip = add_scaled(rel, n, -rate)
+    gap = dot(n, add_scaled(c, o, -1.0))
+    if gap >= 0.0:
+        return (0.0, 0.0, 0.0), c, gap, slip
+    depth = (-gap) ** prm[K_EXP]
+    normal = max(0.0, prm[K_STIFF] * depth - prm[K_DAMP] * depth * rate)
+    friction = -prm[K_MU] * normal / np.sqrt(dot(slip, slip) + prm[K_SLIP] ** 2)
+    return add_scaled((normal * n[0], normal * n[1], normal * n[2]), slip, friction), c, gap, slip
+
+
+@njit(**INLINE)
+def material_velocity(vel, node, x):
+    """Velocity of the node's material point at world point x: v_O + w x x (ground: 0)."""
+    if node < 0:
+        return (0.0, 0.0, 0.0)
+    return (vel[node, 3] + vel[node, 1] * x[2] - vel[node, 2] * x[1],
+            vel[node, 4] + vel[node, 2] * x[0] - vel[node, 0] * x[2],
+            vel[node, 5] + vel[node, 0] * x[1] - vel[node, 1] * x[0])
+
+
 @njit(**PASS)
 def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
     """Force elements, after first_pass: wrenches on nodes (taken off their bias forces pA) and
@@ -219,6 +254,10 @@ def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
             apply_point_force(pA, a, xa, u[slot + 3:slot + 6], 1.0)
             for k in range(3):
                 pA[a, k] -= u[slot + k]
+        elif kind == F_CONTACT:
+            force, c, _, _ = compliant_contact(prm, a, b, R, p, vel)
+            apply_point_force(pA, b, c, force, 1.0)
+            apply_point_force(pA, a, c, force, -1.0)
         elif kind == F_SPRING_DAMPER:
             xa, va = point_state(R, p, vel, a, prm[3:6])
             xb, vb = point_state(R, p, vel, b, prm[6:9])

@@ -12,10 +12,16 @@ AXIS, PITCH, ROT_TREE, POS_TREE, MASS, COM, ICOM = 0, 3, 4, 13, 16, 17, 20
 NODE_F_COLS = 29
 
 # force elements: force_i = [kind, a, b, slot], force_f = parameters
-F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE, F_JOINT_STOP = 0, 1, 2, 3, 4
+F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE, F_JOINT_STOP, F_CONTACT = 0, 1, 2, 3, 4, 5
 # F_JOINT_STOP (a compliant joint_limit): force_i = [kind, v index, q index, -1],
 # force_f = [stiffness, damping, lower, upper, has lower, has upper]
-FORCE_I_COLS, FORCE_F_COLS = 4, 9
+# F_CONTACT (a compliant contact point): force_i = [kind, surface node, body node, -1], force_f = the
+# columns below: Hunt-Crossley stiffness, damping and exponent, kinetic friction and the slip speed that
+# regularizes it, the plane's origin and normal (surface node), the shape's centre and disk axis (body
+# node), its radius, the surface material's velocity (surface node)
+K_STIFF, K_DAMP, K_EXP, K_MU, K_SLIP, K_ORIGIN, K_NORMAL, K_CENTRE, K_AXIS, K_RADIUS, K_SURFACE = \
+    0, 1, 2, 3, 4, 5, 8, 11, 14, 17, 18
+FORCE_I_COLS, FORCE_F_COLS = 4, 21
 
 # The public forward_dynamics passes the model to its kernel as two stacked tables, because every
 # array crossing from Python into numba costs ~50 ns (SPEC §6):

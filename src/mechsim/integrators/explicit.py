@@ -315,10 +315,10 @@ def rk_step(problem, tab, st, t_bound):
         h = t_new - t
         h_abs = abs(h)
         status = stages(problem, tab, st, t, h, y_new)
-        if status != OK and status != NON_FINITE:
-            return status
         if fixed:
-            if status != OK or not all_finite(st.K[tab.n_stages]):
+            if status != OK:
+                return status
+            if not all_finite(st.K[tab.n_stages]):
                 return NON_FINITE
             st.flags[N_GRID] += on_grid
             h_abs = st.scalars[H_FIXED]
@@ -333,9 +333,9 @@ def rk_step(problem, tab, st, t_bound):
         if np.isfinite(norm):
             h_abs *= max(MIN_FACTOR, SAFETY * norm ** exponent)
             failure = STEP_TOO_SMALL
-        else:
-            h_abs *= MIN_FACTOR
-            failure = NON_FINITE
+        else:                                       # a stage failed (a state far off, e.g. deep in a stiff
+            h_abs *= MIN_FACTOR                     # contact): a smaller step; the failure if none succeeds
+            failure = NON_FINITE if status == OK else status
         rejected = True
         st.counts[COUNT_REJECTED] += 1
     st.counts[COUNT_STEPS] += 1

@@ -2,6 +2,10 @@
 ground), rigid: a unilateral normal row and two tangent rows whose modes (open, sliding, sticking
 or rolling) the run switches (simulation/hybrid.py), impacts by Newton's law with Coulomb friction.
 
+``model="compliant"`` instead: a Hunt-Crossley spring-damper on the penetration (``stiffness``,
+``damping``, ``exponent``: 1.5 for a sphere or disk, Hertz's) with Coulomb friction regularized over
+``slip_tolerance`` (m/s), a force element evaluated in the compiled dynamics, no modes or events.
+
 Shapes: "point" (a point of the body), "sphere" (centre ``point``, ``radius``), "disk" (centre
 ``point``, ``axis``, rim ``radius``: a wheel or a coin) and "box" (centre ``point``, edge lengths
 ``size`` along the body's axes: its eight corners, each a point contact with the rows of its own,
@@ -22,7 +26,9 @@ from .joints import plane_axes, unit_axis
 SHAPES = ("point", "sphere", "disk", "box")
 CONTACT_SIGNALS = ("normal_force", "friction_force", "slip_velocity", "gap", "mode")
 CONTACT_OPTIONS = ("body", "shape", "radius", "point", "axis", "size", "surface", "origin", "normal",
-                   "surface_velocity", "restitution", "static", "kinetic", "min_bounce_speed", "model")
+                   "surface_velocity", "restitution", "static", "kinetic", "min_bounce_speed", "model", "stiffness",
+                   "damping", "exponent", "slip_tolerance")
+RIGID_ONLY, COMPLIANT_ONLY = ("restitution", "min_bounce_speed"), ("stiffness", "damping", "exponent", "slip_tolerance")
 CORNERS = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
 
 
@@ -49,9 +55,13 @@ class Contact(Element):
         self.shape = opts.get("shape", "point")
         if self.shape not in SHAPES:
             raise ModelError(f"{what}: shape {self.shape!r} is not available; the shapes are {', '.join(SHAPES)}")
-        if opts.get("model", "rigid") != "rigid":
-            raise ModelError(f"{what}: model {opts['model']!r} is not available; contacts are rigid "
-                             "(for a compliant stop on a joint use joint_limit with stiffness=)")
+        self.model = opts.get("model", "rigid")
+        if self.model not in ("rigid", "compliant"):
+            raise ModelError(f"{what}: model must be 'rigid' or 'compliant', got {self.model!r}")
+        wrong = sorted(set(opts) & set(COMPLIANT_ONLY if self.model == "rigid" else RIGID_ONLY))
+        if wrong:
+            raise ModelError(f"{what}: {', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not for a "
+                             f"{self.model} contact")
         self.radius = finite_number(opts, "radius", 0.0, what)
         if self.shape in ("sphere", "disk") and not self.radius > 0:
             raise ModelError(f"{what}: a {self.shape} needs radius > 0")
@@ -86,6 +96,14 @@ class Contact(Element):
                              f"kinetic={self.kinetic:g}")
         if self.min_bounce_speed < 0:
             raise ModelError(f"{what}: min_bounce_speed must be >= 0")
+        if self.model == "compliant":
+            self.stiffness = finite_number(opts, "stiffness", 0.0, what)
+            self.damping = finite_number(opts, "damping", 0.0, what)
+            self.exponent = finite_number(opts, "exponent", 1.5 if self.shape in ("sphere", "disk") else 1.0, what)
+            self.slip_tolerance = finite_number(opts, "slip_tolerance", 1e-3, what)
+            if not (self.stiffness > 0 and self.damping >= 0 and self.exponent >= 1 and self.slip_tolerance > 0):
+                raise ModelError(f"{what}: a compliant contact needs stiffness > 0, damping >= 0, exponent >= 1 and "
+                                 "slip_tolerance > 0")
 
     def points(self):
         """The centres of the shape's contact points on the body: a box's eight corners, else ``point``."""

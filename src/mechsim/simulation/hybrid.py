@@ -118,7 +118,8 @@ class Modes:
         self.sides = [StopSide(cm, f, side, value, sign) for f in forces if f.kind == "joint_limit" and f.rigid
                       for side, value, sign in f.stops()]
         self.locks = [Lock(cm, f) for f in forces if f.kind == "joint_friction"]
-        self.contacts = [ContactRows(cm, c, labels) for c in cm.model.contacts.values() for labels in c.labels()]
+        self.contacts = [ContactRows(cm, c, labels) for c in cm.model.contacts.values() if c.model == "rigid"
+                         for labels in c.labels()]
         self.groups = {}                                           # contact name -> its points
         for c in self.contacts:
             self.groups.setdefault(c.name, []).append(c)

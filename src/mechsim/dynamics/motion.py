@@ -1,0 +1,79 @@
+"""Motion of points and directions fixed in tree nodes, and of the point where a contact's shape
+touches a plane, from the node poses R, p, spatial velocities vel (world origin) and velocity-product
+accelerations acc0 (constraints.py, kernels.py). Small steps, inlined by LLVM wherever they are used."""
+import numpy as np
+from numba import njit
+
+from ..spatial.algebra import INLINE
+
+
+@njit(**INLINE)
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(**INLINE)
+def dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(**INLINE)
+def add_scaled(a, b, s):
+    """a + s b"""
+    return (a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2])
+
+
+@njit(**INLINE)
+def point_motion(R, p, vel, acc0, node, local):
+    """World position, velocity and velocity-product acceleration of a point fixed in a node (ground
+    if node < 0): x = R l + p, xd = v + w x x, xdd = a0 + alpha0 x x + w x xd (spatial -> classical)."""
+    if node < 0:
+        return (local[0], local[1], local[2]), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    x = (R[node, 0, 0] * local[0] + R[node, 0, 1] * local[1] + R[node, 0, 2] * local[2] + p[node, 0],
+         R[node, 1, 0] * local[0] + R[node, 1, 1] * local[1] + R[node, 1, 2] * local[2] + p[node, 1],
+         R[node, 2, 0] * local[0] + R[node, 2, 1] * local[1] + R[node, 2, 2] * local[2] + p[node, 2])
+    w, a = vel[node, 0:3], acc0[node, 0:3]
+    xd = add_scaled(vel[node, 3:6], cross(w, x), 1.0)
+    xdd = add_scaled(add_scaled(acc0[node, 3:6], cross(a, x), 1.0), cross(w, xd), 1.0)
+    return x, xd, xdd
+
+
+@njit(**INLINE)
+def direction_motion(R, vel, acc0, node, local):
+    """World direction d = R l fixed in a node, its rate w x d and its velocity-product acceleration."""
+    if node < 0:
+        return (local[0], local[1], local[2]), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    d = (R[node, 0, 0] * local[0] + R[node, 0, 1] * local[1] + R[node, 0, 2] * local[2],
+         R[node, 1, 0] * local[0] + R[node, 1, 1] * local[1] + R[node, 1, 2] * local[2],
+         R[node, 2, 0] * local[0] + R[node, 2, 1] * local[1] + R[node, 2, 2] * local[2])
+    w = vel[node, 0:3]
+    dd = cross(w, d)
+    return d, dd, add_scaled(cross(acc0[node, 0:3], d), cross(w, dd), 1.0)
+
+
+@njit(**INLINE)
+def node_entry(X, node, j):
+    return X[node, j] if node >= 0 else 0.0
+
+
+@njit(**INLINE)
+def contact_point(R, p, vel, acc0, na, nb, normal, centre, axis, radius):
+    """The point c of a contact's shape on b nearest the plane on a, its velocity as a geometric point,
+    and the plane's normal n with its rate (layout.py: contacts). A sphere or point: c = x - r n. A disk
+    of axis s: c = x - r u, u = m / |m| with m = n - (n . s) s the normal's part in the disk's plane; a
+    disk lying flat (m = 0) touches with its centre. normal (fixed in node na), centre and axis (fixed in
+    nb; axis (0, 0, 0) for a sphere) in node coordinates; acc0 may be any (n, 6) array when only
+    positions and velocities are wanted."""
+    n, nd, _ = direction_motion(R, vel, acc0, na, normal)
+    x, xd, _ = point_motion(R, p, vel, acc0, nb, centre)
+    s, sd, _ = direction_motion(R, vel, acc0, nb, axis)
+    ns = dot(n, s)
+    m = add_scaled(n, s, -ns)
+    size = np.sqrt(dot(m, m))
+    if size == 0.0:
+        return x, xd, n, nd
+    md = add_scaled(add_scaled(nd, s, -(dot(nd, s) + dot(n, sd))), sd, -ns)
+    u = (m[0] / size, m[1] / size, m[2] / size)
+    ud = add_scaled(md, u, -dot(u, md))
+    r = radius / size
+    return add_scaled(x, u, -radius), (xd[0] - r * ud[0], xd[1] - r * ud[1], xd[2] - r * ud[2]), n, nd
