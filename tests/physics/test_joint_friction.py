@@ -109,3 +109,30 @@ def test_stacked_blocks_mode_iteration_picks_the_regime(P, regime):
 def test_bad_friction_is_refused(options, message):
     with pytest.raises(ms.ModelError, match=message):
         block(**options)
+
+
+def regularized(push, v0=0.0, m=2.0, kinetic=2.0, slip=1e-3):
+    model = ms.Model(gravity=(0, 0, -9.81))
+    model.add_body("block", mass=m, inertia=(0.1, 0.1, 0.1))
+    model.add_joint("x", "prismatic", parent="ground", child="block", axis=(1, 0, 0), v0=v0)
+    model.add_force("friction", "joint_friction", joint="x", static=3.0, kinetic=kinetic, model="regularized",
+                    slip_tolerance=slip)
+    model.add_force("push", "joint_force", joint="x", value=push)
+    return model
+
+
+def test_regularized_friction_creeps_at_its_closed_form_speed_and_slides_at_the_kinetic_level():
+    """The smooth model f = -F_k v / sqrt(v^2 + v_s^2) has no stiction: a steady load P < F_k makes the
+    block creep where f balances it, v = v_s r / sqrt(1 - r^2), r = P / F_k (the exact model holds it:
+    test_load_within_static_friction_never_moves). Fast, it decelerates at F_k / m like Coulomb's."""
+    P, F_k, v_s = 1.0, 2.0, 1e-3
+    res = regularized(push=str(P), kinetic=F_k, slip=v_s).simulate(t_end=1.0, t_eval=[1.0], **TOL)
+    r = P / F_k
+    np.testing.assert_allclose(res["x.v"], v_s * r / np.sqrt(1 - r * r), rtol=0, atol=1e-9)     # atol 1e-10 run
+    np.testing.assert_allclose(res["friction.force"], -P, rtol=1e-6)
+    assert res["friction.mode"][-1] == 2 and not res.events
+    res = regularized(push="0", v0=3.0, kinetic=F_k, slip=v_s).simulate(t_end=1.0, t_eval=[0.0, 0.5, 1.0], **TOL)
+    np.testing.assert_allclose(res["x.v"], 3.0 - F_k / 2.0 * res.t, atol=1e-6)      # |v| >> v_s: -F_k (1 - 1e-7)
+    assert set(res["friction.mode"]) == {1}
+    with pytest.raises(ms.ModelError, match="slip_tolerance"):
+        block().add_force("bad", "joint_friction", joint="x", static=1.0, slip_tolerance=1e-3)

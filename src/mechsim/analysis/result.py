@@ -1,7 +1,7 @@
 """ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v)."""
 import numpy as np
 
-from ..dynamics.kernels import compliant_contact, joint_stop_force
+from ..dynamics.kernels import compliant_contact, joint_friction_force, joint_stop_force
 from ..dynamics.layout import F_JOINT_STOP, QI, VI
 from ..dynamics.multipliers import constrained_trajectory
 from ..errors import MechsimError
@@ -181,13 +181,19 @@ class Result:
 
     def _friction(self, friction, kind):
         """(N,) friction force on its coordinate (the lock row's multiplier while stuck, the kinetic force
-        the run applied while slipping) or mode: 1 slipping, 2 stuck (its lock row takes part)."""
+        the run applied while slipping; a regularized friction's smooth force) or mode: 1 slipping, 2 stuck
+        (its lock row takes part; a regularized friction: slower than its slip tolerance)."""
         cm = self._cm
+        vi = cm.node_i[cm.joint_nodes[friction.joint][friction.primitive], VI]
+        if not friction.exact:                  # 1 slipping, 2 within the slip tolerance
+            v = self.v[:, vi]
+            if kind == "mode":
+                return np.where(np.abs(v) > friction.slip_tolerance, 1, 2)
+            return np.array([joint_friction_force(np.array([friction.kinetic, friction.slip_tolerance]), x) for x in v])
         row = cm.rows.owner.index(("lock", friction.name, "lock"))
         stuck = self.active is not None and row in self.active
         if kind == "mode":
             return np.full(len(self.t), 2 if stuck else 1)
-        vi = cm.node_i[cm.joint_nodes[friction.joint][friction.primitive], VI]
         return self._node_dynamics()[5][:, row] + self.tau[:, vi]
 
     def _contact(self, contact, kind):

@@ -36,7 +36,7 @@ class ConstraintRows:
                 node = cm.joint_nodes[force.joint][force.primitive]
                 for side, value, _ in force.stops():
                     self._row(L.ROW_COORD, node, -1, ("limit", force.name, side), C0=value)
-            if force.kind == "joint_friction":                # q = where it stuck (a target), while stuck
+            if force.kind == "joint_friction" and force.exact:     # q = where it stuck (a target), while stuck
                 self._row(L.ROW_COORD, cm.joint_nodes[force.joint][force.primitive], -1, ("lock", force.name, "lock"))
         rates = [self._contact(contact) for contact in model.contacts.values() if contact.model == "rigid"]
         self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)

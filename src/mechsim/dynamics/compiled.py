@@ -156,6 +156,10 @@ class CompiledModel:
                 rows_i.append([L.F_JOINT_STOP, self.node_i[node, L.VI], self.node_i[node, L.QI], -1])
                 rows_f.append([force.stiffness, force.damping, force.lower or 0.0, force.upper or 0.0,
                                force.lower is not None, force.upper is not None, 0, 0, 0])
+            elif force.kind == "joint_friction" and not force.exact:
+                node = self.joint_nodes[force.joint][force.primitive]
+                rows_i.append([L.F_JOINT_FRICTION, self.node_i[node, L.VI], -1, -1])
+                rows_f.append([force.kinetic, force.slip_tolerance])
             elif force.kind == "spring_damper":
                 na, pa = self.body_point_in_node(force.body_a, force.point_a)
                 nb, pb = self.body_point_in_node(force.body_b, force.point_b)

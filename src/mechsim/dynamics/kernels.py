@@ -21,7 +21,8 @@ from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S
 from ..spatial.algebra import (INLINE, JIT, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
                                matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
 from ..status import OK, WRONG_SIZE
-from .layout import (AXIS, COM, F_BODY_FORCE, F_CONTACT, F_JOINT_FORCE, F_JOINT_SPRING, F_JOINT_STOP,
+from .layout import (AXIS, COM, F_BODY_FORCE, F_CONTACT, F_JOINT_FORCE, F_JOINT_FRICTION, F_JOINT_SPRING,
+                     F_JOINT_STOP,
                      F_SPRING_DAMPER, FORCE_VALUES, GRAVITY, ICOM, K_AXIS, K_CENTRE, K_DAMP, K_EXP, K_MU, K_NORMAL,
                      K_ORIGIN, K_RADIUS, K_SLIP, K_STIFF, K_SURFACE, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE,
                      VI)
@@ -41,6 +42,13 @@ def joint_stop_force(prm, q, v):
     if prm[4] != 0.0 and q < prm[2]:
         return max(0.0, k * (prm[2] - q) - c * v)
     return 0.0
+
+@njit(**INLINE)
+def joint_friction_force(prm, v):
+    """Generalized force of a regularized joint friction (layout.py F_JOINT_FRICTION): Coulomb's -F_k
+    sign(v), smoothed over the slip tolerance v_s: -F_k v / sqrt(v^2 + v_s^2)."""
+    return -prm[0] * v / np.sqrt(v * v + prm[1] * prm[1])
+
 
 # kernel status: OK, another code of mechsim.status, or the index of the node whose joint-space inertia D
 # is singular
@@ -249,6 +257,8 @@ def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
             tau[a] += u[slot]
         elif kind == F_JOINT_STOP:
             tau[a] += joint_stop_force(prm, q[b], v[a])
+        elif kind == F_JOINT_FRICTION:
+            tau[a] += joint_friction_force(prm, v[a])
         elif kind == F_BODY_FORCE:
             xa, va = point_state(R, p, vel, a, prm[3:6])
             apply_point_force(pA, a, xa, u[slot + 3:slot + 6], 1.0)

@@ -12,7 +12,9 @@ AXIS, PITCH, ROT_TREE, POS_TREE, MASS, COM, ICOM = 0, 3, 4, 13, 16, 17, 20
 NODE_F_COLS = 29
 
 # force elements: force_i = [kind, a, b, slot], force_f = parameters
-F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE, F_JOINT_STOP, F_CONTACT = 0, 1, 2, 3, 4, 5
+F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE, F_JOINT_STOP, F_CONTACT, F_JOINT_FRICTION = range(7)
+# F_JOINT_FRICTION (a regularized joint_friction): force_i = [kind, v index, -1, -1], force_f = [kinetic,
+# slip_tolerance]
 # F_JOINT_STOP (a compliant joint_limit): force_i = [kind, v index, q index, -1],
 # force_f = [stiffness, damping, lower, upper, has lower, has upper]
 # F_CONTACT (a compliant contact point): force_i = [kind, surface node, body node, -1], force_f = the

@@ -133,9 +133,16 @@ class JointLimit(ForceElement):
 class JointFriction(ForceElement):
     """Coulomb friction on one coordinate of a joint (force or torque levels): stuck, the coordinate is
     held by a constraint row while its force stays within ``static``; slipping, ``kinetic`` opposes
-    the slip (Wood & Kennedy 2003 §6: joints that lock and unlock, resolved by a mode iteration)."""
+    the slip (Wood & Kennedy 2003 §6: joints that lock and unlock, resolved by a mode iteration).
+    ``model="regularized"``: the smooth -kinetic v / sqrt(v^2 + slip_tolerance^2) instead, a force with
+    no modes (it creeps under a load below the static level: at v = v_s r / sqrt(1 - r^2), r = load /
+    kinetic)."""
     kind = "joint_friction"
-    options = ("joint", "static", "kinetic", "coordinate")
+    options = ("joint", "static", "kinetic", "coordinate", "model", "slip_tolerance")
+
+    @property
+    def exact(self):
+        return self.model == "exact"
 
 
 FORCE_CLASSES = {cls.kind: cls for cls in (JointSpringDamper, SpringDamper, JointForce, BodyForce, JointLimit,
@@ -193,6 +200,12 @@ def make_force(model, name, kind, opts):
         f.static, f.kinetic = number("static", 0.0), number("kinetic", opts.get("static", 0.0))
         if not 0 <= f.kinetic <= f.static:
             raise ModelError(f"{what}: need 0 <= kinetic <= static, got static={f.static:g}, kinetic={f.kinetic:g}")
+        f.model = opts.get("model", "exact")
+        if f.model not in ("exact", "regularized"):
+            raise ModelError(f"{what}: model must be 'exact' (stick and slip) or 'regularized', got {f.model!r}")
+        f.slip_tolerance = number("slip_tolerance", 1e-3)
+        if f.model == "exact" and "slip_tolerance" in opts or not f.slip_tolerance > 0:
+            raise ModelError(f"{what}: slip_tolerance (> 0) is for model='regularized'")
     elif kind == "spring_damper":
         f.body_a, f.body_b = model.body(need("body_a"), what).name, model.body(need("body_b"), what).name
         f.point_a = as_vector3(opts.get("point_a", (0, 0, 0)), f"{what} point_a")

@@ -117,7 +117,7 @@ class Modes:
         forces = cm.model.forces.values()
         self.sides = [StopSide(cm, f, side, value, sign) for f in forces if f.kind == "joint_limit" and f.rigid
                       for side, value, sign in f.stops()]
-        self.locks = [Lock(cm, f) for f in forces if f.kind == "joint_friction"]
+        self.locks = [Lock(cm, f) for f in forces if f.kind == "joint_friction" and f.exact]
         self.contacts = [ContactRows(cm, c, labels) for c in cm.model.contacts.values() if c.model == "rigid"
                          for labels in c.labels()]
         self.groups = {}                                           # contact name -> its points
