@@ -220,6 +220,12 @@ def test_contact_file_round_trip_and_bad_input(tmp_path):
     for options, message in bad:
         with pytest.raises(ms.ModelError, match=message):
             _one_body().add_contact("c", body="b", **options)
+    massless = ms.Model()
+    massless.add_body("b")
+    massless.add_joint("j", "prismatic", "ground", "b")
+    massless.add_contact("pad", body="b")
+    with pytest.raises(ms.ModelError, match="contact 'pad' is on body 'b', which has zero mass"):
+        massless.check()
     with pytest.raises(ms.SimulationError, match="starts .* inside the surface"):
         ball(z0=0.05).simulate(t_end=0.1)
 
