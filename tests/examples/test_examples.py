@@ -32,6 +32,8 @@ CASES = {
     "clutch": ("clutch", {}, 4.0, 100, 2),
     "billiard_ball": ("billiard_ball", {}, 1.0, 100, 6),
     "disk_on_ramp": ("disk_on_ramp", {}, 8.0, 20, 3),
+    "stacked_blocks": ("stacked_blocks", {}, 6.0, 20, 2),
+    "box_on_incline": ("box_on_incline", {}, 2.0, 20, 6),
 }
 
 
@@ -219,6 +221,8 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "clutch": ("clutch", [], "3"),
     "billiard_ball": ("billiard_ball", [], "1"),
     "disk_on_ramp": ("disk_on_ramp", [], "2"),
+    "stacked_blocks": ("stacked_blocks", [], "6"),
+    "box_on_incline": ("box_on_incline", [], "2"),
 }
 
 
@@ -274,6 +278,8 @@ README_SIGNALS = {
     "clutch": "clutch.v,friction.force",
     "billiard_ball": "ball.velocity,cloth.mode",
     "disk_on_ramp": "roll.q,ramp.mode",
+    "stacked_blocks": "x1.v,x2.v",
+    "box_on_incline": "box.position,floor.normal_force",
 }
 
 

@@ -1,5 +1,6 @@
 """The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py, clutch.py,
-billiard_ball.py, disk_on_ramp.py) against their closed forms, derived in the scripts' docstrings."""
+billiard_ball.py, disk_on_ramp.py, stacked_blocks.py, box_on_incline.py) against their closed forms,
+derived in the scripts' docstrings."""
 import numpy as np
 import pytest
 
@@ -102,3 +103,33 @@ def test_disk_on_ramp_switches_where_the_closed_form_and_the_paper_say():
     np.testing.assert_allclose(slip[rolling], 0.0, atol=1e-9)
     frictionless = (res.t > t2 + 1e-6) & (res.t < t3 - 1e-6)
     np.testing.assert_allclose(res["roll.v"][frictionless, 2], res["roll.v"][frictionless, 2][0], rtol=1e-12)
+
+
+def test_stacked_blocks_go_from_stuck_to_together_to_apart_at_the_closed_form_times():
+    sb = script("stacked_blocks")
+    res = ms.load(EXAMPLES / "stacked_blocks.yaml").simulate()
+    together, apart = sb.switches()
+    assert [(e.kind, e.name) for e in res.events] == [("unlock", "f1"), ("unlock", "f2")]
+    np.testing.assert_allclose([e.time for e in res.events], [together, apart], atol=1e-9)
+    a1, a2 = res["x1.a"], res["x2.a"]
+    eps = 1e-9                                          # past the two samples at each switch
+    stuck, joint, apart_ = res.t < together - eps, (res.t > together + eps) & (res.t < apart - eps), res.t > apart + eps
+    np.testing.assert_allclose(a1[stuck], 0.0, atol=1e-12)
+    np.testing.assert_allclose(a1[joint], (sb.RATE * res.t[joint] - 3.0) / 2, atol=1e-9)
+    np.testing.assert_allclose(a2[joint], 0.0, atol=1e-9)
+    np.testing.assert_allclose(a1[apart_], 2.0, atol=1e-9)
+    np.testing.assert_allclose(a1[apart_] + a2[apart_], sb.RATE * res.t[apart_] - 5.0, atol=1e-9)
+
+
+def test_box_on_incline_rests_below_and_slides_above_the_friction_angle_on_its_corners():
+    bi = script("box_on_incline")
+    held = bi.simulate(bi.build_model(np.radians(20)), 1.0)
+    assert np.abs(held["box.position"][:, 0]).max() < 1e-12 and set(held["floor.mode"]) == {2}
+    np.testing.assert_allclose(held["floor.friction_force"][:, 0], -bi.MASS * bi.G * np.sin(np.radians(20)),
+                               rtol=1e-10)
+    res = ms.load(EXAMPLES / "box_on_incline.yaml").simulate()
+    assert [e.kind for e in res.events] == ["contact"] * 4 + ["slide"]          # no corner chatters
+    np.testing.assert_allclose(res["box.position"][:, 0], 0.5 * bi.acceleration(np.radians(30)) * res.t ** 2,
+                               atol=1e-9)
+    np.testing.assert_allclose(res["floor.normal_force"], bi.MASS * bi.G * np.cos(np.radians(30)), rtol=1e-9)
+    np.testing.assert_allclose(res["box.omega"], 0.0, atol=1e-9)

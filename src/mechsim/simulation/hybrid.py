@@ -35,6 +35,8 @@ direction sticks. A mode seen twice is a cycle: SimulationError (a complementari
 needed there). Switches are EventRecords: "limit" for stops, "lock"/"unlock" for friction.
 """
 import numpy as np
+from scipy.linalg import null_space
+from scipy.optimize import linprog
 
 from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_values
@@ -178,8 +180,7 @@ class Modes:
         separate = lambda: ([MULTIPLIER, c.row, 0, 0], [0.0, 1.0, 0.0, 0.0]) if c.row in self.closed else None
         stick = lambda: ([SLIP, c.t1, 0, 0], [0.0, *self.sliding[c.key], 0.0]) if c.key in self.sliding else None
         return [ModeEvent(self, c, "hit", -1, hit, lambda sim: self._touch(sim, c)),
-                ModeEvent(self, c, "separate", -1, separate,
-                          lambda sim: self._separate(sim._driver, sim.t, sim.y, c, "lifts off")),
+                ModeEvent(self, c, "separate", -1, separate, lambda sim: None),    # the mode iteration decides
                 ModeEvent(self, c, "stick", -1, stick, lambda sim: self._stick_contact(sim.log, c, "slip stops"))]
 
     def _slide_event(self, points):
@@ -303,6 +304,30 @@ class Modes:
         """Set the gap at which an open contact point hits: a few ulps below its gap now."""
         gap = self._contact_rows(driver, t, y[:self.nq], y[self.nq:], c)[0][c.row]
         self.touch[c.key] = min(gap, 0.0) + TOUCH_GAP
+
+    def _can_all_push(self, driver, t, y, lam):
+        """Whether some multipliers of the held rows give the same motion with every closed contact point
+        pushing: lam + N alpha with N spanning the null space of the rows' force directions (their
+        share of the load is not determined: a box's four corners, 4 rows of rank 3), found by a
+        feasibility LP. The solver's own lam may have a corner pull where another split has none."""
+        cm = driver.cm
+        held = sorted({int(r) for r in cm.every_row} | self.closed)     # the redundant rows too
+        _, _, G = constraint_values(cm, y[:self.nq], y[self.nq:], t, rows=held, targets=self.targets())
+        force = G[held]
+        for k, row in enumerate(held):                     # a sliding contact's friction: G_n - mu s G_t
+            t1, mu, *_, s1, s2 = driver.data.cw.slide[row]
+            if t1 >= 0:
+                t1 = int(t1)
+                _, _, Gt = constraint_values(cm, y[:self.nq], y[self.nq:], t, rows=[t1, t1 + 1])
+                force[k] -= mu * (s1 * Gt[t1] + s2 * Gt[t1 + 1])
+        N = null_space(force.T, rcond=1e-9)
+        normals = [k for k, row in enumerate(held) if row in {c.row for c in self.contacts}]
+        if N.shape[1] == 0:
+            return all(lam[held[k]] > 0.0 for k in normals)
+        margin = 1e-9 * max(1.0, np.abs(lam).max())
+        fit = linprog(np.zeros(N.shape[1]), A_ub=-N[normals], b_ub=lam[[held[k] for k in normals]] - margin,
+                      bounds=[(None, None)] * N.shape[1], method="highs")
+        return fit.status == 0
 
     def _pressing(self, driver, t, y, c):
         """Whether open contact point c touches (gap and its rate ~0) and the flow would push it into the
@@ -479,11 +504,11 @@ class Modes:
                 self.closed.discard(s.row)
                 driver.log(t, "limit", s.name, f"leaves its {s.side} stop {s.value:g}: its force would pull")
                 return True
-        active = set(driver.data.active.tolist())
-        for c in self.contacts:                            # a closed contact must push (a redundant one carries 0)
-            if c.row in self.closed and c.row in active and lam[c.row] <= 0.0:
-                self._separate(driver, t, y, c, "its normal force would pull")
-                return True
+        pulling = [c for c in self.contacts if c.row in self.closed and lam[c.row] <= 0.0]
+        if pulling and not self._can_all_push(driver, t, y, lam):       # a closed contact must push
+            c = min(pulling, key=lambda c: lam[c.row])
+            self._separate(driver, t, y, c, "its normal force would pull")
+            return True
         for c in self.contacts:                            # an open contact touching at rest must not penetrate
             if c.row not in self.closed and self._pressing(driver, t, y, c):
                 self._touch_at_rest(driver, t, y, c)
