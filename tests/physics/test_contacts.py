@@ -224,7 +224,7 @@ def test_contact_file_round_trip_and_bad_input(tmp_path):
     massless.add_body("b")
     massless.add_joint("j", "prismatic", "ground", "b")
     massless.add_contact("pad", body="b")
-    with pytest.raises(ms.ModelError, match="contact 'pad' is on body 'b', which has zero mass"):
+    with pytest.raises(ms.ModelError, match=r"body 'b' has zero mass .* \(contact 'pad' is on it\)"):
         massless.check()
     with pytest.raises(ms.SimulationError, match="starts .* inside the surface"):
         ball(z0=0.05).simulate(t_end=0.1)

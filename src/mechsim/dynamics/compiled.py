@@ -128,9 +128,9 @@ class CompiledModel:
             body = model.bodies[name]
             if name not in has_child and body.mass <= 0.0:
                 touching = [c.name for c in model.contacts.values() if c.body == name]
-                raise ModelError((f"contact '{touching[0]}' is on " if touching else "") +
-                                 f"body '{name}', which has zero mass and carries no other body: its motion is "
-                                 "undefined; give it a positive mass (and inertia), or weld it to its parent")
+                raise ModelError(f"body '{name}' has zero mass and carries no other body: its motion is undefined"
+                                 + (f" (contact '{touching[0]}' is on it)" if touching else "") +
+                                 "; give it a positive mass (and inertia), or weld it to its parent")
 
     def body_point_in_node(self, body, point):
         """(node, point in node coordinates) of a point given in body coordinates."""
