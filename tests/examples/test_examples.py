@@ -34,6 +34,7 @@ CASES = {
     "disk_on_ramp": ("disk_on_ramp", {}, 8.0, 20, 3),
     "stacked_blocks": ("stacked_blocks", {}, 6.0, 20, 2),
     "box_on_incline": ("box_on_incline", {}, 2.0, 20, 6),
+    "pendulum_stop": ("pendulum_stop", {}, 4.0, 50, 1),
 }
 
 
@@ -223,6 +224,7 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "disk_on_ramp": ("disk_on_ramp", [], "2"),
     "stacked_blocks": ("stacked_blocks", [], "6"),
     "box_on_incline": ("box_on_incline", [], "2"),
+    "pendulum_stop": ("pendulum_stop", [], "4"),
 }
 
 
@@ -280,6 +282,7 @@ README_SIGNALS = {
     "disk_on_ramp": "roll.q,ramp.mode",
     "stacked_blocks": "x1.v,x2.v",
     "box_on_incline": "box.position,floor.normal_force",
+    "pendulum_stop": "hinge.q,stop.force",
 }
 
 

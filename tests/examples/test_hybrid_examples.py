@@ -1,6 +1,6 @@
 """The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py, clutch.py,
-billiard_ball.py, disk_on_ramp.py, stacked_blocks.py, box_on_incline.py) against their closed forms,
-derived in the scripts' docstrings."""
+billiard_ball.py, disk_on_ramp.py, stacked_blocks.py, box_on_incline.py, pendulum_stop.py) against
+their closed forms, derived in the scripts' docstrings."""
 import numpy as np
 import pytest
 
@@ -133,3 +133,18 @@ def test_box_on_incline_rests_below_and_slides_above_the_friction_angle_on_its_c
                                atol=1e-9)
     np.testing.assert_allclose(res["floor.normal_force"], bi.MASS * bi.G * np.cos(np.radians(30)), rtol=1e-9)
     np.testing.assert_allclose(res["box.omega"], 0.0, atol=1e-9)
+
+
+def test_pendulum_hits_its_stop_at_the_elliptic_time_rebounds_at_exactly_e_and_rests_on_it():
+    ps = script("pendulum_stop")
+    res = ms.load(EXAMPLES / "pendulum_stop.yaml").simulate()
+    hits = [e.time for e in res.events if e.kind == "limit" and "reached" in e.detail]
+    assert len(hits) > 20 and hits[0] == pytest.approx(ps.fall_time(), abs=1e-9)
+    for t in hits[:10]:                                 # the samples before and after each impact
+        k = int(np.searchsorted(res.t, t))
+        v_before, v_after = res["hinge.v"][k], res["hinge.v"][k + 1]
+        assert v_after / v_before == pytest.approx(-ps.RESTITUTION, abs=1e-12)
+    assert res["hinge.v"][int(np.searchsorted(res.t, hits[0]))] == pytest.approx(-ps.speed(ps.STOP), rel=1e-8)
+    rest = res.t > hits[-1] + 1e-9
+    np.testing.assert_allclose(res["hinge.q"][rest], ps.STOP, atol=1e-12)
+    np.testing.assert_allclose(res["stop.force"][rest], ps.MASS * ps.G * ps.C * np.cos(ps.STOP), rtol=1e-9)
