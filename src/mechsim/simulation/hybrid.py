@@ -247,11 +247,11 @@ class Modes:
         rebound is slower than min_bounce_speed, sticking or sliding as the impulse leaves it, else it
         bounces and the stepper stops at the bounce's apex. A point already separating (an impact at
         this instant threw it off) only waits for its next touch."""
+        if c.row in self.closed:                        # closed with another point's impact at this instant
+            return
         driver, t = sim._driver, sim.t
         q, v = sim.y[:self.nq].copy(), sim.y[self.nq:].copy()
         rates = lambda v: {p.key: self._contact_rows(driver, t, q, v, p)[:2] for p in self.contacts}  # noqa: E731
-        if c.row in self.closed:                        # closed with another point's impact at this instant
-            return
         before = rates(v)
         if before[c.key][1][c.row] > TOUCH_SPEED:
             return self._arm(driver, t, sim.y, c)
