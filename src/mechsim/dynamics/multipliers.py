@@ -213,18 +213,23 @@ def form_coupled_lambda(G, X, rows, Lam):
             Lam[k, l] = s
 
 
-@njit(**PASS)
+@njit(**INLINE)
+def any_sliding(slide, rows):
+    """Whether a contact among ``rows`` slides (ConstraintWorkspace.slide)."""
+    for row in rows:
+        if slide[row, TANGENT] >= 0.0:
+            return True
+    return False
+
+
+@njit(**JIT)
 def sliding_directions(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, acc0, cw):
     """For each sliding contact among ``rows`` (cw.slide): its tangent rows evaluated, the slip direction
     s = the slip velocity's (unit, along the tangents; the mode's direction d while the slip is zero or
     against d), and the normal row's force direction F = G_n - mu (s1 G_t1 + s2 G_t2): Coulomb's
     kinetic friction mu lambda_n opposing the slip (Pfeiffer & Glocker 1996, Multibody Dynamics with
-    Unilateral Contacts, §4.2). Every other row's F is its G. False if no contact slides."""
-    sliding = False
-    for row in rows:
-        sliding = sliding or cw.slide[row, TANGENT] >= 0.0
-    if not sliding:
-        return False
+    Unilateral Contacts, §4.2). Every other row's F is its G. A separate compiled call, made only while
+    some contact slides: inlined, it would grow every constrained evaluation."""
     for row in rows:
         copy_into(cw.G[row], cw.F[row])
         t1 = int(cw.slide[row, TANGENT])
@@ -243,7 +248,6 @@ def sliding_directions(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, ac
         mu = cw.slide[row, MU]
         for j in range(cw.F.shape[1]):
             cw.F[row, j] -= mu * (s1 * cw.G[t1, j] + s2 * cw.G[t1 + 1, j])
-    return True
 
 
 @njit(**PASS)
@@ -317,12 +321,16 @@ def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q
     if solver == CHOLESKY:
         evaluate_rows(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                       cw.hd, cw.gamma, cw.G)
-        sliding = sliding_directions(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
+        sliding = any_sliding(cw.slide, active)
+        if sliding:
+            sliding_directions(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
         if multipliers(node_i, ws, cw, active, CHOLESKY, alpha, beta, qdd, sliding):
             return OK
     evaluate_rows(con_i, con_f, con_t, held, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                   cw.hd, cw.gamma, cw.G)
-    sliding = sliding_directions(con_i, con_f, con_t, held, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
+    sliding = any_sliding(cw.slide, held)
+    if sliding:
+        sliding_directions(con_i, con_f, con_t, held, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
     if multipliers(node_i, ws, cw, held, QR, alpha, beta, qdd, sliding):
         return OK
     return SINGULAR
