@@ -200,7 +200,7 @@ def form_lambda(G, X, active, Lam):
             Lam[k, l] = Lam[l, k] = 0.5 * s
 
 
-@njit(**PASS)
+@njit(**JIT)
 def form_coupled_lambda(G, X, rows, Lam):
     """Lambda = G X over the given rows, X = M^-1 F^T with force directions F other than G (sliding
     friction): not symmetric."""
@@ -265,12 +265,11 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
         for j in range(nv):
             s -= cw.G[row, j] * qdd[j]
         cw.rhs[k] = s
+    constraint_jacobian_solves(node_i, ws, rows, cw.F if sliding else cw.G, cw.X)
     if sliding:
-        constraint_jacobian_solves(node_i, ws, rows, cw.F, cw.X)
         form_coupled_lambda(cw.G, cw.X, rows, cw.Lam)
         solver = QR
     else:
-        constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)
         form_lambda(cw.G, cw.X, rows, cw.Lam)
     if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work):
         return False
