@@ -33,7 +33,7 @@ CORNERS = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in
 
 
 class Contact(Element):
-    """A rigid contact of a point or sphere on ``body`` with a plane on ``surface``."""
+    """A contact of a shape on ``body`` with a plane on ``surface``, rigid or compliant (module docstring)."""
     _noun, _section = "contact", "contacts"
     _structural = ("body", "surface")
 
