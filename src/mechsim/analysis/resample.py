@@ -21,7 +21,10 @@ def resample(res, times):
     times = np.clip(times, res.t[0], res.t[-1])
     if isinstance(res, JoinedResult):
         part = np.minimum(np.searchsorted([p.t[-1] for p in res.parts], times), len(res.parts) - 1)
-        return JoinedResult([resample(p, times[part == i]) for i, p in enumerate(res.parts) if np.any(part == i)])
+        # a time between two parts (a t_eval grid leaves the switch between them unsampled) takes the first
+        # sample of the part after it
+        return JoinedResult([resample(p, np.clip(times[part == i], p.t[0], p.t[-1]))
+                             for i, p in enumerate(res.parts) if np.any(part == i)])
     return _hermite(res, times)
 
 

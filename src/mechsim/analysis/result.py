@@ -1,6 +1,7 @@
 """ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v)."""
 import numpy as np
 
+from ..dynamics.constraints import contact_samples
 from ..dynamics.kernels import compliant_contact, joint_friction_force, joint_stop_force
 from ..dynamics.layout import F_JOINT_STOP, QI, VI
 from ..dynamics.multipliers import constrained_trajectory
@@ -213,18 +214,25 @@ class Result:
             sliding = self._slide is not None and (self._slide[rows, 0] >= 0).any()
             sticking = np.isin(np.add.outer(rows, [1, 2]), active).any()
             return np.full(len(self.t), 2 if sticking else 1 if sliding else 0)
-        R, p = self._body_frame(contact.surface)
-        n, t = R @ contact.normal, np.stack([R @ e for e in contact.tangents], axis=2)    # (N, 3), (N, 3, 2)
         if kind == "friction_force":
-            return sum(np.einsum("nij,nj->ni", t, lam[:, row + 1:row + 3]) for row in rows)
-        points = [self._contact_point(contact, centre, n) for centre in contact.points()]
-        gaps = np.array([np.einsum("ni,ni->n", n, c - (p + R @ contact.origin)) for c in points])
+            return sum(self._contact_row(row + k)[2] * lam[:, row + k, None] for row in rows for k in (1, 2))
+        gaps, points, normals = (np.array(x) for x in zip(*(self._contact_row(row) for row in rows)))
         if kind == "gap":
             return gaps.min(axis=0)
-        c = np.array(points)[gaps.argmin(axis=0), np.arange(len(self.t))]
+        nearest, samples = gaps.argmin(axis=0), np.arange(len(self.t))
+        c, n = points[nearest, samples], normals[nearest, samples]
         slip = self._point_motion(contact.body, c)[0] - self._point_motion(contact.surface, c)[0] \
-            - R @ contact.surface_velocity
+            - self._body_frame(contact.surface)[0] @ contact.surface_velocity
         return slip - np.einsum("ni,ni->n", slip, n)[:, None] * n
+
+    def _contact_row(self, row):
+        """(h (N,), c (N, 3), d (N, 3)) of a contact row at every sample: its gap (0 for a slip), contact
+        point and direction (normal or tangent), from the kernels' geometry (dynamics/constraints.py)."""
+        rows, N = self._cm.rows, len(self.t)
+        R, p, vel = self._node_dynamics()[1:4]
+        out = np.empty(N), np.empty((N, 3)), np.empty((N, 3))
+        contact_samples(rows.con_i[row, 0], rows.con_f[row], rows.con_i[row, 1], rows.con_i[row, 2], R, p, vel, *out)
+        return out
 
     def _compliant_contact(self, contact, kind):
         """A compliant contact's signals from its force law at every sample (dynamics/kernels.py
@@ -237,27 +245,17 @@ class Result:
                    for e in rows] for k in range(len(self.t))]
         force = np.array([[v[0] for v in sample] for sample in values])               # (N, points, 3)
         gap = np.array([[v[2] for v in sample] for sample in values])
-        normal = self._body_frame(contact.surface)[0] @ contact.normal
-        pressing = np.einsum("nki,ni->nk", force, normal)
+        normal = np.array([[v[4] for v in sample] for sample in values])              # (N, points, 3)
+        pressing = np.einsum("nki,nki->nk", force, normal)
         if kind == "normal_force":
             return pressing.sum(axis=1)
         if kind == "friction_force":
-            return force.sum(axis=1) - pressing.sum(axis=1)[:, None] * normal
+            return (force - pressing[:, :, None] * normal).sum(axis=1)
         if kind == "mode":
             return (pressing.sum(axis=1) > 0).astype(int)
         if kind == "gap":
             return gap.min(axis=1)
         return np.array([sample[np.argmin(g)][3] for sample, g in zip(values, gap)])
-
-    def _contact_point(self, contact, centre, n):
-        """(N, 3) the point of a contact's sphere or disk (centre in body coordinates) nearest the plane
-        of normal n (N, 3): dynamics/constraints.py contact_point."""
-        R, _ = self._body_frame(contact.body)
-        x = self.point(contact.body, centre)
-        s = R @ contact.axis                                # 0 for a sphere
-        m = n - np.einsum("ni,ni->n", n, s)[:, None] * s
-        size = np.linalg.norm(m, axis=1)[:, None]
-        return x - contact.radius * np.divide(m, size, out=np.zeros_like(m), where=size > 0)
 
     def _reaction(self, owner):
         """(N, 6) wrench [torque; force] in world axes that a joint's parent exerts on its child at M's

@@ -8,6 +8,7 @@ angles to F's locked axes (a unit vector of F stays perpendicular to one of M).
 import numpy as np
 
 from ..io.expressions import Expression
+from ..modeling.contacts import SURFACES
 from ..modeling.joints import plane_axes
 from . import layout as L
 
@@ -114,16 +115,17 @@ class ConstraintRows:
         target rates t . surface_velocity)."""
         cm = self.cm
         na, origin = cm.body_point_in_node(c.surface, c.origin)
-        normal = cm.body_direction_in_node(c.surface, c.normal)
-        tangents = [cm.body_direction_in_node(c.surface, t) for t in c.tangents]
+        kind, radius, direction, e = c.surface_frame()
         axis = cm.body_direction_in_node(c.body, c.axis)
         slips = []
         for centre, labels in zip(c.points(), c.labels()):
             nb, centre = cm.body_point_in_node(c.body, centre)
-            shape = dict(PA=origin, EA=normal, PB=centre, DB=axis, C1=c.radius)
+            shape = dict(PA=origin, EA=cm.body_direction_in_node(c.surface, direction), PB=centre, DB=axis,
+                         C1=c.radius, SURF=SURFACES.index(kind), RS=radius)
             self._row(L.ROW_CONTACT_GAP, na, nb, ("contact", c.name, labels[0]), **shape)
-            for label, t in zip(labels[1:], tangents):
-                self._row(L.ROW_CONTACT_SLIP, na, nb, ("contact", c.name, label), DA=t, **shape)
+            for k, label in enumerate(labels[1:]):
+                self._row(L.ROW_CONTACT_SLIP, na, nb, ("contact", c.name, label),
+                          DA=cm.body_direction_in_node(c.surface, e), TK=k + 1, **shape)
             slips += [len(self.owner) - 2, len(self.owner) - 1]
         return slips, [float(t @ c.surface_velocity) for t in c.tangents] * (len(slips) // 2)
 

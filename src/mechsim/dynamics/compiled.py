@@ -5,7 +5,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..io.expressions import Expression, compile_programs
-from ..modeling.contacts import CONTACT_SIGNALS
+from ..modeling.contacts import CONTACT_SIGNALS, SURFACES
 from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_S
 from . import layout as L
 from .layout import SWITCHED_ROWS
@@ -211,10 +211,11 @@ class CompiledModel:
         for centre in c.points():
             nb, centre = self.body_point_in_node(c.body, centre)
             prm = np.zeros(L.FORCE_F_COLS)
-            prm[[L.K_STIFF, L.K_DAMP, L.K_EXP, L.K_MU, L.K_SLIP, L.K_RADIUS]] = \
-                c.stiffness, c.damping, c.exponent, c.kinetic, c.slip_tolerance, c.radius
+            kind, radius, direction, _ = c.surface_frame()
+            prm[[L.K_STIFF, L.K_DAMP, L.K_EXP, L.K_MU, L.K_SLIP, L.K_RADIUS, L.K_KIND, L.K_SRADIUS]] = \
+                c.stiffness, c.damping, c.exponent, c.kinetic, c.slip_tolerance, c.radius, SURFACES.index(kind), radius
             for column, value in ((L.K_ORIGIN, self.body_point_in_node(c.surface, c.origin)[1]),
-                                  (L.K_NORMAL, self.body_direction_in_node(c.surface, c.normal)),
+                                  (L.K_NORMAL, self.body_direction_in_node(c.surface, direction)),
                                   (L.K_CENTRE, centre), (L.K_AXIS, self.body_direction_in_node(c.body, c.axis)),
                                   (L.K_SURFACE, self.body_direction_in_node(c.surface, c.surface_velocity))):
                 prm[column:column + 3] = value

@@ -11,11 +11,12 @@ velocity-product accelerations acc0_i = sum of c_j on the path (no gravity, no q
 import numpy as np
 from numba import njit
 
-from ..spatial.algebra import INLINE
+from ..spatial.algebra import INLINE, JIT
 from .kernels import PASS, dof
-from .motion import add_scaled, contact_point, cross, dot, direction_motion, node_entry, point_motion
+from .motion import (add_scaled, contact_geometry, cross, dot, direction_motion, node_entry, point_motion,
+                     surface_tangent)
 from .layout import (C0, C1, DA, DB, EA, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
-                     ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_PERP, ROW_SCREW, ROW_TYPE, VI)
+                     ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_PERP, ROW_SCREW, ROW_TYPE, RS, SURF, TK, VI)
 
 
 @njit(**INLINE)
@@ -26,21 +27,37 @@ def node_omega(vel, acc0, node):
 
 
 @njit(**INLINE)
+def contact_direction(kind, f, na, nb, R, p, vel, acc0):
+    """(h, c, cd, d, dd) of a contact row: its residual (the gap; 0 for a slip), the contact point with
+    its rate, and the row's direction (the surface's normal, or its tangent TK) with its rate."""
+    gap, c, cd, n, nd = contact_geometry(R, p, vel, acc0, na, nb, int(f[SURF]), f[RS], f[PA:PA + 3], f[EA:EA + 3],
+                                         f[PB:PB + 3], f[DB:DB + 3], f[C1])
+    if kind == ROW_CONTACT_GAP:
+        return gap, c, cd, n, nd
+    e, ed, _ = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
+    d, dd = surface_tangent(n, nd, e, ed, f[TK] == 2.0)
+    return 0.0, c, cd, d, dd
+
+
+@njit(**JIT)
+def contact_samples(kind, f, na, nb, R, p, vel, h, c, d):
+    """A contact row at every sample of a Result (R, p, vel: (N, nodes, ...)): its residual h (N), the
+    contact point c and the row's direction d (N, 3), for the contacts' signals (analysis/result.py)."""
+    for k in range(R.shape[0]):
+        h[k], ck, _, dk, _ = contact_direction(kind, f, na, nb, R[k], p[k], vel[k], vel[k])
+        for j in range(3):
+            c[k, j], d[k, j] = ck[j], dk[j]
+
+
+@njit(**INLINE)
 def contact_row(kind, f, na, nb, R, p, vel, acc0, w):
-    """(h, hdot, hddot at qdd = 0) of a contact row along d (the normal n for the gap, a tangent fixed in
-    a for a slip): the unit force d at the contact point c, w = [c x d; d], so hdot = w . (V_b - V_a) is
-    d . (velocity of b's material point at c relative to a's): for the gap the envelope of the shape
+    """(h, hdot, hddot at qdd = 0) of a contact row along d (the normal n for the gap, a tangent of the
+    surface for a slip): the unit force d at the contact point c, w = [c x d; d], so hdot = w . (V_b - V_a)
+    is d . (velocity of b's material point at c relative to a's): for the gap the envelope of the shape
     moving over its surface, for a slip a rolling constraint (not integrable: no residual). hddot =
     wdot . dV + w . dA0 with c moving as a geometric point (Featherstone, RBDA 2008 §2.10: the rate of a
-    force's Pluecker coordinates). h: the gap n . (c - o), o the plane's point; 0 for a slip."""
-    c, cd, n, nd = contact_point(R, p, vel, acc0, na, nb, f[EA:EA + 3], f[PB:PB + 3], f[DB:DB + 3], f[C1])
-    if kind == ROW_CONTACT_GAP:
-        d, dd = n, nd
-        o, _, _ = point_motion(R, p, vel, acc0, na, f[PA:PA + 3])
-        h = dot(n, add_scaled(c, o, -1.0))
-    else:
-        d, dd, _ = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
-        h = 0.0
+    force's Pluecker coordinates). h: the gap (motion.py contact_geometry); 0 for a slip."""
+    h, c, cd, d, dd = contact_direction(kind, f, na, nb, R, p, vel, acc0)
     m = cross(c, d)
     md = add_scaled(cross(cd, d), cross(c, dd), 1.0)
     w[0], w[1], w[2], w[3], w[4], w[5] = m[0], m[1], m[2], d[0], d[1], d[2]

@@ -22,11 +22,10 @@ from ..spatial.algebra import (INLINE, JIT, axis_angle_matrix, body_inertia_worl
                                matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
 from ..status import OK, WRONG_SIZE
 from .layout import (AXIS, COM, F_BODY_FORCE, F_CONTACT, F_JOINT_FORCE, F_JOINT_FRICTION, F_JOINT_SPRING,
-                     F_JOINT_STOP,
-                     F_SPRING_DAMPER, FORCE_VALUES, GRAVITY, ICOM, K_AXIS, K_CENTRE, K_DAMP, K_EXP, K_MU, K_NORMAL,
-                     K_ORIGIN, K_RADIUS, K_SLIP, K_STIFF, K_SURFACE, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE,
-                     VI)
-from .motion import add_scaled, contact_point, direction_motion, dot, point_motion
+                     F_JOINT_STOP, F_SPRING_DAMPER, FORCE_VALUES, GRAVITY, ICOM, K_AXIS, K_CENTRE, K_DAMP, K_EXP,
+                     K_KIND, K_MU, K_NORMAL, K_ORIGIN, K_RADIUS, K_SLIP, K_SRADIUS, K_STIFF, K_SURFACE, MASS, PARENT,
+                     PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
+from .motion import add_scaled, contact_geometry, direction_motion, dot
 
 PASS = dict(JIT, inline="always")
 
@@ -215,23 +214,22 @@ def apply_point_force(pA, node, x, force, sign):
 @njit(**INLINE)
 def compliant_contact(prm, na, nb, R, p, vel):
     """A compliant contact point (layout.py F_CONTACT): the force on the body at the contact point c,
-    c, the gap, and the slip velocity (world). Normal: Hunt & Crossley (1975) as in Marhefka & Orin
-    (1999), f_n = k d^e + c d^e d' on the penetration d = -gap, never pulling; friction: Coulomb's
+    c, the gap, the slip velocity (world) and the surface's normal. Normal: Hunt & Crossley (1975) as in
+    Marhefka & Orin (1999), f_n = k d^e + c d^e d' on the penetration d = -gap, never pulling; friction: Coulomb's
     -mu f_n s / sqrt(|s|^2 + v_s^2) on the slip s relative to the surface material, smooth across s = 0."""
-    c, _, n, _ = contact_point(R, p, vel, vel, na, nb, prm[K_NORMAL:K_NORMAL + 3], prm[K_CENTRE:K_CENTRE + 3],
-                               prm[K_AXIS:K_AXIS + 3], prm[K_RADIUS])
-    o, _, _ = point_motion(R, p, vel, vel, na, prm[K_ORIGIN:K_ORIGIN + 3])
+    gap, c, _, n, _ = contact_geometry(R, p, vel, vel, na, nb, int(prm[K_KIND]), prm[K_SRADIUS],
+                                       prm[K_ORIGIN:K_ORIGIN + 3], prm[K_NORMAL:K_NORMAL + 3],
+                                       prm[K_CENTRE:K_CENTRE + 3], prm[K_AXIS:K_AXIS + 3], prm[K_RADIUS])
     u, _, _ = direction_motion(R, vel, vel, na, prm[K_SURFACE:K_SURFACE + 3])
     rel = add_scaled(add_scaled(material_velocity(vel, nb, c), material_velocity(vel, na, c), -1.0), u, -1.0)
     rate = dot(n, rel)
     slip = add_scaled(rel, n, -rate)
-    gap = dot(n, add_scaled(c, o, -1.0))
     if gap >= 0.0:
-        return (0.0, 0.0, 0.0), c, gap, slip
+        return (0.0, 0.0, 0.0), c, gap, slip, n
     depth = (-gap) ** prm[K_EXP]
     normal = max(0.0, prm[K_STIFF] * depth - prm[K_DAMP] * depth * rate)
     friction = -prm[K_MU] * normal / np.sqrt(dot(slip, slip) + prm[K_SLIP] ** 2)
-    return add_scaled((normal * n[0], normal * n[1], normal * n[2]), slip, friction), c, gap, slip
+    return add_scaled((normal * n[0], normal * n[1], normal * n[2]), slip, friction), c, gap, slip, n
 
 
 @njit(**INLINE)
@@ -265,7 +263,7 @@ def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
             for k in range(3):
                 pA[a, k] -= u[slot + k]
         elif kind == F_CONTACT:
-            force, c, _, _ = compliant_contact(prm, a, b, R, p, vel)
+            force, c, _, _, _ = compliant_contact(prm, a, b, R, p, vel)
             apply_point_force(pA, b, c, force, 1.0)
             apply_point_force(pA, a, c, force, -1.0)
         elif kind == F_SPRING_DAMPER:

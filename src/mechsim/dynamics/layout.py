@@ -19,11 +19,12 @@ F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE, F_JOINT_STOP, F_CO
 # force_f = [stiffness, damping, lower, upper, has lower, has upper]
 # F_CONTACT (a compliant contact point): force_i = [kind, surface node, body node, -1], force_f = the
 # columns below: Hunt-Crossley stiffness, damping and exponent, kinetic friction and the slip speed that
-# regularizes it, the plane's origin and normal (surface node), the shape's centre and disk axis (body
-# node), its radius, the surface material's velocity (surface node)
-K_STIFF, K_DAMP, K_EXP, K_MU, K_SLIP, K_ORIGIN, K_NORMAL, K_CENTRE, K_AXIS, K_RADIUS, K_SURFACE = \
-    0, 1, 2, 3, 4, 5, 8, 11, 14, 17, 18
-FORCE_I_COLS, FORCE_F_COLS = 4, 21
+# regularizes it, the surface's point and direction (surface node: see contacts below), the shape's
+# centre and disk axis (body node), its radius, the surface material's velocity (surface node), the
+# surface's kind and signed radius
+K_STIFF, K_DAMP, K_EXP, K_MU, K_SLIP, K_ORIGIN, K_NORMAL, K_CENTRE, K_AXIS, K_RADIUS, K_SURFACE, K_KIND, K_SRADIUS = \
+    0, 1, 2, 3, 4, 5, 8, 11, 14, 17, 18, 21, 22
+FORCE_I_COLS, FORCE_F_COLS = 4, 23
 
 # The public forward_dynamics passes the model to its kernel as two stacked tables, because every
 # array crossing from Python into numba costs ~50 ns (SPEC §6):
@@ -35,13 +36,17 @@ GRAVITY, FORCE_VALUES = 0, 3      # columns of model_f's last row
 # constraint rows (one scalar equation each): con_i = [type, node_a, node_b], con_f = parameters in
 # node coordinates: points PA (on a), PB (on b), directions DA (fixed in a), DB (fixed in b), EA (a
 # second direction fixed in a), the constant C0 subtracted from the residual and a coefficient C1.
-# Contacts (dynamics/constraints.py contact_row): a plane through PA with normal EA, both fixed in a; a
-# shape on b: a point or sphere (centre PB, radius C1) or a disk (centre PB, axis DB, rim radius C1).
-# ROW_CONTACT_GAP: the gap between the shape's point nearest the plane and the plane; ROW_CONTACT_SLIP:
-# the slip along DA (fixed in a) of b's material point there (velocity level only: residual 0).
+# Contacts (dynamics/motion.py contact_geometry): a surface fixed in a — of kind SURF: a plane through
+# PA with normal EA, a sphere of centre PA, or a cylinder about the axis EA through PA; of signed radius
+# RS, > 0 with the shape outside it, < 0 inside (concave) — and a shape on b: a point or sphere (centre
+# PB, radius C1) or a disk (centre PB, axis DB, rim radius C1; planes only). ROW_CONTACT_GAP: the gap
+# between the shape's point nearest the surface and the surface; ROW_CONTACT_SLIP: the slip along the
+# surface's tangent TK (1 or 2: t1 = e x n / |e x n|, t2 = n x t1, e = DA fixed in a) of b's material
+# point there (velocity level only: residual 0).
+SURFACE_PLANE, SURFACE_SPHERE, SURFACE_CYLINDER = range(3)
 ROW_POINT_DIR, ROW_PERP, ROW_DISTANCE, ROW_COORD, ROW_SCREW, ROW_CONTACT_GAP, ROW_CONTACT_SLIP = range(7)
 ROW_TYPE, NODE_A, NODE_B = 0, 1, 2
 SWITCHED_ROWS = ("limit", "lock", "contact")      # owners of rows held only in some modes (simulation/hybrid.py)
 CON_I_COLS = 3
-PA, PB, DA, DB, EA, C0, C1 = 0, 3, 6, 9, 12, 15, 16
-CON_F_COLS = 17
+PA, PB, DA, DB, EA, C0, C1, SURF, RS, TK = 0, 3, 6, 9, 12, 15, 16, 17, 18, 19
+CON_F_COLS = 20

@@ -1,10 +1,11 @@
 """Motion of points and directions fixed in tree nodes, and of the point where a contact's shape
-touches a plane, from the node poses R, p, spatial velocities vel (world origin) and velocity-product
+touches a surface, from the node poses R, p, spatial velocities vel (world origin) and velocity-product
 accelerations acc0 (constraints.py, kernels.py). Small steps, inlined by LLVM wherever they are used."""
 import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE
+from .layout import SURFACE_CYLINDER, SURFACE_PLANE
 
 
 @njit(**INLINE)
@@ -77,3 +78,67 @@ def contact_point(R, p, vel, acc0, na, nb, normal, centre, axis, radius):
     ud = add_scaled(md, u, -dot(u, md))
     r = radius / size
     return add_scaled(x, u, -radius), (xd[0] - r * ud[0], xd[1] - r * ud[1], xd[2] - r * ud[2]), n, nd
+
+
+@njit(**INLINE)
+def contact_geometry(R, p, vel, acc0, na, nb, kind, surface_radius, origin, direction, centre, axis, radius):
+    """(gap, c, cd, n, nd) of a contact (layout.py: contacts): the gap between the shape on b and the
+    surface on a, the shape's point c nearest the surface with its rate as a geometric point, the
+    surface's normal n there (out of the surface, towards the shape) with its rate. A plane: as in
+    contact_point, gap = n . (c - o). A sphere of centre o or a cylinder about the axis s through o: d the
+    shape's centre x relative to o (its part normal to s for a cylinder), n = +-d / |d| (+ with the
+    shape outside, surface_radius > 0; - inside), gap = +-(|d| - |surface_radius|) - radius, c = x - r n,
+    ndot = +-(ddot - u (u . ddot)) / |d| with u = d / |d|."""
+    if kind == SURFACE_PLANE:
+        c, cd, n, nd = contact_point(R, p, vel, acc0, na, nb, direction, centre, axis, radius)
+        o, _, _ = point_motion(R, p, vel, acc0, na, origin)
+        return dot(n, add_scaled(c, o, -1.0)), c, cd, n, nd
+    o, od, _ = point_motion(R, p, vel, acc0, na, origin)
+    x, xd, _ = point_motion(R, p, vel, acc0, nb, centre)
+    d, dd = add_scaled(x, o, -1.0), add_scaled(xd, od, -1.0)
+    if kind == SURFACE_CYLINDER:              # d - (d . s) s and its rate
+        s, sd, _ = direction_motion(R, vel, acc0, na, direction)
+        ds = dot(d, s)
+        dd = add_scaled(add_scaled(dd, s, -(dot(dd, s) + dot(d, sd))), sd, -ds)
+        d = add_scaled(d, s, -ds)
+    size = np.sqrt(dot(d, d))
+    sign = 1.0 if surface_radius > 0.0 else -1.0
+    gap = sign * (size - abs(surface_radius)) - radius
+    if size == 0.0:                           # the shape's centre on the centre or axis: far from touching
+        return gap, x, xd, perpendicular(direction, (0.0, 0.0, 0.0))[0], (0.0, 0.0, 0.0)
+    u = (d[0] / size, d[1] / size, d[2] / size)
+    ud = add_scaled(dd, u, -dot(u, dd))
+    n, nd = (sign * u[0], sign * u[1], sign * u[2]), (sign * ud[0] / size, sign * ud[1] / size, sign * ud[2] / size)
+    return gap, add_scaled(x, n, -radius), add_scaled(xd, nd, -radius), n, nd
+
+
+@njit(**INLINE)
+def perpendicular(e, ed):
+    """A unit vector normal to e, u = e x k / |e x k| with k the world axis least aligned with e, and its
+    rate for e's rate ed."""
+    k = (1.0, 0.0, 0.0) if abs(e[0]) < 0.6 else (0.0, 1.0, 0.0)
+    u, ud = cross(e, k), cross(ed, k)
+    size = np.sqrt(dot(u, u))
+    u = (u[0] / size, u[1] / size, u[2] / size)
+    ud = add_scaled(ud, u, -dot(u, ud))
+    return u, (ud[0] / size, ud[1] / size, ud[2] / size)
+
+
+@njit(**INLINE)
+def surface_tangent(n, nd, e, ed, second):
+    """The surface's tangent t1 = e x n / |e x n| (e fixed in the surface: layout.py contacts) or, if
+    ``second``, t2 = n x t1, with its rate. Where e lies along n (a sphere's poles), e is replaced by a
+    fixed perpendicular of it."""
+    u = cross(e, n)
+    size = np.sqrt(dot(u, u))
+    if size < 1e-6:
+        e, ed = perpendicular(e, ed)
+        u = cross(e, n)
+        size = np.sqrt(dot(u, u))
+    ud = add_scaled(cross(ed, n), cross(e, nd), 1.0)
+    t = (u[0] / size, u[1] / size, u[2] / size)
+    td = add_scaled(ud, t, -dot(t, ud))
+    td = (td[0] / size, td[1] / size, td[2] / size)
+    if not second:
+        return t, td
+    return cross(n, t), add_scaled(cross(nd, t), cross(n, td), 1.0)

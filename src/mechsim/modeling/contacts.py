@@ -1,4 +1,4 @@
-"""Contacts (SPEC §3 ``add_contact``): a shape on a body touching a plane on another body (or the
+"""Contacts (SPEC §3 ``add_contact``): a shape on a body touching a surface on another body (or the
 ground), rigid: a unilateral normal row and two tangent rows whose modes (open, sliding, sticking
 or rolling) the run switches (simulation/hybrid.py), impacts by Newton's law with Coulomb friction.
 
@@ -14,6 +14,13 @@ through ``origin`` with unit ``normal`` (pointing out of the surface, towards th
 surface body's frame; its tangents (t1, t2) follow from the normal (t1 x t2 = normal).
 ``surface_velocity``: the surface material's velocity relative to its body (a conveyor belt): a
 number along t1 or a 3-vector in the surface body's frame (its normal part is ignored).
+
+Curved surfaces (``surface_shape``): "sphere" (centre ``origin``, ``surface_radius``) and "cylinder"
+(axis ``surface_axis`` through ``origin``, ``surface_radius``), with the shape outside (convex: balls of
+a Newton's cradle) or, ``inside=True``, inside (concave: a ball in a bowl, a disk in a circular fence);
+the shape is a point, sphere or box there (a disk's rim touches planes only). The tangents are
+t1 = e x n / |e x n|, t2 = n x t1 with e the cylinder's axis (t1 around it, t2 along it) or, for a
+sphere, ``surface_axis`` (default z; at its two poles another fixed direction takes its place).
 """
 import numpy as np
 
@@ -24,16 +31,18 @@ from .forces import MIN_BOUNCE_SPEED, finite_number
 from .joints import plane_axes, unit_axis
 
 SHAPES = ("point", "sphere", "disk", "box")
+SURFACES = ("plane", "sphere", "cylinder")
 CONTACT_SIGNALS = ("normal_force", "friction_force", "slip_velocity", "gap", "mode")
 CONTACT_OPTIONS = ("body", "shape", "radius", "point", "axis", "size", "surface", "origin", "normal",
                    "surface_velocity", "restitution", "static", "kinetic", "min_bounce_speed", "model", "stiffness",
-                   "damping", "exponent", "slip_tolerance")
+                   "damping", "exponent", "slip_tolerance", "surface_shape", "surface_radius", "surface_axis", "inside")
 RIGID_ONLY, COMPLIANT_ONLY = ("restitution", "min_bounce_speed"), ("stiffness", "damping", "exponent", "slip_tolerance")
 CORNERS = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
 
 
 class Contact(Element):
-    """A contact of a shape on ``body`` with a plane on ``surface``, rigid or compliant (module docstring)."""
+    """A contact of a shape on ``body`` with a plane, sphere or cylinder on ``surface``, rigid or compliant
+    (module docstring)."""
     _noun, _section = "contact", "contacts"
     _structural = ("body", "surface")
 
@@ -75,9 +84,10 @@ class Contact(Element):
         if self.shape == "box" and not np.all(self.size > 0):
             raise ModelError(f"{what}: a box needs size= (three positive edge lengths)")
         self.origin = as_vector3(opts.get("origin", (0, 0, 0)), f"{what} origin")
-        self.normal = unit_axis(opts.get("normal", (0, 0, 1)), f"{what} normal")
-        self.tangents = plane_axes(self.normal)
+        self._surface(opts, what)
         velocity = opts.get("surface_velocity")
+        if velocity is not None and self.surface_shape != "plane":
+            raise ModelError(f"{what}: surface_velocity is for a plane surface")
         if velocity is None:
             velocity = np.zeros(3)
         elif np.ndim(velocity) == 0:
@@ -104,6 +114,40 @@ class Contact(Element):
             if not (self.stiffness > 0 and self.damping >= 0 and self.exponent >= 1 and self.slip_tolerance > 0):
                 raise ModelError(f"{what}: a compliant contact needs stiffness > 0, damping >= 0, exponent >= 1 and "
                                  "slip_tolerance > 0")
+
+    def _surface(self, opts, what):
+        """The surface's shape, radius (signed: < 0 inside), normal (plane) or axis, and tangents."""
+        self.surface_shape = opts.get("surface_shape", "plane")
+        if self.surface_shape not in SURFACES:
+            raise ModelError(f"{what}: surface_shape {self.surface_shape!r} is not available; the surfaces are "
+                             f"{', '.join(SURFACES)}")
+        curved = self.surface_shape != "plane"
+        for option in ("surface_radius", "surface_axis", "inside") if not curved else ("normal",):
+            if option in opts:
+                raise ModelError(f"{what}: {option}= is not for a {self.surface_shape} surface")
+        self.normal = unit_axis(opts.get("normal", (0, 0, 1)), f"{what} normal")
+        self.tangents = plane_axes(self.normal)
+        self.surface_axis = unit_axis(opts.get("surface_axis", (0, 0, 1)), f"{what} surface_axis")
+        self.inside = opts.get("inside", False)
+        if not isinstance(self.inside, bool):
+            raise ModelError(f"{what}: inside must be true or false, got {self.inside!r}")
+        self.surface_radius = finite_number(opts, "surface_radius", 0.0, what)
+        if curved and not self.surface_radius > 0:
+            raise ModelError(f"{what}: a {self.surface_shape} surface needs surface_radius > 0")
+        if curved and self.shape == "disk":
+            raise ModelError(f"{what}: a disk's rim touches planes only; use shape='sphere' on a "
+                             f"{self.surface_shape}")
+        if self.inside and self.surface_radius <= self.radius:
+            raise ModelError(f"{what}: the {self.shape} (radius {self.radius:g}) does not fit inside the "
+                             f"{self.surface_shape} of radius {self.surface_radius:g}")
+
+    def surface_frame(self):
+        """(kind, signed radius, direction, tangent reference e) of the surface for the kernels (layout.py
+        contacts): a plane's normal and e = t2 (so that e x n = t1); a curved surface's axis for both."""
+        if self.surface_shape == "plane":
+            return "plane", 0.0, self.normal, self.tangents[1]
+        return self.surface_shape, -self.surface_radius if self.inside else self.surface_radius, \
+            self.surface_axis, self.surface_axis
 
     def points(self):
         """The centres of the shape's contact points on the body: a box's eight corners, else ``point``."""

@@ -336,11 +336,12 @@ class Driver:
             q = solve_positions(cm, q, v, t, free)
             v = solve_velocities(cm, q, v, t, free)
         self._close_part()
-        self.model = model
+        previous, self.model = self.model, model
         self._use(cm, cm.analysis.active if cm.n_rows else None)
         if self.inputs.controller is not None:
             self.inputs.controller.cm = cm
         y = np.concatenate([q, v])
+        self.modes.added_contacts(self, t, y, set(previous.contacts))
         self.inputs.python_values(t, y, sample_controller=False)
         return y
 
@@ -478,7 +479,8 @@ class SimulationHandle:
     """What an event action may do to the run (SPEC §3): ``set_state``, ``set_input``, and change the
     model from now on — ``add_constraint``, ``remove_constraint``, ``add_driver``, ``remove_driver``,
     ``set`` (a force element's, constraint's, body's or joint's parameters) — on the run's own copy
-    (the user's model is left as it is); return "stop" from the action to end the run. ``sim.t`` and
+    (the user's model is left as it is), ``add_contact``, ``remove_contact``; return "stop" from the
+    action to end the run. ``sim.t`` and
     ``sim.state`` give the instant."""
 
     def __init__(self, driver, t, y):
@@ -538,6 +540,16 @@ class SimulationHandle:
         specs = self._edit()["constraints"]
         if name not in specs:
             raise ModelError(f"remove_constraint(): no constraint {name!r} (constraints: {', '.join(specs) or 'none'})")
+        del specs[name]
+
+    def add_contact(self, name, **options):
+        """A contact from now on (the arguments of m.add_contact): a surface known only during the run."""
+        self._edit()["contacts"][name] = dict(options)
+
+    def remove_contact(self, name):
+        specs = self._edit()["contacts"]
+        if name not in specs:
+            raise ModelError(f"remove_contact(): no contact {name!r} (contacts: {', '.join(specs) or 'none'})")
         del specs[name]
 
     def add_driver(self, joint, **motion):

@@ -178,7 +178,8 @@ class Modes:
         hit = lambda: None if c.row in self.closed else ([GAP, c.row, 0, 0], [self.touch.get(c.key, TOUCH_GAP),
                                                                               0.0, 0.0, 0.0])
         separate = lambda: ([MULTIPLIER, c.row, 0, 0], [0.0, 1.0, 0.0, 0.0]) if c.row in self.closed else None
-        stick = lambda: ([SLIP, c.t1, 0, 0], [0.0, *self.sliding[c.key], 0.0]) if c.key in self.sliding else None
+        stick = lambda: ([SLIP, c.t1, 0, 0], [0.0, *self.sliding[c.key], 0.0]) \
+            if c.key in self.sliding and c.contact.static > 0.0 else None          # frictionless: slides for good
         return [ModeEvent(self, c, "hit", -1, hit, lambda sim: self._touch(sim, c)),
                 ModeEvent(self, c, "separate", -1, separate, lambda sim: None),    # the mode iteration decides
                 ModeEvent(self, c, "stick", -1, stick, lambda sim: self._stick_contact(sim.log, c, "slip stops"))]
@@ -201,13 +202,15 @@ class Modes:
         rebound = force.restitution * approach
         closes = rebound < force.min_bounce_speed
         restitution = 0.0 if closes else force.restitution
-        sim.set_state(q=q, v=self.impact(driver, sim.t, q, v, [s.row], [-restitution * v[s.vi]])[0])
+        resting = self._resting(self._rates(driver, sim.t, sim.y))
+        sim.set_state(q=q, v=self.impact(driver, sim.t, q, v, [s.row], [-restitution * v[s.vi]], resting)[0])
         if closes:
             self.closed.add(s.row)
         else:
             self._watch_apex(sim, driver, s, rebound)
         sim.log("limit", s.name, f"{s.side} stop {s.value:g} reached at {approach:.6g}; " +
                 ("closed" if closes else f"rebounds at {rebound:.6g} (restitution {force.restitution:g})"))
+        self._propagate(sim, resting)
 
     @staticmethod
     def _watch_apex(sim, driver, s, rebound):
@@ -243,38 +246,50 @@ class Modes:
     # ---------------------------------------------------------------- contact switches
     def _touch(self, sim, c):
         """Contact point c reaches the surface: with every open point touching and approaching at this
-        instant (a box landing flat), one impact (``contact_impact``); each point stays closed when its
-        rebound is slower than min_bounce_speed, sticking or sliding as the impulse leaves it, else it
-        bounces and the stepper stops at the bounce's apex. A point already separating (an impact at
-        this instant threw it off) only waits for its next touch."""
+        instant (a box landing flat), one impact (``_strike``), passed on through the contacts resting
+        at this instant (``_propagate``). A point already separating (an impact at this instant threw it
+        off) only waits for its next touch; one at rest (round-off brought it a few ulps in) closes if the
+        flow would press it in (``_iterate``), else waits too."""
         if c.row in self.closed:                        # closed with another point's impact at this instant
             return
-        driver, t = sim._driver, sim.t
-        q, v = sim.y[:self.nq].copy(), sim.y[self.nq:].copy()
-        rates = lambda v: {p.key: self._contact_rows(driver, t, q, v, p)[:2] for p in self.contacts}  # noqa: E731
-        before = rates(v)
-        if before[c.key][1][c.row] > TOUCH_SPEED:
-            return self._arm(driver, t, sim.y, c)
+        driver, t, y = sim._driver, sim.t, sim.y
+        before = self._rates(driver, t, y)
+        if before[c.key][1][c.row] >= -TOUCH_SPEED:      # leaving, or at rest: closes if it would press (_iterate)
+            return self._arm(driver, t, y, c)
         points = [c] + [p for p in self.contacts if p is not c and p.row not in self.closed and
                         abs(before[p.key][0][p.row]) <= 1e-9 and before[p.key][1][p.row] < -TOUCH_SPEED]
+        resting = self._resting(before) - {r for p in points for r in p.rows}
+        self._strike(sim, points, before, resting)
+        self._propagate(sim, resting)
+
+    def _rates(self, driver, t, y):
+        """{point key: (gaps, rates)} of every contact point at (t, y)."""
+        return {p.key: self._contact_rows(driver, t, y[:self.nq], y[self.nq:], p)[:2] for p in self.contacts}
+
+    def _resting(self, rates):
+        """The rows of the contact points closed or touching (gap within 1e-9) before an impact (``rates``:
+        ``_rates``): free during it (``_propagate``)."""
+        return {r for p in self.contacts if p.row in self.closed or abs(rates[p.key][0][p.row]) <= 1e-9
+                for r in p.rows}
+
+    def _strike(self, sim, points, before, released):
+        """One impact of contact points (``contact_impact``, the rows ``released`` free): each stays closed
+        when its rebound is slower than min_bounce_speed, sticking or sliding as the impulse leaves it,
+        else it bounces and the stepper stops at the bounce's apex."""
+        driver, t = sim._driver, sim.t
+        q, v = sim.y[:self.nq].copy(), sim.y[self.nq:].copy()
         approach = {p.key: -before[p.key][1][p.row] for p in points}
         closes = {p.key: p.contact.restitution * approach[p.key] < p.contact.min_bounce_speed for p in points}
         sticks, impulse = {}, {}
         if max(approach.values()) > 0:
             e = [0.0 if closes[p.key] else p.contact.restitution for p in points]
-            v, sticks, impulse = self.contact_impact(driver, t, q, v, points, e)
+            v, sticks, impulse = self.contact_impact(driver, t, q, v, points, e, released)
             sim.set_state(v=v)
-        after = rates(v)
+        after = self._rates(driver, t, sim.y)
         for p in points:
             hd = after[p.key][1]
             if closes[p.key]:
-                self.closed.add(p.row)
-                slip = hd[p.tangents]
-                speed = np.hypot(*slip)
-                if sticks.get(p.key) or speed == 0.0:
-                    self.closed.update(p.tangents)
-                else:
-                    self.sliding[p.key] = tuple(slip / speed)
+                self._close(p, hd[p.tangents], sticks.get(p.key))
             else:
                 self._arm(driver, t, sim.y, p)
                 self._watch_gap_apex(sim, driver, p, hd[p.row])
@@ -283,6 +298,41 @@ class Modes:
                 ("closes, " + ("sticking" if p.t1 in self.closed else "sliding") if closes[p.key] else
                  f"rebounds at {hd[p.row]:.6g} (restitution {p.contact.restitution:g})")
             sim.log("impact" if hit else "contact", p.name, what)
+
+    def _propagate(self, sim, resting):
+        """Pass an impact on through the contacts that rested before it, closed or touching (``resting``:
+        their rows; Han & Gilmore 1993, Multi-body impact motion with friction, J. Mech. Des. 115: impacts
+        resolved in sequence): a resting point the impact left approaching its surface strikes in turn, with the points struck before it at
+        this instant holding when they closed; repeated until none approaches (Newton's cradle passes
+        the ball's speed along the row). A resting point the impacts threw off separates; one they set
+        slipping slides."""
+        driver, t = sim._driver, sim.t
+        for _ in range(10 * len(self.contacts) + 1):
+            before = self._rates(driver, t, sim.y)
+            striking = [p for p in self.contacts if p.row in resting and before[p.key][1][p.row] < -TOUCH_SPEED]
+            if not striking:
+                break
+            for p in striking:
+                resting.difference_update(p.rows)
+                self.closed.difference_update(p.rows)
+                self.sliding.pop(p.key, None)
+            self._strike(sim, striking, before, resting)
+        else:
+            raise SimulationError(f"an impact at t = {t:.9g} is still passed on between the contacts after "
+                                  f"{10 * len(self.contacts)} rounds")
+        after = self._rates(driver, t, sim.y)
+        for p in self.contacts:
+            if p.row not in resting:
+                continue
+            hd = after[p.key][1]
+            if p.row not in self.closed:
+                continue
+            if hd[p.row] > TOUCH_SPEED:
+                self._separate(driver, t, sim.y, p, f"thrown off by an impact at {hd[p.row]:.6g}")
+            elif p.t1 in self.closed and np.hypot(*hd[p.tangents]) > TOUCH_SPEED:
+                self.closed.difference_update(p.tangents)
+                self.sliding[p.key] = tuple(hd[p.tangents] / np.hypot(*hd[p.tangents]))
+                sim.log("slide", p.name, "set slipping by an impact")
 
     @staticmethod
     def _contact_rows(driver, t, q, v, c):
@@ -342,13 +392,18 @@ class Modes:
 
     def _touch_at_rest(self, driver, t, y, c):
         """Close open point c, at rest on the surface: sliding along its slip, or sticking."""
-        self.closed.add(c.row)
-        slip = self._contact_rows(driver, t, y[:self.nq], y[self.nq:], c)[1][c.tangents]
-        if np.hypot(*slip) > 0:
-            self.sliding[c.key] = tuple(slip / np.hypot(*slip))
-        else:
-            self.closed.update(c.tangents)
+        self._close(c, self._contact_rows(driver, t, y[:self.nq], y[self.nq:], c)[1][c.tangents])
         driver.log(t, "contact", c.name, "touches at rest and would press into the surface: closes")
+
+    def _close(self, c, slip, sticks=False):
+        """Close point c: sticking (its tangent rows held) if ``sticks`` or its slip is zero, else sliding
+        along its slip; a frictionless point (static 0) always slides."""
+        self.closed.add(c.row)
+        speed = np.hypot(*slip)
+        if c.contact.static > 0.0 and (sticks or speed == 0.0):
+            self.closed.update(c.tangents)
+        else:
+            self.sliding[c.key] = tuple(slip / speed) if speed > 0.0 else (1.0, 0.0)
 
     def _separate(self, driver, t, y, c, why):
         self.closed.difference_update(c.rows)
@@ -379,18 +434,19 @@ class Modes:
         self.closed.update(c.tangents)
         log("stick", c.name, why)
 
-    def contact_impact(self, driver, t, q, v, points, restitutions):
+    def contact_impact(self, driver, t, q, v, points, restitutions, released=()):
         """Post-impact velocities of contact points closing together at (q, v), with the rows that hold:
         Newton's law v_n+ = -e v_n- at each, and sticking impulses (no slip after, relative to the surface
         material) when each lies within its static friction cone |P_t| <= mu_s P_n; else sliding
         impulses P_t = -mu_k P_n s along each point's slip s (Pfeiffer & Glocker 1996 §7; Brogliato
         2016 §4.3). Should Newton's law with friction give energy (Kane's paradox), the impact is taken
-        as plastic (e = 0), which never does. Returns (v+, {key: sticks}, {key: P_n})."""
+        as plastic (e = 0), which never does. The rows ``released`` do not hold (``impact``). Returns
+        (v+, {key: sticks}, {key: P_n})."""
         rows = [p.rows for p in points]
         _, hd, G = constraint_values(driver.cm, q, v, t, rows=np.ravel(rows))
         target = G @ v - hd                                     # f': the surface's velocity on the slip rows
         b = [x for p, e in zip(points, restitutions) for x in (-e * hd[p.row], *target[p.tangents])]
-        v_plus, P = self.impact(driver, t, q, v, np.ravel(rows).tolist(), b)
+        v_plus, P = self.impact(driver, t, q, v, np.ravel(rows).tolist(), b, released)
         P = P.reshape(len(points), 3)
         if all(np.hypot(*P_p[1:]) <= p.contact.static * P_p[0] * (1 + 1e-12) for p, P_p in zip(points, P)):
             return v_plus, {p.key: True for p in points}, {p.key: P_p[0] for p, P_p in zip(points, P)}
@@ -402,7 +458,7 @@ class Modes:
         M = self.mass_matrix(driver, q)
         for scale in (1.0, 0.0):
             b = [-scale * e * hd[p.row] for p, e in zip(points, restitutions)]
-            v_plus, P = self.impact(driver, t, q, v, [p.row for p in points], b, forces)
+            v_plus, P = self.impact(driver, t, q, v, [p.row for p in points], b, released, forces)
             if v_plus @ M @ v_plus <= v @ M @ v * (1 + 1e-12):
                 break
         return v_plus, {}, {p.key: P_p for p, P_p in zip(points, P)}
@@ -434,7 +490,8 @@ class Modes:
     # ---------------------------------------------------------------- start and mode iteration
     def start(self, sim):
         """The mode at the start: stops touched without moving away are hit, a friction at rest is stuck
-        (the mode iteration then unlocks it if the load exceeds its static level), else it slips."""
+        (the mode iteration then unlocks it if the load exceeds its static level), else it slips; contact
+        points touching and approaching strike, those at rest close if they would press (``_iterate``)."""
         driver = sim._driver
         self.nq = driver.cm.nq
         for s in self.sides:
@@ -457,12 +514,23 @@ class Modes:
             if gap[c.row] < -1e-9:
                 raise SimulationError(f"contact '{c.name}': body '{c.contact.body}' starts {-gap[c.row]:.6g} inside "
                                       f"the surface of '{c.contact.surface}'; start it on or above the surface")
-            if gap[c.row] <= 1e-9 and hd[c.row] <= 0.0:
+            if gap[c.row] <= 1e-9 and hd[c.row] < -TOUCH_SPEED:
                 touching.append(c)
-        for c in touching:                               # each closes, after an impact if it approaches
+        for c in touching:              # each strikes; a point at rest closes if it would press (_iterate)
             self._touch(sim, c)
         if self.sides or self.locks or self.contacts:
             sim.switch_mode()
+
+    def added_contacts(self, driver, t, y, before):
+        """Contacts an action added (their names not in ``before``): each point must start on or off its
+        surface, and hits when its gap falls below where it starts."""
+        for c in self.contacts:
+            if c.name not in before:
+                gap = self._contact_rows(driver, t, y[:self.nq], y[self.nq:], c)[0][c.row]
+                if gap < -1e-9:
+                    raise SimulationError(f"contact '{c.name}' added at t = {t:.9g}: body '{c.contact.body}' is "
+                                          f"{-gap:.6g} inside the surface of '{c.contact.surface}'")
+                self._arm(driver, t, y, c)
 
     def consistent(self, driver, t, y):
         """Whether the current mode is consistent at (t, y) (the mode iteration would change nothing),
@@ -480,13 +548,14 @@ class Modes:
     def settle(self, driver, t, y):
         """The mode iteration (module docstring) at (t, y): uses each trial mode on the driver
         (driver.use_mode) and returns the state projected onto the final mode's rows."""
-        seen = set()
+        seen, slid = set(), set()                        # trial modes; contacts sliding with friction in them
         while True:
             key = (frozenset(self.closed), tuple(sorted(self.slip.items())), tuple(sorted(self.sliding.items())))
+            slid |= {c.name for c in self.contacts if c.key in self.sliding and c.contact.kinetic > 0.0}
             if key in seen:
-                if self.sliding:
+                if slid:
                     raise SimulationError(
-                        f"contacts {', '.join(sorted({c.name for c in self.contacts if c.key in self.sliding}))} find "
+                        f"contacts {', '.join(sorted(slid))} find "
                         f"no consistent mode at t = {t:.9g}: sliding, the normal force would pull, and open, the "
                         "contact would penetrate (a Painlevé paradox: the friction is too high for this configuration)")
                 raise SimulationError(f"the stops, frictions and contacts find no consistent mode at t = {t:.9g} (the "
@@ -509,10 +578,11 @@ class Modes:
             c = min(pulling, key=lambda c: lam[c.row])
             self._separate(driver, t, y, c, "its normal force would pull")
             return True
-        for c in self.contacts:                            # an open contact touching at rest must not penetrate
-            if c.row not in self.closed and self._pressing(driver, t, y, c):
-                self._touch_at_rest(driver, t, y, c)
-                return True
+        pressing = [c for c in self.contacts if c.row not in self.closed and self._pressing(driver, t, y, c)]
+        for c in pressing:                                 # open contacts touching at rest must not penetrate
+            self._touch_at_rest(driver, t, y, c)
+        if pressing:
+            return True
         for points in self.groups.values():                # a sticking contact must hold within static friction
             normal, friction = self.resultant(lam, points)
             if any(c.t1 in self.closed for c in points) and np.hypot(*friction) > points[0].contact.static * normal:
@@ -543,13 +613,15 @@ class Modes:
         crba(driver.cm.arrays, driver.data, np.ascontiguousarray(q), M)
         return M
 
-    def impact(self, driver, t, q, v, new_rows, new_b, forces=None):
+    def impact(self, driver, t, q, v, new_rows, new_b, released=(), forces=None):
         """Post-impact velocities v+ and impulses P (module docstring): M (v+ - v-) = W^T P with the
-        held rows (their G v+ = f') and the rows ``new_rows`` (G v+ = ``new_b``), W = G except the force
+        held rows (the rows that always hold and the closed switched rows: G v+ = f') and the rows ``new_rows`` (G v+ = ``new_b``), W = G except the force
         directions ``forces`` {row: direction} (sliding impacts' friction); the KKT system by least
-        squares (redundant rows give a consistent singular system). P: the impulses of the new rows."""
+        squares (redundant rows give a consistent singular system). The rows ``released`` (contacts resting
+        before the impact: ``_propagate``) do not hold. P: the impulses of the new rows."""
         cm = driver.cm
-        rows = [int(r) for r in driver.data.active if r not in new_rows] + list(new_rows)
+        held = sorted({int(r) for r in cm.every_row} | self.closed)
+        rows = [r for r in held if r not in new_rows and r not in released] + list(new_rows)
         _, hd, G = constraint_values(cm, q, v, t, rows=rows, targets=self.targets())
         A = G[rows]
         W = A.copy()
