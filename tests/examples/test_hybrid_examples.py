@@ -1,6 +1,6 @@
 """The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py, clutch.py,
-billiard_ball.py, disk_on_ramp.py, stacked_blocks.py, box_on_incline.py, pendulum_stop.py) against
-their closed forms, derived in the scripts' docstrings."""
+billiard_ball.py, disk_on_ramp.py, stacked_blocks.py, box_on_incline.py, pendulum_stop.py,
+newtons_cradle.py) against their closed forms, derived in the scripts' docstrings."""
 import numpy as np
 import pytest
 
@@ -148,3 +148,48 @@ def test_pendulum_hits_its_stop_at_the_elliptic_time_rebounds_at_exactly_e_and_r
     rest = res.t > hits[-1] + 1e-9
     np.testing.assert_allclose(res["hinge.q"][rest], ps.STOP, atol=1e-12)
     np.testing.assert_allclose(res["stop.force"][rest], ps.MASS * ps.G * ps.C * np.cos(ps.STOP), rtol=1e-9)
+
+
+def test_newtons_cradle_passes_the_first_balls_rate_to_the_last_and_back():
+    nc = script("newtons_cradle")
+    res = ms.load(EXAMPLES / "newtons_cradle.yaml").simulate(t_end=1.0)
+    impacts = [e for e in res.events if e.kind == "impact"]
+    assert [e.kind for e in res.events] == ["impact"] * 8                     # nothing else: no chatter at rest
+    assert [e.name for e in impacts] == [f"touch{k}" for k in (0, 1, 2, 3, 3, 2, 1, 0)]
+    t1 = nc.strike_time()
+    np.testing.assert_allclose([e.time for e in impacts], [t1] * 4 + [3 * t1] * 4, atol=1e-9)
+    k = int(np.searchsorted(res.t, impacts[3].time, side="right")) - 1   # the sample just after the strikes
+    np.testing.assert_allclose([res[f"swing{j}.v"][k] for j in range(nc.N)], [0, 0, 0, 0, nc.strike_rate()],
+                               atol=1e-9)
+    E = nc.energy(res)
+    np.testing.assert_allclose(E, E[0], rtol=1e-9)
+
+
+def test_disk_fence_decided_at_seven_seconds_is_added_at_P_rolled_along_and_left_at_the_chosen_speed():
+    df = script("disk_fence")
+    m, fence = df.build_model()
+    res = df.simulate(m)
+    assert res.success, res.message
+    assert len(res.t) == 501                                                # no t_eval sample lost at an event
+    t_P, u_P = df.reaches_P()
+    (t_sense,), (t_enter,), (t_exit,) = res.t_events
+    assert t_sense == pytest.approx(7.0, abs=1e-12) and t_enter == pytest.approx(t_P, abs=1e-9)
+    x7 = df.U0 * 7.0 + 0.5 * df.A_ROLL * 49.0
+    assert fence["R"] == pytest.approx(df.fence_radius(x7, df.U0 + 7.0 * df.A_ROLL), rel=1e-10)
+    closes = [e for e in res.events if e.name == "fence"]
+    assert len(closes) == 1 and closes[0].time - t_P < 1e-6 and "closes, sticking" in closes[0].detail
+    ramp = res.t < t_P
+    np.testing.assert_allclose(res["roll.q"][ramp, 0], df.U0 * res.t[ramp] + 0.5 * df.A_ROLL * res.t[ramp] ** 2,
+                               atol=1e-9)
+    on_fence = (res.t > t_P + 1e-6) & (res.t < t_exit)
+    rho = np.hypot(res["roll.q"][on_fence, 0] - df.L, res["roll.q"][on_fence, 1] - fence["R"])
+    np.testing.assert_allclose(rho, fence["R"] - df.RADIUS, atol=1e-9)           # inside the arc, touching it
+    assert np.all(res.parts[1]["fence.normal_force"] > 0) and np.all(res.parts[1]["fence.mode"] == 2)
+    np.testing.assert_allclose(res.parts[1]["fence.slip_velocity"], 0.0, atol=1e-9)   # rolling
+    E = df.energy(res)
+    np.testing.assert_allclose(E[res.t < t_exit], E[0], atol=1e-6)            # rolling loses no energy
+    q, v = res.y_events[2][0][:3], res.y_events[2][0][3:]
+    np.testing.assert_allclose(v[:2], df.U_EXIT * np.array([np.cos(df.BETA), np.sin(df.BETA)]), atol=1e-7)
+    tau = res.t[-1] - t_exit                                               # then a parabola in tilted gravity
+    g = df.G * np.array([np.sin(df.PHI), -np.cos(df.PHI)])
+    np.testing.assert_allclose(res["roll.q"][-1, :2], q[:2] + v[:2] * tau + 0.5 * g * tau ** 2, atol=1e-7)

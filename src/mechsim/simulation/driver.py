@@ -71,15 +71,13 @@ class Driver:
         self.t_eval = opts["t_eval"]
         self.modes = Modes(cm)
         self.user_events = as_events(opts["events"], model.events.values())
-        self.events = self.user_events + self.modes.events
-        self.compiled_events = compile_signals(cm, self.events)[2]
-        self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
+        self.events = self.user_events + self.modes.events    # the modes' events change with the model
         self._use(cm, None if analysis is None else analysis.active)
         self.inputs = RunInputs(self, opts)
         self.backend = self._backend()
-        self.records, self.t_events = [], [[] for _ in self.events]
-        self.y_events = [[] for _ in self.events]
-        self.fired = np.zeros(len(self.events), dtype=int)
+        self.records, self.t_events = [], [[] for _ in self.user_events]
+        self.y_events = [[] for _ in self.user_events]
+        self.fired = np.zeros(len(self.user_events), dtype=int)
         self.samples_t, self.samples_y, self.samples_u = [], [], []
         self.time_stops = []                  # instants the stepper must stop at (a bounce's apex)
         self.counts = {}                      # steps, evaluations ... of the steppers replaced so far
@@ -91,7 +89,8 @@ class Driver:
         """Run on the compiled model cm from now on: its own Data (the run's settings, the rows
         ``active``, the compiled event signals) and the problem the stepper integrates."""
         opts = self.opts
-        signal_i, signal_f, _ = compile_signals(cm, self.events)
+        signal_i, signal_f, self.compiled_events = compile_signals(cm, self.events)
+        self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         self.cm = cm
         self.data = cm.new_data(active=active, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
                                 baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]),
@@ -246,9 +245,10 @@ class Driver:
         """Record and act on the events ``which`` at t. Returns True if the state or inputs changed;
         raises Stop when the run ends here."""
         y = self._projected(t)
-        self.truncate(t)
+        dropped = self.truncate(t)
+        n_user = len(self.user_events)
         for k in which:
-            if self.t_events[k] and t - self.t_events[k][-1] < ZENO * max(1.0, abs(t)):
+            if k < n_user and self.t_events[k] and t - self.t_events[k][-1] < ZENO * max(1.0, abs(t)):
                 raise StepError(f"event {self.events[k].name!r} fired again {t - self.t_events[k][-1]:.3g} s after "
                                 f"its previous firing at t = {t:.9g}: the events accumulate there (Zeno behaviour); "
                                 "the result ends at that instant")
@@ -258,16 +258,18 @@ class Driver:
         sim = SimulationHandle(self, t, y)
         for k in which:
             event = self.events[k]
-            self.fired[k] += 1
-            if event.kind == "user":
+            if k < n_user:                              # the user's events (the modes' log themselves)
+                self.fired[k] += 1
                 self.t_events[k].append(t)
                 self.y_events[k].append(y.copy())
                 self.records.append(EventRecord(t, "user", event.name, self._detail(event, t, y)))
             if event.action is not None:
                 stop = event.action(sim, t, self.state(t, y)) == "stop" or stop
-            if event.terminal and self.fired[k] >= event.terminal:
+            if k < n_user and event.terminal and self.fired[k] >= event.terminal:
                 stop = True
         changed, y = sim.changed, self._switched(sim)
+        if sim.specs is not None:                       # the modes' events were made anew: quiet only the user's
+            which = [k for k in which if k < n_user]
         if changed:
             self._correct(t, y)
             if self.t_eval is None:
@@ -276,6 +278,8 @@ class Driver:
             raise Stop
         if changed:
             self.restart(t, y, quiet=which)
+        else:
+            self.untruncate(dropped)
         return changed
 
     def _switched(self, sim):
@@ -353,11 +357,21 @@ class Driver:
                                    self.modes.targets(), self.data.cw.slide.copy()))
 
     def truncate(self, t):
-        """Drop the outputs after t (a state change at t makes them obsolete)."""
+        """Drop the outputs after t (a state change at t makes them obsolete). Returns what it dropped,
+        for ``untruncate``."""
         keep = int(np.searchsorted(self.samples_t, t, side="right"))
+        dropped = self.samples_t[keep:], self.samples_y[keep:], self.samples_u[keep:], self.n_out
         del self.samples_t[keep:], self.samples_y[keep:], self.samples_u[keep:]
         if self.t_eval is not None:
             self.n_out = int(np.searchsorted(self.t_eval, t, side="right"))
+        return dropped
+
+    def untruncate(self, dropped):
+        """Put back the outputs ``truncate`` dropped (an event at t changed nothing)."""
+        T, Y, U, self.n_out = dropped
+        self.samples_t += T
+        self.samples_y += Y
+        self.samples_u += U
 
     def record(self, T, Y):
         self.samples_t.extend(np.asarray(T, dtype=float).tolist())
