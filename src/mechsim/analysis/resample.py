@@ -42,7 +42,8 @@ def _hermite(res, times):
         normalize_quaternions(cm.quat_q, row)
     linear = lambda a: (1 - s) * a[k0] + s * a[k1]
     return Result(cm, times, q, linear(res.v), linear(res.u_force), tau=linear(res.tau), active=res.active,
-                  message=res.message, success=res.success)
+                  message=res.message, success=res.success, targets=res._targets, slide=res._slide,
+                  friction=res._load_friction)
 
 
 def _rates(cm, Q, V, samples):

@@ -29,9 +29,10 @@ class Result:
     ``m.signals()``; ``res.point(body, p)``; ``to_dataframe()``, ``save(path)``."""
 
     def __init__(self, compiled, t, q, v, u_force, tau=None, events=None, message="", success=True, active=None,
-                 stats=None, targets=None, slide=None):
+                 stats=None, targets=None, slide=None, friction=None):
         self._cm = compiled
         self._slide = slide           # the sliding contacts of the run's mode (ConstraintWorkspace.slide)
+        self._load_friction = friction   # and its slipping load frictions (ConstraintWorkspace.friction)
         self.active = active          # the constraint rows the run kept (None: the model's latest analysis)
         self._targets = dict(targets or {})    # {row: (f, f', f'')} set by the run (a stuck joint's position)
         self.stats = dict(stats or {})
@@ -75,6 +76,8 @@ class Result:
             data = cm.new_data(active=self.active)
             if self._slide is not None:
                 data.cw.slide[:] = self._slide
+            if self._load_friction is not None:
+                data.cw.friction[:] = self._load_friction
             status = constrained_trajectory(cm.arrays, data, self.u_force, self.tau, self.q, self.v, targets, *out)
             if status != OK:
                 out[0][:] = np.nan

@@ -154,13 +154,25 @@ def constraint_values(cm, q, v, t=0.0, rows=None, targets=None):
     """(g, G v - f', G) of the constraint rows ``rows`` (default: every row that always holds, not the
     switched ones of stops and frictions) of a compiled model at (q, v, t), as new arrays over all
     rows, zero in the others; ``targets`` {row: (f, f', f'')} replaces the model's targets of rows."""
+    cw = _evaluate_rows(cm, q, v, t, rows, targets)
+    return cw.h.copy(), cw.hd.copy(), cw.G.copy()
+
+
+def constraint_accelerations(cm, q, v, t=0.0, rows=None, targets=None):
+    """(G, gamma) of the rows at (q, v, t), as constraint_values: the rows' accelerations are G qdd - gamma
+    (papers/000 eq. 10)."""
+    cw = _evaluate_rows(cm, q, v, t, rows, targets)
+    return cw.G.copy(), cw.gamma.copy()
+
+
+def _evaluate_rows(cm, q, v, t, rows, targets):
     data = local_data(cm)
     rows = cm.every_row if rows is None else np.asarray(rows, dtype=np.int64)
     cm.targets(t, out=data.con_t)
     for row, target in (targets or {}).items():
         data.con_t[row] = target
     cw = data.cw
-    cw.h[:], cw.hd[:], cw.G[:] = 0.0, 0.0, 0.0
+    cw.h[:], cw.hd[:], cw.gamma[:], cw.G[:] = 0.0, 0.0, 0.0, 0.0
     constraint_state(cm.arrays, data, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
                      rows)
-    return cw.h.copy(), cw.hd.copy(), cw.G.copy()
+    return cw

@@ -6,11 +6,12 @@ import numpy as np
 from ..errors import ModelError
 from ..io.expressions import Expression, compile_programs
 from ..modeling.contacts import CONTACT_SIGNALS, SURFACES
-from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_S
+from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_P, PRIM_S
 from . import layout as L
 from .layout import SWITCHED_ROWS
 from .closure import ConstraintRows
 from .data import ModelArrays, new_data
+from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS
 from .system import update_time_functions
 from .time_functions import max_stack_depth
 from .topology import spanning_tree
@@ -46,6 +47,16 @@ class CompiledModel:
     def new_data(self, **settings):
         """A fresh Data for one run or analysis (dynamics/data.py: new_data's settings)."""
         return new_data(self, **settings)
+
+    def friction_table(self):
+        """The joint frictions whose levels grow with the load (ConstraintWorkspace.friction, dynamics/
+        multipliers.py), none slipping: a row per element of ``load_frictions``."""
+        table = np.zeros((len(self.load_frictions), FRICTION_COLS))
+        for k, f in enumerate(self.load_frictions):
+            node = self.joint_nodes[f.joint][f.primitive]
+            table[k, [F_VI, F_NODE, F_PRISMATIC, F_KINETIC, F_MU]] = \
+                self.node_i[node, L.VI], node, self.node_i[node, L.PTYPE] == PRIM_P, f.kinetic, f.mu_kinetic * f.radius
+        return table
 
     def _model_arrays(self):
         """The ModelArrays, with the expressions of t (force values, constraint targets) as one
@@ -184,6 +195,7 @@ class CompiledModel:
                     self.sources.append((n_slots, source))
                     self.slot_force.append(force.name)
                     n_slots += 1
+        self.load_frictions = [f for f in model.forces.values() if f.kind == "joint_friction" and f.exact and f.loaded]
         self.contact_forces = {}                        # compliant contact -> its force rows (one per point)
         for contact in model.contacts.values():
             if contact.model == "compliant":

@@ -43,7 +43,9 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
         active = cm.every_row if cm.analysis is None else cm.analysis.active
     active = np.ascontiguousarray(active, dtype=np.int64)
     held = np.union1d(cm.every_row, np.intersect1d(active, cm.unilateral)).astype(np.int64)
-    return Data(new_workspace(cm.n_nodes), new_constraint_workspace(cm.n_nodes, cm.n_rows, cm.nv),
+    cw = new_constraint_workspace(cm.n_nodes, cm.n_rows, cm.nv, len(cm.load_frictions))
+    cw.friction[:] = cm.friction_table()
+    return Data(new_workspace(cm.n_nodes), cw,
                 cm.u_const.copy() if u is None else np.array(u, dtype=float),
                 np.zeros(cm.nv) if tau is None else np.array(tau, dtype=float),
                 cm.rows.constant_targets.copy(), active, held, np.zeros(cm.nv), np.zeros(cm.nq + cm.nv),

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE, JIT, copy_into
-from ..status import OK, SINGULAR
+from ..status import NOT_CONVERGED, OK, SINGULAR
 from .constraints import evaluate_row, evaluate_rows, velocity_product_accelerations
 from .kernels import (PASS, aba_tables, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
                       joint_bias_force, transmitted_forces, u_dinv)
@@ -30,18 +30,27 @@ RANK_TOL = 1e-9
 # (simulation/hybrid.py), per normal row [first tangent row (the second follows it) or -1, kinetic
 # friction coefficient mu, the slip direction (d1, d2) along the tangents to use while the slip speed is
 # zero, the slip direction (s1, s2) used at the last evaluation]; ``F`` the rows' force directions.
-ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide")
+# ``friction``: the joint frictions whose levels grow with the joint's load (modeling/forces.py
+# JointFriction, mu=), per element [v index, node, 1 for a prismatic guide (0: a revolute pin), slip
+# direction (+-1 slipping, 0 stuck), constant kinetic level, mu_k x radius]: the slipping ones' tau
+# entries are solved together with the accelerations (solve_constrained); ``scratch`` (nv) for them.
+ConstraintWorkspace = namedtuple("ConstraintWorkspace",
+                                 "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide friction scratch")
 SLIDE_COLS = 6
 TANGENT, MU, D1, D2, S1, S2 = range(SLIDE_COLS)
+FRICTION_COLS = 6
+F_VI, F_NODE, F_PRISMATIC, F_SIGN, F_KINETIC, F_MU = range(FRICTION_COLS)
+FRICTION_ITERATIONS = 100
 
 
-def new_constraint_workspace(n_nodes, n_rows, nv):
+def new_constraint_workspace(n_nodes, n_rows, nv, n_friction=0):
     slide = np.zeros((n_rows, SLIDE_COLS))
     slide[:, TANGENT] = -1.0
     return ConstraintWorkspace(np.zeros((n_nodes, 6)), np.zeros((n_rows, 6)), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros(n_rows), np.zeros((n_rows, nv)), np.zeros((n_rows, nv)), np.zeros((nv, n_rows)),
                                np.zeros((n_rows, n_rows)), np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows),
-                               np.zeros((n_rows + 3, max(n_rows, nv, 1))), slide)
+                               np.zeros((n_rows + 3, max(n_rows, nv, 1))), slide, np.zeros((n_friction, FRICTION_COLS)),
+                               np.zeros(nv))
 
 
 @njit(**PASS)
@@ -305,7 +314,78 @@ def constrained_dynamics(model, data, q, v, tau, qdd):
 @njit(**JIT)
 def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
                       held, active, cw, solver, alpha, beta, qdd):
-    """constrained_dynamics on the arrays it reads. Cholesky works on the active rows (the
+    """constrained_dynamics on the arrays it reads (constrained_accelerations). A joint friction slipping
+    under a level that grows with the joint's load (cw.friction) acts through tau, and the load depends
+    on it: the two are solved by fixed-point iteration from the friction of the last evaluation (one or
+    two solves where it changes slowly). It fails to converge (NOT_CONVERGED) only where friction
+    self-locks the joint: mu times the pin radius not small against the lever arms."""
+    status = constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i,
+                                       con_f, con_t, held, active, cw, solver, alpha, beta, qdd)
+    if status != OK or not any_slipping(cw.friction):
+        return status
+    for _ in range(FRICTION_ITERATIONS):
+        if not load_friction(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, carve(ws), cw,
+                             tau):
+            return OK
+        status = constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i,
+                                           con_f, con_t, held, active, cw, solver, alpha, beta, qdd)
+        if status != OK:
+            return status
+    return NOT_CONVERGED
+
+
+@njit(**INLINE)
+def any_slipping(friction):
+    for k in range(friction.shape[0]):
+        if friction[k, F_SIGN] != 0.0:
+            return True
+    return False
+
+
+@njit(**PASS)
+def load_friction(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, w, cw, tau):
+    """tau[vi] = -d (F_k + mu_k r |F_perp|) of each slipping load friction (cw.friction), F_perp the
+    joint's load at qdd (transverse_load). Returns whether one changed by more than 1e-13 relative."""
+    joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, cw.lam, cw.wrench, w,
+                   cw.scratch)
+    changed = False
+    for k in range(cw.friction.shape[0]):
+        sign = cw.friction[k, F_SIGN]
+        if sign == 0.0:
+            continue
+        vi = int(cw.friction[k, F_VI])
+        level = cw.friction[k, F_KINETIC] + cw.friction[k, F_MU] * transverse_load(
+            w.S, w.pA, int(cw.friction[k, F_NODE]), cw.friction[k, F_PRISMATIC] > 0.0)
+        changed = changed or abs(tau[vi] + sign * level) > 1e-13 * max(1.0, level)
+        tau[vi] = -sign * level
+    return changed
+
+
+@njit(**JIT)
+def friction_loads(model, data, q, v, qdd, out):
+    """|F_perp| (transverse_load) of each load friction (cw.friction) at (q, v, qdd), with the multipliers
+    of the last solve in data.cw.lam."""
+    w, cw = carve(data.ws), data.cw
+    joint_wrenches(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, q, v, qdd,
+                   model.con_i, cw.lam, cw.wrench, w, cw.scratch)
+    for k in range(out.shape[0]):
+        out[k] = transverse_load(w.S, w.pA, int(cw.friction[k, F_NODE]), cw.friction[k, F_PRISMATIC] > 0.0)
+
+
+@njit(**INLINE)
+def transverse_load(S, f, node, prismatic):
+    """|F_perp|: the force a 1-DOF joint transmits (f[node], a wrench [torque; force]) across its axis, the
+    angular part of S for a revolute pin and the linear part for a prismatic guide (both unit)."""
+    k = 3 if prismatic else 0
+    fx, fy, fz = f[node, 3], f[node, 4], f[node, 5]
+    along = fx * S[node, k, 0] + fy * S[node, k + 1, 0] + fz * S[node, k + 2, 0]
+    return np.sqrt(max(fx * fx + fy * fy + fz * fz - along * along, 0.0))
+
+
+@njit(**JIT)
+def constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
+                              held, active, cw, solver, alpha, beta, qdd):
+    """The accelerations and multipliers at the given tau. Cholesky works on the active rows (the
     independent set found at assembly); where that set loses rank although the whole set does not
     (a redundancy that moves with the configuration), or where the mechanism is singular, or with
     solver QR, every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent

@@ -23,7 +23,7 @@ from ..status import OK
 from .constraints import evaluate_row, velocity_product_accelerations
 from .data import BAUMGARTE
 from .kernels import carve, first_pass, kinematic_map, normalize_quaternions
-from .multipliers import solve_constrained
+from .multipliers import joint_wrenches, solve_constrained, transverse_load
 from .projection import project
 from .time_functions import evaluate
 
@@ -34,8 +34,11 @@ from .time_functions import evaluate
 # GAP the residual of row index (a contact's gap); SLIP the slip velocity along (d1, d2) = signal_f[1:3] of
 # the tangent rows index, index + 1; CONE mu_s lambda_n - |lambda_t| of a contact's resultant over its
 # ``component`` points, whose normal and tangent rows are index + 3 k, + 1, + 2 (mu_s = signal_f[1]):
-# reaches zero when sticking friction saturates.
-COORDINATE, BODY_POSITION, BODY_VELOCITY, BODY_OMEGA, MULTIPLIER, SILENT, GAP, SLIP, CONE = range(9)
+# reaches zero when sticking friction saturates. FRICTION_LOAD: sign lambda - F_s - mu_s r |F_perp| of a
+# stuck joint friction whose level grows with the joint's load (dynamics/multipliers.py transverse_load),
+# index its lock row, component the joint's node, signal_i[3] 1 for a prismatic guide, signal_f[1:4] =
+# (sign, F_s, mu_s r).
+COORDINATE, BODY_POSITION, BODY_VELOCITY, BODY_OMEGA, MULTIPLIER, SILENT, GAP, SLIP, CONE, FRICTION_LOAD = range(10)
 
 
 @njit(**JIT)
@@ -104,28 +107,40 @@ def signal_values(model, data, t, y, g):
         status = state_derivative(model, data, t, y, data.ydot)
         if status != OK:
             return status
-    return signal_tables(model.node_i, model.node_f, model.nq, model.con_i, model.con_f, data.con_t, data.signal_i,
-                         data.signal_f, data.ws, data.cw, y, g)
+    return signal_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.nq,
+                         model.con_i, model.con_f, data.con_t, data.signal_i, data.signal_f, data.u, data.ws, data.cw,
+                         y, data.ydot, g)
 
 
 @njit(**INLINE)
 def watches_multipliers(sig_i):
     for k in range(sig_i.shape[0]):
-        if sig_i[k, 0] == MULTIPLIER or sig_i[k, 0] == CONE:
+        if sig_i[k, 0] == MULTIPLIER or sig_i[k, 0] == CONE or sig_i[k, 0] == FRICTION_LOAD:
             return True
     return False
 
 
 @njit(**JIT)
-def signal_tables(node_i, node_f, nq, con_i, con_f, con_t, sig_i, sig_f, ws, cw, y, g):
-    """signal_values on the arrays it reads (cw.lam: the multipliers at (t, y), when watched)."""
+def signal_tables(node_i, node_f, force_i, force_f, gravity, nq, con_i, con_f, con_t, sig_i, sig_f, u, ws, cw, y,
+                  ydot, g):
+    """signal_values on the arrays it reads (cw.lam and ydot: the multipliers and the state derivative at
+    (t, y), when watched)."""
     w = carve(ws)
-    kinematics_done = False
+    kinematics_done = loads_done = False
     q, v = y[:nq], y[nq:]
     for k in range(sig_i.shape[0]):
         kind, index, component = sig_i[k, 0], sig_i[k, 1], sig_i[k, 2]
         if kind == COORDINATE:
             g[k] = y[index] - sig_f[k, 0]
+            continue
+        if kind == FRICTION_LOAD:
+            if not loads_done:               # the joints' loads into w.pA (and the kinematics they need)
+                joint_wrenches(node_i, node_f, force_i, force_f, gravity, u, q, v, ydot[nq:], con_i, cw.lam,
+                               cw.wrench, w, cw.scratch)
+                velocity_product_accelerations(node_i, w.c, cw.acc0)
+                loads_done = kinematics_done = True
+            load = transverse_load(w.S, w.pA, component, sig_i[k, 3] > 0)
+            g[k] = sig_f[k, 1] * cw.lam[index] - sig_f[k, 2] - sig_f[k, 3] * load - sig_f[k, 0]
             continue
         if kind == MULTIPLIER:
             g[k] = sig_f[k, 1] * cw.lam[index] - sig_f[k, 0]

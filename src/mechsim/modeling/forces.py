@@ -6,6 +6,7 @@ import numpy as np
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .element import Element
+from .joints import PRIM_P, PRIM_R
 
 FORCE_KINDS = ("joint_spring_damper", "spring_damper", "joint_force", "body_force", "joint_limit", "joint_friction")
 MIN_BOUNCE_SPEED = 1e-4     # default rebound speed (m/s or rad/s) below which a rigid stop stays closed
@@ -136,13 +137,25 @@ class JointFriction(ForceElement):
     the slip (Wood & Kennedy 2003 §6: joints that lock and unlock, resolved by a mode iteration).
     ``model="regularized"``: the smooth -kinetic v / sqrt(v^2 + slip_tolerance^2) instead, a force with
     no modes (it creeps under a load below the static level: at v = v_s r / sqrt(1 - r^2), r = load /
-    kinetic)."""
+    kinetic).
+
+    Friction from the joint's load, ``mu`` (mu_s = mu_k, or [mu_s, mu_k]): the levels grow by mu times
+    the reaction the joint transmits across its axis, |F_perp| for a prismatic guide and ``radius`` x
+    |F_perp| for a revolute pin of that radius (the radial load on the pin; its axial load and the
+    reaction moments are left out), on top of the constant ``static`` and ``kinetic``. The reaction
+    depends on the friction itself while slipping: the dynamics solve the two together (a fixed-point
+    iteration, dynamics/multipliers.py)."""
     kind = "joint_friction"
-    options = ("joint", "static", "kinetic", "coordinate", "model", "slip_tolerance")
+    options = ("joint", "static", "kinetic", "coordinate", "model", "slip_tolerance", "mu", "radius")
 
     @property
     def exact(self):
         return self.model == "exact"
+
+    @property
+    def loaded(self):
+        """Whether its levels grow with the joint's reaction (``mu`` given)."""
+        return self.mu_static > 0
 
 
 FORCE_CLASSES = {cls.kind: cls for cls in (JointSpringDamper, SpringDamper, JointForce, BodyForce, JointLimit,
@@ -203,6 +216,7 @@ def make_force(model, name, kind, opts):
         f.model = opts.get("model", "exact")
         if f.model not in ("exact", "regularized"):
             raise ModelError(f"{what}: model must be 'exact' (stick and slip) or 'regularized', got {f.model!r}")
+        _friction_from_load(model, f, opts, what, number)
         f.slip_tolerance = number("slip_tolerance", 1e-3)
         if f.model == "exact" and "slip_tolerance" in opts or not f.slip_tolerance > 0:
             raise ModelError(f"{what}: slip_tolerance (> 0) is for model='regularized'")
@@ -232,6 +246,28 @@ def _joint_coordinate(model, f, opts, what, need):
                          f"'{joint.name}' ({joint.kind})")
     f.joint, f.coordinate = joint.name, int(coordinate)
     f.primitive = primitive_of_coordinate(joint, f.coordinate, what)
+
+
+def _friction_from_load(model, f, opts, what, number):
+    """f.mu_static, f.mu_kinetic and f.radius of a joint friction (JointFriction docstring)."""
+    mu = opts.get("mu", 0.0)
+    mu = list(mu) if isinstance(mu, (list, tuple, np.ndarray)) else [mu, mu]
+    if len(mu) != 2:
+        raise ModelError(f"{what}: mu must be one coefficient or [static, kinetic], got {opts.get('mu')!r}")
+    f.mu_static, f.mu_kinetic = (finite_number({"mu": x}, "mu", 0.0, what) for x in mu)
+    if not 0 <= f.mu_kinetic <= f.mu_static:
+        raise ModelError(f"{what}: need 0 <= kinetic <= static friction coefficients, got mu={opts.get('mu')!r}")
+    ptype = model.joint(f.joint, what).primitives[f.primitive][0]
+    rotational = ptype == PRIM_R
+    f.radius = number("radius", 0.0) if rotational else 1.0
+    if "radius" in opts and not rotational:
+        raise ModelError(f"{what}: radius= is the pin radius of a revolute coordinate; a prismatic guide's friction "
+                         "is mu times its transverse load")
+    if f.mu_static > 0 and rotational and not f.radius > 0:
+        raise ModelError(f"{what}: mu= on a revolute coordinate needs the pin's radius= (> 0)")
+    if f.mu_static > 0 and not (f.exact and ptype in (PRIM_R, PRIM_P)):
+        raise ModelError(f"{what}: mu= (friction from the joint's load) needs model='exact' on a revolute or "
+                         "prismatic coordinate")
 
 
 def _joint_limit(model, f, opts, what, need, number):

@@ -41,10 +41,10 @@ SIMULTANEOUS = 1e-12     # crossings within this (relative to max(1, |t|)) of ea
 ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
 
 
-Part = namedtuple("Part", "cm active stop tau targets slide")
+Part = namedtuple("Part", "cm active stop tau targets slide friction")
 Part.__doc__ = """A stretch of the run's samples on one compiled model in one mode: the active rows, the index
-one past its last sample, the friction forces tau, the lock targets {row: (f, f', f'')} and the sliding
-contacts (dynamics/multipliers.py: ConstraintWorkspace.slide)."""
+one past its last sample, the friction forces tau, the lock targets {row: (f, f', f'')}, the sliding
+contacts and the slipping load frictions (dynamics/multipliers.py: ConstraintWorkspace.slide, .friction)."""
 
 
 def added(counts, stats):
@@ -354,7 +354,7 @@ class Driver:
         """End the current stretch of samples (one compiled model and mode) when it has any."""
         if force or len(self.samples_t) > (self.parts[-1][2] if self.parts else 0):
             self.parts.append(Part(self.cm, self.data.active, len(self.samples_t), self.data.tau.copy(),
-                                   self.modes.targets(), self.data.cw.slide.copy()))
+                                   self.modes.targets(), self.data.cw.slide.copy(), self.data.cw.friction.copy()))
 
     def truncate(self, t):
         """Drop the outputs after t (a state change at t makes them obsolete). Returns what it dropped,
@@ -469,12 +469,12 @@ class Driver:
         """The Result of the run (joined from one Result per model when actions changed the model)."""
         self._close_part(force=True)
         parts, start = [], 0
-        for cm, active, stop, tau, targets, slide in self.parts:
+        for cm, active, stop, tau, targets, slide, friction in self.parts:
             n = stop - start
             Y = np.array(self.samples_y[start:stop]).reshape(n, cm.nq + cm.nv)
             parts.append(Result(cm, np.array(self.samples_t[start:stop]), Y[:, :cm.nq], Y[:, cm.nq:],
                                 np.array(self.samples_u[start:stop]).reshape(n, cm.n_slots), active=active,
-                                tau=np.tile(tau, (n, 1)), targets=targets, slide=slide))
+                                tau=np.tile(tau, (n, 1)), targets=targets, slide=slide, friction=friction))
             start = stop
         summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
         if len(parts) > 1:

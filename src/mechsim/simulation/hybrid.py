@@ -36,13 +36,14 @@ needed there). Switches are EventRecords: "limit" for stops, "lock"/"unlock" for
 """
 import numpy as np
 from scipy.linalg import null_space
-from scipy.optimize import linprog
+from scipy.optimize import linprog, lsq_linear
 
 from ..assembly.redundancy import analyse
-from ..dynamics.api import constraint_values
-from ..dynamics.kernels import crba
+from ..dynamics.api import constraint_accelerations, constraint_values
+from ..dynamics.kernels import crba, rnea
 from ..dynamics.layout import QI, VI
-from ..dynamics.system import CONE, COORDINATE, GAP, MULTIPLIER, SILENT, SLIP
+from ..dynamics.multipliers import F_PRISMATIC, F_SIGN, friction_loads
+from ..dynamics.system import CONE, COORDINATE, FRICTION_LOAD, GAP, MULTIPLIER, SILENT, SLIP
 from ..errors import SimulationError
 from .events import Event
 
@@ -71,10 +72,13 @@ class StopSide(Switched):
 
 
 class Lock(Switched):
-    """The lock row of a joint friction."""
+    """The lock row of a joint friction; ``load`` its row in ConstraintWorkspace.friction when its levels
+    grow with the joint's load, else None."""
 
     def __init__(self, cm, force):
         super().__init__(cm, force, ("lock", force.name, "lock"))
+        self.node = cm.joint_nodes[force.joint][force.primitive]
+        self.load = cm.load_frictions.index(force) if force.loaded else None
 
 
 class ContactRows:
@@ -125,7 +129,7 @@ class Modes:
         self.groups = {}                                           # contact name -> its points
         for c in self.contacts:
             self.groups.setdefault(c.name, []).append(c)
-        self.nq = cm.nq
+        self.nq, self.friction = cm.nq, cm.friction_table()
         self.closed, self.slip, self.stuck_at = set(), {}, {}    # held switched rows; name -> d; row -> q
         self.sliding = {}                                          # contact point key -> slip direction (d1, d2)
         self.touch = {}                                            # contact point key -> gap where it hits
@@ -166,8 +170,13 @@ class Modes:
             return lambda: ([COORDINATE, self.nq + lk.vi, 0, 0], [0.0] * 4) if self.slip.get(lk.name) == d else None
 
         def unlock(sign):
-            return lambda: ([MULTIPLIER, lk.row, 0, 0], [lk.force.static, sign, 0.0, 0.0]) \
-                if lk.row in self.closed else None
+            if lk.load is not None:          # sign lambda - (F_s + mu_s r |F_perp|) (dynamics/system.py)
+                prismatic = int(self.friction[lk.load, F_PRISMATIC])
+                signal = [FRICTION_LOAD, lk.row, lk.node, prismatic], \
+                    [0.0, sign, lk.force.static, lk.force.mu_static * lk.force.radius]
+            else:
+                signal = [MULTIPLIER, lk.row, 0, 0], [lk.force.static, sign, 0.0, 0.0]
+            return lambda: signal if lk.row in self.closed else None
         return [ModeEvent(self, lk, "stick", -d, stick(d), lambda sim: self._stick(sim, lk)) for d in (1.0, -1.0)] + [
             ModeEvent(self, lk, "unlock", 1, unlock(1.0), lambda sim: self._unlock(sim, lk, 1.0)),
             ModeEvent(self, lk, "unlock", 1, unlock(-1.0), lambda sim: self._unlock(sim, lk, -1.0))]
@@ -236,7 +245,9 @@ class Modes:
         """The holding force reached sign F_s: the joint slips the way the load pushes, -sign."""
         self.closed.discard(lk.row)
         self.slip[lk.name] = -sign
-        sim.log("unlock", lk.name, f"holding force reached static {lk.force.static:g}; slips {'+' if sign < 0 else '-'}")
+        level = f"{lk.force.static:g}" if lk.load is None else "mu_s r |F_perp|" + \
+            (f" + {lk.force.static:g}" if lk.force.static else "")
+        sim.log("unlock", lk.name, f"holding force reached static {level}; slips {'+' if sign < 0 else '-'}")
 
     def _lock(self, lk, q):
         self.slip.pop(lk.name, None)
@@ -472,10 +483,13 @@ class Modes:
                 (c.t1, c.contact.kinetic, d[0], d[1], d[0], d[1])
         data.tau[:] = 0.0
         for lk in self.locks:
+            slipping = lk.row not in self.closed and self.slip.get(lk.name)
             if lk.row in self.closed:
                 data.con_t[lk.row] = (self.stuck_at[lk.row], 0.0, 0.0)
-            elif self.slip.get(lk.name):
-                data.tau[lk.vi] = -self.slip[lk.name] * lk.force.kinetic
+            elif slipping:
+                data.tau[lk.vi] = -self.slip[lk.name] * lk.force.kinetic     # the load's part: solved with qdd
+            if lk.load is not None:
+                data.cw.friction[lk.load, F_SIGN] = self.slip[lk.name] if slipping else 0.0
 
     def targets(self):
         """{row: (f, f', f'')} of the held lock rows (for the Result of this mode)."""
@@ -549,8 +563,9 @@ class Modes:
         """The mode iteration (module docstring) at (t, y): uses each trial mode on the driver
         (driver.use_mode) and returns the state projected onto the final mode's rows."""
         seen, slid = set(), set()                        # trial modes; contacts sliding with friction in them
+        start, n_records = self.mode(), len(driver.records)
         while True:
-            key = (frozenset(self.closed), tuple(sorted(self.slip.items())), tuple(sorted(self.sliding.items())))
+            key = self.mode()
             slid |= {c.name for c in self.contacts if c.key in self.sliding and c.contact.kinetic > 0.0}
             if key in seen:
                 if slid:
@@ -558,13 +573,102 @@ class Modes:
                         f"contacts {', '.join(sorted(slid))} find "
                         f"no consistent mode at t = {t:.9g}: sliding, the normal force would pull, and open, the "
                         "contact would penetrate (a Painlevé paradox: the friction is too high for this configuration)")
-                raise SimulationError(f"the stops, frictions and contacts find no consistent mode at t = {t:.9g} (the "
-                                      "mode iteration cycles); a complementarity solve would be needed here")
+                return self._settle_by_complementarity(driver, t, y, start, n_records)
             seen.add(key)
             y = driver.use_mode(t, y)
             ydot, lam = driver.dynamics(t, y)
             if not self._iterate(driver, t, y, lam, ydot[self.nq:]):
                 return y
+
+    def mode(self):
+        """The current mode as a hashable key."""
+        return frozenset(self.closed), tuple(sorted(self.slip.items())), tuple(sorted(self.sliding.items()))
+
+    def _settle_by_complementarity(self, driver, t, y, start, n_records):
+        """Where the mode iteration cycles: the mode of one complementarity solve (``complementarity``), its
+        switches logged against the mode the iteration started from instead of the cycle's."""
+        del driver.records[n_records:]
+        closed_before, slip_before = start[0], dict(start[1])
+        self.complementarity(driver, t, y)
+        y = driver.use_mode(t, y)
+        ydot, lam = driver.dynamics(t, y)
+        saved = self.mode()
+        if self._iterate(driver, t, y, lam, ydot[self.nq:]):
+            raise SimulationError(f"the stops, frictions and contacts find no consistent mode at t = {t:.9g}: the mode "
+                                  "iteration cycles, and the complementarity solve's mode does not hold either")
+        self.closed, self.slip, self.sliding = set(saved[0]), dict(saved[1]), dict(saved[2])
+        why = "by a complementarity solve (the mode iteration cycled)"
+        for s in self.sides:
+            if (s.row in closed_before) != (s.row in self.closed):
+                driver.log(t, "limit", s.name, f"{'closes on' if s.row in self.closed else 'leaves'} its {s.side} "
+                                               f"stop {s.value:g} {why}")
+        for lk in self.locks:
+            if (lk.row in closed_before) != (lk.row in self.closed) or slip_before.get(lk.name) != self.slip.get(lk.name):
+                driver.log(t, "lock" if lk.row in self.closed else "unlock", lk.name,
+                           ("stuck " if lk.row in self.closed else f"slips {'+' if self.slip[lk.name] > 0 else '-'} ") + why)
+        for c in self.contacts:
+            if (c.row in closed_before) != (c.row in self.closed):
+                driver.log(t, "contact" if c.row in self.closed else "separate", c.name,
+                           f"{'closes' if c.row in self.closed else 'opens'} {why}")
+        return y
+
+    def complementarity(self, driver, t, y):
+        """Set the mode from the multipliers of one solve at (t, y): Gauss' principle, the accelerations
+        qdd = qdd_free + M^-1 G^T lambda nearest qdd_free in M's metric, with the rows that always hold and
+        the sticking contacts' tangent rows as equalities, each touching contact point's normal and each
+        touching stop pushing only, and each friction at rest within its static level. In the multipliers
+        this is the box-constrained LCP  a = A lambda + b, l <= lambda <= u, a = 0 inside the box, a >= 0 at
+        l, a <= 0 at u  (A = G M^-1 G^T, b = G qdd_free - gamma, a the rows' accelerations; Cottle, Pang &
+        Stone, The Linear Complementarity Problem, 1992, §1.2: a convex QP), solved as the bounded least
+        squares  min |L^-1 G^T lambda + L^T (qdd_free - x)|  (M = L L^T, G x = gamma) by scipy's BVLS.
+        Closed: the points and stops whose multiplier pushes; stuck: the frictions strictly inside their
+        level, the others slipping against the bound they reach. The contacts' tangent rows are taken as
+        in the current mode (the normal forces and stops are exact; friction cones would make it
+        nonlinear)."""
+        cm, q, v = driver.cm, y[:self.nq], y[self.nq:]
+        rates = self._rates(driver, t, y)
+        touching = [c for c in self.contacts if c.row in self.closed or
+                    abs(rates[c.key][0][c.row]) <= 1e-9 and abs(rates[c.key][1][c.row]) <= TOUCH_SPEED]
+        stops = [s for s in self.sides if s.row in self.closed or
+                 abs(q[s.qi] - s.value) <= TOUCH * max(1.0, abs(s.value)) and abs(v[s.vi]) <= TOUCH_SPEED]
+        resting = [lk for lk in self.locks if lk.row in self.closed or v[lk.vi] == 0.0]
+        static = self.static_levels(driver, y, driver.dynamics(t, y)[0][self.nq:])
+        bounds = {int(r): (-np.inf, np.inf) for r in cm.every_row}
+        bounds.update({r: (-np.inf, np.inf) for c in touching if c.t1 in self.closed for r in c.tangents})
+        bounds.update({c.row: (0.0, np.inf) for c in touching})
+        bounds.update({s.row: (0.0, np.inf) if s.sign > 0 else (-np.inf, 0.0) for s in stops})
+        bounds.update({lk.row: (-static[lk.name], static[lk.name]) for lk in resting})
+        rows = sorted(bounds)
+        G, gamma = constraint_accelerations(cm, q, v, t, rows=rows, targets=self.targets())
+        G, gamma = G[rows], gamma[rows]
+        M = self.mass_matrix(driver, q)
+        bias = np.empty(cm.nv)
+        rnea(cm.arrays, driver.data, np.ascontiguousarray(q), np.ascontiguousarray(v), np.zeros(cm.nv), bias)
+        free = np.linalg.solve(M, driver.data.tau - bias)
+        L = np.linalg.cholesky(M)
+        x = np.linalg.lstsq(G, gamma, rcond=None)[0]
+        lower, upper = np.array([bounds[r] for r in rows]).T
+        lam = lsq_linear(np.linalg.solve(L, G.T), -L.T @ (free - x), bounds=(lower, upper), method="bvls",
+                         tol=1e-14).x
+        scale = 1e-9 * max(1.0, np.abs(lam).max())
+        pushing = {r for r, value in zip(rows, lam) if value > scale or value < -scale}
+        for c in touching:
+            self.closed.discard(c.row)
+            if c.row in pushing:
+                self.closed.add(c.row)
+            else:
+                self.closed.difference_update(c.tangents)
+                self.sliding.pop(c.key, None)
+        for s in stops:
+            self.closed.discard(s.row)
+            if s.row in pushing:
+                self.closed.add(s.row)
+        for lk, value in ((lk, lam[rows.index(lk.row)]) for lk in resting):
+            if abs(value) < static[lk.name] * (1 - 1e-9):
+                self._lock(lk, self.stuck_at.get(lk.row, y[lk.qi]))
+            else:
+                self.closed.discard(lk.row)
+                self.slip[lk.name] = -np.sign(value)
 
     def _iterate(self, driver, t, y, lam, a):
         """One change towards a consistent mode; False when the mode is consistent."""
@@ -589,13 +693,14 @@ class Modes:
                 self._slide(driver, t, y, points)
                 return True
         # a stuck joint must hold strictly within static friction: its unlock condition then starts below zero
-        overloaded = [(abs(lam[lk.row]) / max(lk.force.static, 1e-300), lk) for lk in self.locks
-                      if lk.row in self.closed and lam[lk.row] != 0.0 and abs(lam[lk.row]) >= lk.force.static]
+        static = self.static_levels(driver, y, a)
+        overloaded = [(abs(lam[lk.row]) / max(static[lk.name], 1e-300), lk) for lk in self.locks
+                      if lk.row in self.closed and lam[lk.row] != 0.0 and abs(lam[lk.row]) >= static[lk.name]]
         if overloaded:
             _, lk = max(overloaded, key=lambda item: item[0])
             self.closed.discard(lk.row)
             self.slip[lk.name] = -np.sign(lam[lk.row])          # the load's direction: the lock held it back
-            driver.log(t, "unlock", lk.name, f"holding force {abs(lam[lk.row]):.6g} exceeds static {lk.force.static:g}; "
+            driver.log(t, "unlock", lk.name, f"holding force {abs(lam[lk.row]):.6g} exceeds static {static[lk.name]:.6g}; "
                        f"slips {'+' if self.slip[lk.name] > 0 else '-'}")
             return True
         for lk in self.locks:
@@ -605,6 +710,18 @@ class Modes:
                 driver.log(t, "lock", lk.name, "stuck: the load is within static friction")
                 return True
         return False
+
+    def static_levels(self, driver, y, a):
+        """{friction name: its static level} at (y, accelerations a) after driver.dynamics there: F_s, plus
+        mu_s r |F_perp| with the joint's load where it grows with it (dynamics/multipliers.py)."""
+        levels = {lk.name: lk.force.static for lk in self.locks}
+        if self.friction.shape[0]:
+            loads = np.empty(self.friction.shape[0])
+            friction_loads(driver.cm.arrays, driver.data, y[:self.nq], y[self.nq:], np.ascontiguousarray(a), loads)
+            for lk in self.locks:
+                if lk.load is not None:
+                    levels[lk.name] += lk.force.mu_static * lk.force.radius * loads[lk.load]
+        return levels
 
     # ---------------------------------------------------------------- impulse
     @staticmethod

@@ -46,8 +46,8 @@ def events(s, t, y, g):
         status = derivative(s, t, y, s.ydot)
         if status != OK:
             return status
-    return signal_tables(s.node_i, s.node_f, s.nq, s.con_i, s.con_f, s.con_t, s.signal_i, s.signal_f, s.ws, s.cw, y,
-                         g)
+    return signal_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.nq, s.con_i, s.con_f, s.con_t,
+                         s.signal_i, s.signal_f, s.u, s.ws, s.cw, y, s.ydot, g)
 
 
 register_problem(System, derivative, correct, events)
