@@ -35,8 +35,9 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
              baumgarte=(10.0, 10.0), rtol=1e-6, atol=1e-8, signal_i=None, signal_f=None):
     """A fresh Data for the compiled model ``cm``: force values u (default: the constant ones), the
     rows ``active`` (default: the model's redundancy analysis, else every row), drift control and
-    multiplier solver by name, Baumgarte's (alpha, beta), the projection weights rtol, atol, and the
-    compiled event signals (simulation/events.py)."""
+    multiplier solver by name, Baumgarte's (alpha, beta), the tolerances rtol, atol (projection drives
+    the constraint residual below 1e-3 atol; its metric is M^-1, projection.py), and the compiled event
+    signals (simulation/events.py)."""
     code = DRIFT_CODES[drift]
     alpha, beta = (float(baumgarte[0]), float(baumgarte[1])) if code == BAUMGARTE else (0.0, 0.0)
     if active is None:

@@ -2,12 +2,18 @@
 
 Both schemes move the state by  dz = -X (G X)^-1 c(z)  with X = D G^T for a metric D, every
 constraint row taking part and G X solved by the truncated QR of §3.2 (eqs. 17–20), so that the
-rows redundant at the configuration, whichever they are, drop out:
-- coordinate projection (§3.4, eqs. 22–25): D = diag(atol + rtol |q|)^2, the integrator's error
-  weights (footnote 4), repeated (sequential Gauss–Newton) until the residual is below 1e-3 atol
-  or stops shrinking (rounding), then once for the velocities;
-- stabilization (§3.5, eqs. 33–34): D = M^-1, whose G M^-1 G^T the multiplier solve already forms;
-  no iterations: applied twice, positions and velocities together (the deterministic real-time scheme).
+rows redundant at the configuration, whichever they are, drop out. Both use the kinetic-energy
+metric D = M^-1 (Wood & Kennedy 2003 §3.5, eqs. 34–35), whose G M^-1 G^T the multiplier solve forms
+too: a correction is the smallest in kinetic-energy norm, the same for an angle after 0 or 30 turns
+and consistent across metres and radians:
+- coordinate projection (§3.4, eqs. 22–25, in the weighted norm the section recommends, with the
+  weights of §3.5): repeated (sequential Gauss–Newton, M^-1 refactorized at every iterate) until the
+  residual is below 1e-3 atol or stops shrinking (rounding), then once for the velocities. Not the
+  integrator's error weights diag(atol + rtol |q|) (§3.4 footnote 4): they grow with a turning
+  joint's angle and push every correction into it (a four-bar's crank 0.5 rad off after 34 turns,
+  RK4 at h = 1e-3, against 3e-4 in this metric);
+- stabilization (§3.5, eqs. 33–34): no iterations: applied twice, positions and velocities together
+  (the deterministic real-time scheme).
 Position corrections are velocity-space increments mapped onto q (quaternions by the exponential map).
 """
 import numpy as np
@@ -63,18 +69,6 @@ def constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, r
 
 
 @njit(**JIT)
-def weighted_jacobian(node_i, q, rows, G, rtol, atol, X):
-    """X[:, k] = D G[rows[k]]^T with D = diag(atol + rtol |q|)^2 (rotation vectors: atol + rtol)."""
-    for i in range(node_i.shape[0]):
-        ptype, qi, vi = node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
-        n = 1 if ptype <= PRIM_H else (3 if ptype == PRIM_S else 0)
-        for j in range(vi, vi + n):
-            scale = atol + rtol * (abs(q[qi]) if n == 1 else 1.0)
-            for k in range(rows.shape[0]):
-                X[j, k] = scale * scale * G[rows[k], j]
-
-
-@njit(**JIT)
 def correction(cw, rows, residual, dz):
     """dz = -X (G X)^-1 residual[rows] by truncated QR; False if G X cannot be solved."""
     na, nv = rows.shape[0], dz.shape[0]
@@ -104,9 +98,12 @@ def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, row
             rtol, atol, q, v):
     """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place by ``drift`` (PROJECTION or
     STABILIZATION) over the constraint rows ``rows``, with the force values u, the generalized forces
-    tau and the targets con_t (stabilization's M^-1 comes from an ABA pass); dz is (nv,) scratch.
+    tau and the targets con_t (the metric M^-1 comes from an ABA pass); dz is (nv,) scratch; rtol is
+    not used (the metric no longer comes from the error weights), atol sets the projection's residual.
     Returns OK, NOT_CONVERGED, SINGULAR or a singular node. Flat arguments: a compiled call taking
     the whole model and data would pass all their arrays."""
+    if rows.shape[0] == 0:                                # nothing held (a hybrid mode without contact)
+        return OK
     if drift == STABILIZATION:
         for _ in range(2):                                # eq. 33 with the F of eq. 34, twice
             status = aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dz)
@@ -124,21 +121,24 @@ def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, row
             normalize_quaternions(quat_q, q)
         return OK
     previous = np.inf
-    for iteration in range(MAX_ITERATIONS + 1):           # sequential projection (eqs. 23–25), weighted
+    for iteration in range(MAX_ITERATIONS + 1):           # sequential projection (eqs. 23–25) in the metric M^-1
+        status = aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dz)   # factorizes M(q)
+        if status != OK:
+            return status
         constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, rows)
         residual = max_abs(cw.h, rows)
         # done: far below the error tolerance, no longer improving (rounding), or out of iterations
         if residual <= 1e-3 * atol or not residual < previous or iteration == MAX_ITERATIONS:
             break
         previous = residual
-        weighted_jacobian(node_i, q, rows, cw.G, rtol, atol, cw.X)
+        constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)
         if not correction(cw, rows, cw.h, dz):
             return SINGULAR
         integrate_coordinates(node_i, q, dz)
         normalize_quaternions(quat_q, q)
     if not max_abs(cw.h, rows) < max(1e3 * atol, 1e-9):
         return NOT_CONVERGED
-    weighted_jacobian(node_i, q, rows, cw.G, rtol, atol, cw.X)
+    constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)   # M^-1 G^T at the projected q
     if not correction(cw, rows, cw.hd, dz):     # velocities: one linear projection
         return SINGULAR
     for j in range(v.shape[0]):
