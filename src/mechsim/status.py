@@ -8,6 +8,7 @@ OK = -1              # success
 WRONG_SIZE = -2      # aba_packed: q, v or tau_qdd does not have the model's length
 SINGULAR = -3        # the constraint equations could not be solved (no finite multipliers)
 NOT_CONVERGED = -4   # the position constraints could not be satisfied by projection
+FRICTION_LOOP = -5   # a joint friction from the load and the load it makes do not converge together
 
 PAUSED = -1000       # an integrator's step budget or output buffer is spent: call it again to resume
 NON_FINITE = -1001   # the state (or a stage value) stays non-finite however small the step
@@ -20,6 +21,8 @@ MESSAGES = {
     WRONG_SIZE: "q, v or tau does not have the model's length",
     SINGULAR: "the constraint equations could not be solved (singular configuration)",
     NOT_CONVERGED: "constraint violation beyond tolerance: projection did not converge",
+    FRICTION_LOOP: "a joint friction from the load (mu=, radius=) and the load it makes do not converge together: "
+                   "mu times the pin radius is too large against the joint's lever arms (the joint self-locks)",
     PAUSED: "paused",
     NON_FINITE: "the state became non-finite",
     STEP_TOO_SMALL: "required step size is less than spacing between numbers",

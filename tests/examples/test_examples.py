@@ -35,6 +35,7 @@ CASES = {
     "stacked_blocks": ("stacked_blocks", {}, 6.0, 20, 2),
     "box_on_incline": ("box_on_incline", {}, 2.0, 20, 6),
     "pendulum_stop": ("pendulum_stop", {}, 4.0, 50, 1),
+    "newtons_cradle": ("newtons_cradle", {}, 1.0, 100, 5),
 }
 
 
@@ -225,6 +226,8 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "stacked_blocks": ("stacked_blocks", [], "6"),
     "box_on_incline": ("box_on_incline", [], "2"),
     "pendulum_stop": ("pendulum_stop", [], "4"),
+    "newtons_cradle": ("newtons_cradle", [], "1"),
+    "disk_fence": ("disk_fence", [], "10"),
 }
 
 
@@ -283,6 +286,7 @@ README_SIGNALS = {
     "stacked_blocks": "x1.v,x2.v",
     "box_on_incline": "box.position,floor.normal_force",
     "pendulum_stop": "hinge.q,stop.force",
+    "newtons_cradle": "swing0.q,swing4.q",
 }
 
 

@@ -132,3 +132,77 @@ def test_radius_on_a_prismatic_guide_is_refused():
     model.add_joint("j", "prismatic", "ground", "b", axis=(1, 0, 0))
     with pytest.raises(ms.ModelError, match="radius= is the pin radius of a revolute"):
         model.add_force("f", "joint_friction", joint="j", mu=0.3, radius=0.01)
+
+
+# ------------------------------------------------------------------ the complementarity solve of the modes
+def stacked(F1, F2, P, m1=1.0, m2=1.0):
+    """Block 1 on the ground (friction static F1, kinetic F1 / 2), block 2 on block 1 (F2, F2 / 2), block 2
+    pushed by P along x; both at rest."""
+    model = ms.Model("stack", gravity=(0, -G, 0))
+    model.add_body("b1", mass=m1, inertia=(0.1, 0.1, 0.1))
+    model.add_body("b2", mass=m2, inertia=(0.1, 0.1, 0.1))
+    model.add_joint("x1", "prismatic", "ground", "b1", axis=(1, 0, 0))
+    model.add_joint("x2", "prismatic", "b1", "b2", axis=(1, 0, 0))
+    model.add_force("push", "body_force", body="b2", force=(P, 0, 0))
+    model.add_force("f1", "joint_friction", joint="x1", static=F1, kinetic=F1 / 2)
+    model.add_force("f2", "joint_friction", joint="x2", static=F2, kinetic=F2 / 2)
+    return model
+
+
+def started_driver(model):
+    """A run's driver at its start, every friction stuck (simulation/driver.py), before its mode iteration."""
+    from mechsim.simulation.driver import Driver
+    from mechsim.simulation.simulate import checked_options, initial_state
+    opts = checked_options(model, dict(t_end=1.0))
+    t0, y0, analysis = initial_state(model, opts)
+    driver = Driver(model, opts, t0, y0, analysis)
+    driver.inputs.start(t0, y0)
+    driver.modes.nq = driver.cm.nq
+    for lk in driver.modes.locks:
+        driver.modes._lock(lk, y0[lk.qi])
+    return driver, t0, driver.use_mode(t0, y0)
+
+
+@pytest.mark.parametrize("F1, F2, P, mode", [
+    (10.0, 5.0, 4.0, {"f1": "stuck", "f2": "stuck"}),      # P below both levels
+    (10.0, 5.0, 7.0, {"f1": "stuck", "f2": +1}),           # the top slides; it drags the bottom by 5 < 10
+    (3.0, 5.0, 4.0, {"f1": +1, "f2": "stuck"}),            # together: a = (4 - 3) / 2, the top held by 4 - a < 5
+    (3.0, 1.0, 8.0, {"f1": "stuck", "f2": +1}),            # together would need 8 - 2.5 > 1 on the top
+    (3.0, 4.0, 20.0, {"f1": +1, "f2": +1}),                # apart: together needs 11.5 > 4, the top's drag 4 > 3
+])
+def test_complementarity_solve_finds_the_stacked_blocks_regime_from_rest(F1, F2, P, mode):
+    """The box-constrained LCP of the modes (simulation/hybrid.py complementarity) at breakaway: each
+    friction within [-F_s, F_s], stuck strictly inside; the regimes derived in the comments."""
+    driver, t, y = started_driver(stacked(F1, F2, P))
+    modes = driver.modes
+    modes.complementarity(driver, t, y)
+    found = {lk.name: "stuck" if lk.row in modes.closed else modes.slip[lk.name] for lk in modes.locks}
+    assert found == mode
+    res = stacked(F1, F2, P).simulate(t_end=0.01, t_eval=[0.005], solver="DOP853", rtol=1e-10, atol=1e-12)
+    moving = {name: "stuck" if abs(res[f"x{name[1]}.v"][0]) < 1e-12 else 1 for name in ("f1", "f2")}
+    assert moving == {k: v if v == "stuck" else 1 for k, v in mode.items()}    # the mode iteration agrees
+
+
+def test_a_cycling_mode_iteration_falls_back_on_the_complementarity_solve(monkeypatch):
+    """Made to cycle (its first rounds toggle the top friction), the mode iteration hands the decision to
+    the complementarity solve, whose mode the run then follows: the top block slides at (P - F_k2) / m2."""
+    from mechsim.simulation.hybrid import Modes
+    original, rounds = Modes._iterate, []
+
+    def cycling(self, driver, t, y, lam, a):
+        if len(rounds) < 2:
+            rounds.append(t)
+            lk = next(lk for lk in self.locks if lk.name == "f2")
+            if lk.row in self.closed:
+                self.closed.discard(lk.row)
+                self.slip[lk.name] = 1.0
+            else:
+                self._lock(lk, y[lk.qi])
+            return True
+        return original(self, driver, t, y, lam, a)
+
+    monkeypatch.setattr(Modes, "_iterate", cycling)
+    F1, F2, P = 10.0, 5.0, 7.0
+    res = stacked(F1, F2, P).simulate(t_end=0.5, t_eval=[0.5], solver="DOP853", rtol=1e-10, atol=1e-12)
+    assert any("complementarity solve" in e.detail for e in res.events)
+    assert res["x2.q"][0] == pytest.approx(0.5 * (P - F2 / 2) * 0.25, rel=1e-9) and abs(res["x1.q"][0]) < 1e-12

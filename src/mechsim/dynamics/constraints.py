@@ -49,14 +49,15 @@ def contact_samples(kind, f, na, nb, R, p, vel, h, c, d):
             c[k, j], d[k, j] = ck[j], dk[j]
 
 
-@njit(**INLINE)
+@njit(**JIT)
 def contact_row(kind, f, na, nb, R, p, vel, acc0, w):
     """(h, hdot, hddot at qdd = 0) of a contact row along d (the normal n for the gap, a tangent of the
     surface for a slip): the unit force d at the contact point c, w = [c x d; d], so hdot = w . (V_b - V_a)
     is d . (velocity of b's material point at c relative to a's): for the gap the envelope of the shape
     moving over its surface, for a slip a rolling constraint (not integrable: no residual). hddot =
     wdot . dV + w . dA0 with c moving as a geometric point (Featherstone, RBDA 2008 §2.10: the rate of a
-    force's Pluecker coordinates). h: the gap (motion.py contact_geometry); 0 for a slip."""
+    force's Pluecker coordinates). h: the gap (motion.py contact_geometry); 0 for a slip. A call of its
+    own (JIT): inlined, the surfaces' geometry would grow every row evaluation in the compiled loop."""
     h, c, cd, d, dd = contact_direction(kind, f, na, nb, R, p, vel, acc0)
     m = cross(c, d)
     md = add_scaled(cross(cd, d), cross(c, dd), 1.0)

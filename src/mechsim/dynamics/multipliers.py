@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE, JIT, copy_into
-from ..status import NOT_CONVERGED, OK, SINGULAR
+from ..status import FRICTION_LOOP, OK, SINGULAR
 from .constraints import evaluate_row, evaluate_rows, velocity_product_accelerations
 from .kernels import (PASS, aba_tables, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
                       joint_bias_force, transmitted_forces, u_dinv)
@@ -317,21 +317,15 @@ def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q
     """constrained_dynamics on the arrays it reads (constrained_accelerations). A joint friction slipping
     under a level that grows with the joint's load (cw.friction) acts through tau, and the load depends
     on it: the two are solved by fixed-point iteration from the friction of the last evaluation (one or
-    two solves where it changes slowly). It fails to converge (NOT_CONVERGED) only where friction
+    two solves where it changes slowly). It fails to converge (FRICTION_LOOP) only where friction
     self-locks the joint: mu times the pin radius not small against the lever arms."""
-    status = constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i,
-                                       con_f, con_t, held, active, cw, solver, alpha, beta, qdd)
-    if status != OK or not any_slipping(cw.friction):
-        return status
-    for _ in range(FRICTION_ITERATIONS):
-        if not load_friction(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, carve(ws), cw,
-                             tau):
-            return OK
+    for _ in range(FRICTION_ITERATIONS):         # one call site each: every one is compiled into the loop
         status = constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i,
                                            con_f, con_t, held, active, cw, solver, alpha, beta, qdd)
-        if status != OK:
+        if status != OK or not any_slipping(cw.friction) or not load_friction(
+                node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, ws, cw, tau):
             return status
-    return NOT_CONVERGED
+    return FRICTION_LOOP
 
 
 @njit(**INLINE)
@@ -342,12 +336,13 @@ def any_slipping(friction):
     return False
 
 
-@njit(**PASS)
-def load_friction(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, w, cw, tau):
+@njit(**JIT)
+def load_friction(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, ws, cw, tau):
     """tau[vi] = -d (F_k + mu_k r |F_perp|) of each slipping load friction (cw.friction), F_perp the
-    joint's load at qdd (transverse_load). Returns whether one changed by more than 1e-13 relative."""
-    joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, cw.lam, cw.wrench, w,
-                   cw.scratch)
+    joint's load at qdd (transverse_load). Returns whether one changed by more than 1e-13 relative. A
+    call of its own (JIT), made only while such a friction slips."""
+    joint_loads(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, ws, cw)
+    w = carve(ws)
     changed = False
     for k in range(cw.friction.shape[0]):
         sign = cw.friction[k, F_SIGN]
@@ -362,12 +357,20 @@ def load_friction(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd,
 
 
 @njit(**JIT)
+def joint_loads(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, ws, cw):
+    """joint_wrenches into the workspace's pA, as a call of its own (for the event signals)."""
+    joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, cw.lam, cw.wrench,
+                   carve(ws), cw.scratch)
+
+
+@njit(**JIT)
 def friction_loads(model, data, q, v, qdd, out):
     """|F_perp| (transverse_load) of each load friction (cw.friction) at (q, v, qdd), with the multipliers
     of the last solve in data.cw.lam."""
-    w, cw = carve(data.ws), data.cw
-    joint_wrenches(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, q, v, qdd,
-                   model.con_i, cw.lam, cw.wrench, w, cw.scratch)
+    cw = data.cw
+    joint_loads(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, q, v, qdd,
+                model.con_i, data.ws, cw)
+    w = carve(data.ws)
     for k in range(out.shape[0]):
         out[k] = transverse_load(w.S, w.pA, int(cw.friction[k, F_NODE]), cw.friction[k, F_PRISMATIC] > 0.0)
 

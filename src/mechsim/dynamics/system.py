@@ -23,7 +23,7 @@ from ..status import OK
 from .constraints import evaluate_row, velocity_product_accelerations
 from .data import BAUMGARTE
 from .kernels import carve, first_pass, kinematic_map, normalize_quaternions
-from .multipliers import joint_wrenches, solve_constrained, transverse_load
+from .multipliers import joint_loads, solve_constrained, transverse_load
 from .projection import project
 from .time_functions import evaluate
 
@@ -135,8 +135,7 @@ def signal_tables(node_i, node_f, force_i, force_f, gravity, nq, con_i, con_f, c
             continue
         if kind == FRICTION_LOAD:
             if not loads_done:               # the joints' loads into w.pA (and the kinematics they need)
-                joint_wrenches(node_i, node_f, force_i, force_f, gravity, u, q, v, ydot[nq:], con_i, cw.lam,
-                               cw.wrench, w, cw.scratch)
+                joint_loads(node_i, node_f, force_i, force_f, gravity, u, q, v, ydot[nq:], con_i, ws, cw)
                 velocity_product_accelerations(node_i, w.c, cw.acc0)
                 loads_done = kinematics_done = True
             load = transverse_load(w.S, w.pA, component, sig_i[k, 3] > 0)

@@ -31,8 +31,13 @@ integration restarts, since one switch may cause others (a joint locking overloa
 the rows of the trial mode and the redundancy analysis redone (§3.6), a closed stop that would
 pull opens; a stuck friction whose holding force exceeds F_s slips in the direction of the load
 (the most overloaded first); a friction slipping from rest whose acceleration opposes its slip
-direction sticks. A mode seen twice is a cycle: SimulationError (a complementarity solve would be
-needed there). Switches are EventRecords: "limit" for stops, "lock"/"unlock" for friction.
+direction sticks. A mode seen twice is a cycle: one complementarity solve (``complementarity``, the
+box-constrained LCP of Gauss' principle) decides the mode there, and a cycle through sliding contacts
+is a Painlevé paradox (SimulationError). Switches are EventRecords: "limit" for stops, "lock"/"unlock"
+for friction.
+
+An impact is passed on through the contacts resting at its instant (``_propagate``): they are free
+during it and strike in turn if it leaves them approaching (Newton's cradle).
 """
 import numpy as np
 from scipy.linalg import null_space
@@ -644,7 +649,9 @@ class Modes:
         M = self.mass_matrix(driver, q)
         bias = np.empty(cm.nv)
         rnea(cm.arrays, driver.data, np.ascontiguousarray(q), np.ascontiguousarray(v), np.zeros(cm.nv), bias)
-        free = np.linalg.solve(M, driver.data.tau - bias)
+        tau = driver.data.tau.copy()
+        tau[[lk.vi for lk in resting]] = 0.0             # their friction is the solve's, not a slipping mode's
+        free = np.linalg.solve(M, tau - bias)
         L = np.linalg.cholesky(M)
         x = np.linalg.lstsq(G, gamma, rcond=None)[0]
         lower, upper = np.array([bounds[r] for r in rows]).T
