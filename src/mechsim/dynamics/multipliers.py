@@ -319,7 +319,7 @@ def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q
     on it: the two are solved by fixed-point iteration from the friction of the last evaluation (one or
     two solves where it changes slowly). It fails to converge (FRICTION_LOOP) only where friction
     self-locks the joint: mu times the pin radius not small against the lever arms."""
-    for _ in range(FRICTION_ITERATIONS):         # one call site each: every one is compiled into the loop
+    for _ in range(FRICTION_ITERATIONS):         # one call site: inlined once
         status = constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i,
                                            con_f, con_t, held, active, cw, solver, alpha, beta, qdd)
         if status != OK or not any_slipping(cw.friction) or not load_friction(
@@ -385,7 +385,7 @@ def transverse_load(S, f, node, prismatic):
     return np.sqrt(max(fx * fx + fy * fy + fz * fz - along * along, 0.0))
 
 
-@njit(**JIT)
+@njit(**PASS)
 def constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
                               held, active, cw, solver, alpha, beta, qdd):
     """The accelerations and multipliers at the given tau. Cholesky works on the active rows (the
