@@ -1,6 +1,6 @@
 """The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py, clutch.py,
 billiard_ball.py, disk_on_ramp.py, stacked_blocks.py, box_on_incline.py, pendulum_stop.py,
-newtons_cradle.py) against their closed forms, derived in the scripts' docstrings."""
+newtons_cradle.py, disk_fence.py) against their closed forms, derived in the scripts' docstrings."""
 import numpy as np
 import pytest
 
