@@ -239,3 +239,11 @@ def test_ball_struck_while_resting_on_the_ground_slides_off_then_rolls_at_five_s
     rolls = [e.time for e in res.events if e.name == "ball_table" and e.kind == "stick"]
     assert len(rolls) == 1 and abs(rolls[0] - t_roll) < 1e-8
     np.testing.assert_allclose(res["ball_free.v"][-1, :3], [5 * v / 7, 0, 0], atol=1e-9)
+
+
+def test_removing_a_contact_the_run_does_not_have_names_the_ones_it_has():
+    model = two_balls(0.0)
+    model.add_event(lambda t, state: t - 0.1, direction=1, name="drop",
+                    action=lambda sim, t, state: sim.remove_contact("nope"))
+    with pytest.raises(ms.ModelError, match=r"remove_contact\(\): no contact 'nope' \(contacts: hit\)"):
+        model.simulate(t_end=0.2, **TIGHT)

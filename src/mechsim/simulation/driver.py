@@ -491,11 +491,10 @@ class Driver:
 
 class SimulationHandle:
     """What an event action may do to the run (SPEC §3): ``set_state``, ``set_input``, and change the
-    model from now on — ``add_constraint``, ``remove_constraint``, ``add_driver``, ``remove_driver``,
-    ``set`` (a force element's, constraint's, body's or joint's parameters) — on the run's own copy
-    (the user's model is left as it is), ``add_contact``, ``remove_contact``; return "stop" from the
-    action to end the run. ``sim.t`` and
-    ``sim.state`` give the instant."""
+    model from now on — ``add_constraint``, ``remove_constraint``, ``add_contact``, ``remove_contact``,
+    ``add_driver``, ``remove_driver``, ``set`` (a force element's, contact's, constraint's, body's or
+    joint's parameters) — on the run's own copy (the user's model is left as it is); return "stop" from
+    the action to end the run. ``sim.t`` and ``sim.state`` give the instant."""
 
     def __init__(self, driver, t, y):
         self._driver, self.t, self.y = driver, t, y.copy()
@@ -551,9 +550,14 @@ class SimulationHandle:
         self._edit()["constraints"][name] = dict(kind=kind, **options)
 
     def remove_constraint(self, name):
-        specs = self._edit()["constraints"]
+        self._remove("constraints", name)
+
+    def _remove(self, section, name):
+        """Drop the item ``name`` of a section of the model's arguments; ModelError naming the others."""
+        specs = self._edit()[section]
         if name not in specs:
-            raise ModelError(f"remove_constraint(): no constraint {name!r} (constraints: {', '.join(specs) or 'none'})")
+            raise ModelError(f"remove_{section[:-1]}(): no {section[:-1]} {name!r} ({section}: "
+                             f"{', '.join(specs) or 'none'})")
         del specs[name]
 
     def add_contact(self, name, **options):
@@ -561,10 +565,7 @@ class SimulationHandle:
         self._edit()["contacts"][name] = dict(options)
 
     def remove_contact(self, name):
-        specs = self._edit()["contacts"]
-        if name not in specs:
-            raise ModelError(f"remove_contact(): no contact {name!r} (contacts: {', '.join(specs) or 'none'})")
-        del specs[name]
+        self._remove("contacts", name)
 
     def add_driver(self, joint, **motion):
         """A driver from now on (the arguments of m.add_driver)."""

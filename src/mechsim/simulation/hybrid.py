@@ -318,10 +318,10 @@ class Modes:
     def _propagate(self, sim, resting):
         """Pass an impact on through the contacts that rested before it, closed or touching (``resting``:
         their rows; Han & Gilmore 1993, Multi-body impact motion with friction, J. Mech. Des. 115: impacts
-        resolved in sequence): a resting point the impact left approaching its surface strikes in turn, with the points struck before it at
-        this instant holding when they closed; repeated until none approaches (Newton's cradle passes
-        the ball's speed along the row). A resting point the impacts threw off separates; one they set
-        slipping slides."""
+        resolved in sequence): a resting point the impact left approaching its surface strikes in turn,
+        with the points struck before it at this instant holding when they closed; repeated until none
+        approaches (Newton's cradle passes the ball's speed along the row). A closed resting point the
+        impacts threw off separates; one they set slipping slides."""
         driver, t = sim._driver, sim.t
         for _ in range(10 * len(self.contacts) + 1):
             before = self._rates(driver, t, sim.y)
@@ -338,16 +338,15 @@ class Modes:
                                   f"{10 * len(self.contacts)} rounds")
         after = self._rates(driver, t, sim.y)
         for p in self.contacts:
-            if p.row not in resting:
+            if p.row not in resting or p.row not in self.closed:
                 continue
             hd = after[p.key][1]
-            if p.row not in self.closed:
-                continue
+            slip = np.hypot(*hd[p.tangents])
             if hd[p.row] > TOUCH_SPEED:
                 self._separate(driver, t, sim.y, p, f"thrown off by an impact at {hd[p.row]:.6g}")
-            elif p.t1 in self.closed and np.hypot(*hd[p.tangents]) > TOUCH_SPEED:
+            elif p.t1 in self.closed and slip > TOUCH_SPEED:
                 self.closed.difference_update(p.tangents)
-                self.sliding[p.key] = tuple(hd[p.tangents] / np.hypot(*hd[p.tangents]))
+                self.sliding[p.key] = tuple(hd[p.tangents] / slip)
                 sim.log("slide", p.name, "set slipping by an impact")
 
     @staticmethod
@@ -597,20 +596,19 @@ class Modes:
         self.complementarity(driver, t, y)
         y = driver.use_mode(t, y)
         ydot, lam = driver.dynamics(t, y)
-        saved = self.mode()
         if self._iterate(driver, t, y, lam, ydot[self.nq:]):
-            raise SimulationError(f"the stops, frictions and contacts find no consistent mode at t = {t:.9g}: the mode "
-                                  "iteration cycles, and the complementarity solve's mode does not hold either")
-        self.closed, self.slip, self.sliding = set(saved[0]), dict(saved[1]), dict(saved[2])
+            raise SimulationError(f"the stops, frictions and contacts find no consistent mode at t = {t:.9g}: the "
+                                  "mode iteration cycles, and the complementarity solve's mode does not hold either")
         why = "by a complementarity solve (the mode iteration cycled)"
         for s in self.sides:
             if (s.row in closed_before) != (s.row in self.closed):
                 driver.log(t, "limit", s.name, f"{'closes on' if s.row in self.closed else 'leaves'} its {s.side} "
                                                f"stop {s.value:g} {why}")
         for lk in self.locks:
-            if (lk.row in closed_before) != (lk.row in self.closed) or slip_before.get(lk.name) != self.slip.get(lk.name):
-                driver.log(t, "lock" if lk.row in self.closed else "unlock", lk.name,
-                           ("stuck " if lk.row in self.closed else f"slips {'+' if self.slip[lk.name] > 0 else '-'} ") + why)
+            stuck = lk.row in self.closed
+            if (lk.row in closed_before) != stuck or slip_before.get(lk.name) != self.slip.get(lk.name):
+                what = "stuck" if stuck else f"slips {'+' if self.slip[lk.name] > 0 else '-'}"
+                driver.log(t, "lock" if stuck else "unlock", lk.name, f"{what} {why}")
         for c in self.contacts:
             if (c.row in closed_before) != (c.row in self.closed):
                 driver.log(t, "contact" if c.row in self.closed else "separate", c.name,
@@ -707,8 +705,8 @@ class Modes:
             _, lk = max(overloaded, key=lambda item: item[0])
             self.closed.discard(lk.row)
             self.slip[lk.name] = -np.sign(lam[lk.row])          # the load's direction: the lock held it back
-            driver.log(t, "unlock", lk.name, f"holding force {abs(lam[lk.row]):.6g} exceeds static {static[lk.name]:.6g}; "
-                       f"slips {'+' if self.slip[lk.name] > 0 else '-'}")
+            driver.log(t, "unlock", lk.name, f"holding force {abs(lam[lk.row]):.6g} exceeds static "
+                       f"{static[lk.name]:.6g}; slips {'+' if self.slip[lk.name] > 0 else '-'}")
             return True
         for lk in self.locks:
             d = self.slip.get(lk.name)
@@ -739,8 +737,9 @@ class Modes:
 
     def impact(self, driver, t, q, v, new_rows, new_b, released=(), forces=None):
         """Post-impact velocities v+ and impulses P (module docstring): M (v+ - v-) = W^T P with the
-        held rows (the rows that always hold and the closed switched rows: G v+ = f') and the rows ``new_rows`` (G v+ = ``new_b``), W = G except the force
-        directions ``forces`` {row: direction} (sliding impacts' friction); the KKT system by least
+        held rows (the rows that always hold and the closed switched rows: G v+ = f') and the rows
+        ``new_rows`` (G v+ = ``new_b``), W = G except the force directions ``forces`` {row: direction}
+        (sliding impacts' friction); the KKT system by least
         squares (redundant rows give a consistent singular system). The rows ``released`` (contacts resting
         before the impact: ``_propagate``) do not hold. P: the impulses of the new rows."""
         cm = driver.cm
