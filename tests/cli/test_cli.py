@@ -81,6 +81,17 @@ def test_command_line_options_override_the_file(pendulum, tmp_path):
     assert np.allclose(data[:, 0], expected.t) and np.allclose(data[:, 1], expected["j1.q"], atol=1e-10)
 
 
+def test_every_command_line_option_of_the_registry_reaches_simulate(pendulum, monkeypatch):
+    from mechsim.simulation.options import COMMAND_LINE, OPTIONS
+    seen = {}
+    monkeypatch.setattr(ms.Model, "simulate", lambda self, **options: seen.update(options) or 1 / 0)
+    values = {key: "1.5" if OPTIONS[key].check else OPTIONS[key].choices[-1] for key in COMMAND_LINE}
+    argv = [arg for key, value in values.items() for arg in ("--" + key.replace("_", "-"), value)]
+    with pytest.raises(ZeroDivisionError):
+        main(["simulate", pendulum, *argv])
+    assert seen == {**{key: 1.5 if OPTIONS[key].check else value for key, value in values.items()}, "progress": False}
+
+
 def test_simulate_without_output_prints_a_summary(pendulum, capsys):
     assert main(["simulate", pendulum, "--signals", "j1.q,link.position"]) == 0
     out = capsys.readouterr().out
@@ -153,6 +164,7 @@ def test_missing_file(tmp_path, capsys):
     (["--plot", "plot.gif"], ["--plot"]),
     (["--solver", "Magic"], ["Magic"]),
     (["--rtol", "-1"], ["rtol"]),
+    (["--drift", "magic"], ["drift='magic' is not one of projection"]),
 ])
 def test_bad_simulate_options(pendulum, tmp_path, capsys, monkeypatch, extra, words):
     monkeypatch.chdir(tmp_path)
@@ -273,6 +285,6 @@ def test_numpy_warnings_before_an_error_are_not_printed(tmp_path, capsys, monkey
     def load(path, **options):
         np.float64(1e308) * 10                          # RuntimeWarning: overflow
         raise ms.ModelError("the model is broken")
-    monkeypatch.setattr(sys.modules["mechsim.cli.main"], "load", load)
+    monkeypatch.setattr(sys.modules["mechsim.cli.common"], "load", load)
     with np.errstate(over="warn"):
         assert_user_error(capsys, main(["simulate", write(tmp_path, PENDULUM)]), "the model is broken")

@@ -14,6 +14,9 @@ differentiated numerically by central differences; with ``adaptive`` on a ladder
 steps with Richardson extrapolation, entry by entry at the step where successive estimates agree
 best (the trade-off between truncation and rounding error of §4).
 """
+import json
+from pathlib import Path
+
 import numpy as np
 
 from ..assembly.redundancy import numerical_rank
@@ -51,6 +54,32 @@ class Linearization:
     def poles(self):
         """Eigenvalues of A."""
         return np.linalg.eigvals(self.A)
+
+    def save(self, path):
+        """Write A, B, C, D with the names and the operating point: .json (one matrix row per line), .npz,
+        or .csv (the block matrix [[A, B], [C, D]], rows named by states then outputs)."""
+        path = str(path)
+        names = {"state_names": list(self.state_names), "input_names": list(self.input_names),
+                 "output_names": list(self.output_names), "independent": list(self.independent)}
+        if path.endswith(".json"):
+            matrices = {key: np.asarray(getattr(self, key), dtype=float).tolist() for key in "ABCD"}
+            point = self.state.operating_point()
+            data = json.dumps({**{key: f"@{key}@" for key in matrices}, **names, "operating_point": point}, indent=1)
+            for key, rows in matrices.items():        # one matrix row per line
+                data = data.replace(f'"@{key}@"', "[" + ",".join(f"\n  {json.dumps(row)}" for row in rows) + "\n ]")
+            Path(path).write_text(data + "\n")
+        elif path.endswith(".npz"):
+            arrays = {key: np.asarray(getattr(self, key), dtype=float) for key in "ABCD"}
+            arrays.update({key: np.array(value, dtype=str) for key, value in names.items()})
+            np.savez_compressed(path, **arrays)
+        elif path.endswith(".csv"):
+            block = np.block([[self.A, self.B], [self.C, self.D]])
+            rows = list(self.state_names) + list(self.output_names)
+            header = ",".join(["row", *self.state_names, *self.input_names])
+            lines = [header] + [",".join([name, *(f"{x:.17g}" for x in row)]) for name, row in zip(rows, block)]
+            Path(path).write_text("\n".join(lines) + "\n")
+        else:
+            raise MechsimError(f"cannot write {path}: use a file name ending in .json, .npz or .csv")
 
     def __repr__(self):
         return (f"Linearization({len(self.state_names)} states, {len(self.input_names)} inputs, "

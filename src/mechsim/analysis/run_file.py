@@ -1,4 +1,5 @@
-"""A saved run read back as a Result (``mechsim animate --results run.npz``).
+"""Files read back: a saved run as a Result (``mechsim animate --results run.npz``), columns of a
+motion (``mechsim inverse --motion``), and a state (``mechsim linearize --state``).
 
 A run file is what ``res.save(path)`` and ``mechsim simulate -o path`` write: a .npz (one array per
 column) or a .csv (a header row of column names), with the column ``t`` and the signals flattened
@@ -7,12 +8,16 @@ A run can be restored from it when it holds every joint's coordinates ``<joint>.
 ``<joint>.v`` — all signals are saved unless ``--signals`` picks some. The force elements' inputs
 are taken at their defaults (they change forces, not the motion the file holds).
 """
+import json
+import math
 from pathlib import Path
 
 import numpy as np
 
+from ..dynamics.kernels import normalize_quaternions
 from ..errors import MechsimError
 from .result import Result
+from .state import State
 
 
 def load_run(model, path):
@@ -38,8 +43,9 @@ def _flat(name, kind, joint):
     return [f"{name}.{kind}"] if n == 1 else [f"{name}.{kind}[{i}]" for i in range(n)]
 
 
-def load_columns(path):
-    """{column name: (N,) array} of a .npz or .csv file written by analysis/result.py's save_columns."""
+def load_columns(path, what="the run file"):
+    """{column name: (N,) array} of a .npz or .csv file written by analysis/result.py's save_columns
+    (a .csv: a header row of names); ``what`` names the file in errors."""
     path = Path(path)
     try:
         if path.suffix == ".npz":
@@ -47,9 +53,86 @@ def load_columns(path):
                 return {name: data[name] for name in data.files}
         if path.suffix == ".csv":
             with path.open(encoding="utf-8") as file:
-                names = file.readline().strip().split(",")
+                names = [name.strip() for name in file.readline().strip().split(",")]
                 values = np.loadtxt(file, delimiter=",", ndmin=2)
+            if values.size and values.shape[1] != len(names):
+                raise ValueError(f"{len(names)} names in the header row but {values.shape[1]} columns")
             return dict(zip(names, values.reshape(-1, len(names)).T))
     except (OSError, ValueError) as exc:
-        raise MechsimError(f"cannot read the run file {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    raise MechsimError(f"cannot read the run file {path}: use a .npz or .csv file written by mechsim simulate -o")
+        raise MechsimError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    raise MechsimError(f"cannot read {what} {path}: use a .npz or .csv file written by mechsim simulate -o")
+
+
+def load_state(model, path, t=None, inputs=None):
+    """An ms.State of ``model`` from a state file: trim's JSON ({"t", "coordinates", "inputs"}), a
+    linearization JSON (its "operating_point"), assemble's flat {coordinate: value} JSON, or a name,value
+    CSV. Every position must be given (velocities default to 0); ``t`` and ``inputs`` given here must agree
+    with, or add to, the file's."""
+    point = _read_point(model, path)
+    cm = model.compile()
+    coordinates, given_inputs = point.get("coordinates"), point.get("inputs") or {}
+    if not isinstance(coordinates, dict) or not isinstance(given_inputs, dict):
+        raise MechsimError(f"{path}: expected coordinates and inputs as name: value objects")
+    q, v = np.array(cm.q0, dtype=float), np.zeros(cm.nv)
+    for name, value in coordinates.items():
+        if name in cm.q_names:
+            q[cm.q_names.index(name)] = _number(value, path, name)
+        elif name in cm.v_names:
+            v[cm.v_names.index(name)] = _number(value, path, name)
+        else:
+            raise MechsimError(f"{path}: unknown coordinate {name!r}; the coordinates of '{model.name}' are "
+                               f"{', '.join(list(cm.q_names) + list(cm.v_names))}")
+    missing = [name for name in cm.q_names if name not in coordinates]
+    if missing:
+        raise MechsimError(f"{path}: no value for the coordinate(s) {', '.join(missing)}")
+    unknown = [name for name in given_inputs if name not in model.inputs]
+    if unknown:
+        raise MechsimError(f"{path}: unknown input {unknown[0]!r}; the model's inputs are "
+                           f"{', '.join(model.inputs) or 'none'}")
+    file_t = point.get("t")
+    if file_t is not None and t is not None and float(file_t) != t:
+        raise MechsimError(f"the time t = {t:g} asked for differs from the time t = {float(file_t):g} of the "
+                           f"state in {path}")
+    state = State(cm, q, v, t if file_t is None and t is not None else _number(file_t or 0.0, path, "t"))
+    normalize_quaternions(cm.quat_q, state.q)            # linearize refuses a state off the constraints
+    state.inputs = {**model.inputs, **{k: _number(x, path, k) for k, x in given_inputs.items()}, **(inputs or {})}
+    return state
+
+
+def _read_point(model, path):
+    """{"t", "coordinates", "inputs"} of a state file (see load_state)."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise MechsimError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if str(path).endswith(".csv"):
+        data = {}
+        for number, line in enumerate(text.splitlines()[1:], start=2):
+            if not line.strip():
+                continue
+            name, _, value = line.partition(",")
+            try:
+                data[name.strip()] = float(value)
+            except ValueError:
+                raise MechsimError(f"{path}, line {number}: expected name,value, got {line!r}") from None
+        point = {"t": data.pop("t", None), "inputs": {k: data.pop(k) for k in list(data) if k in model.inputs}}
+        data.pop("residual", None)
+        return {**point, "coordinates": data}
+    try:
+        point = json.loads(text)
+    except ValueError as exc:
+        raise MechsimError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(point, dict):
+        raise MechsimError(f"{path}: expected a JSON object of coordinates")
+    point = point.get("operating_point", point)
+    return point if "coordinates" in point else {"coordinates": point}
+
+
+def _number(value, path, name):
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number):
+        raise MechsimError(f"{path}: {name} = {value!r} is not a finite number")
+    return number

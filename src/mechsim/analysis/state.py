@@ -44,6 +44,15 @@ class State:
         """{coordinate name: value} for q and v."""
         return {**dict(zip(self._cm.q_names, self.q.tolist())), **dict(zip(self._cm.v_names, self.v.tolist()))}
 
+    def operating_point(self):
+        """{"model", "t", "coordinates": {name: value}, "inputs": {name: value}[, "residual"]}: the state as
+        ``mechsim trim -o`` writes it and ``load_state`` reads it back."""
+        point = {"model": self._cm.model.name, "t": self.t, "coordinates": self.to_dict(),
+                 "inputs": {name: float(value) for name, value in (self.inputs or {}).items()}}
+        if self.residual is not None:
+            point["residual"] = float(self.residual)
+        return point
+
     def __repr__(self):
         inputs = "".join(f", {k}={v:.6g}" for k, v in (self.inputs or {}).items())
         return "State(" + ", ".join(f"{k}={v:.6g}" for k, v in self.to_dict().items()) + inputs + ")"

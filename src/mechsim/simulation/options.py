@@ -10,7 +10,8 @@ from ..dynamics.data import DRIFT_CODES, SOLVER_CODES
 from ..errors import ModelError
 from ..integrators import COMPILED_METHODS, METHODS, TABLEAUX
 
-Option = namedtuple("Option", "default choices help check", defaults=(None,))
+# command_line: also an option of ``mechsim simulate`` and ``mechsim animate`` (--name-with-dashes)
+Option = namedtuple("Option", "default choices help check command_line", defaults=(None, False))
 
 COMPILED_SOLVERS = COMPILED_METHODS      # tableaux (integrators/tableaux.py): the compiled loop, or scipy's
 SOLVERS = METHODS                        # and scipy's implicit solvers, through the adapter
@@ -18,18 +19,18 @@ FIXED_STEP_SOLVERS = tuple(name for name, tableau in TABLEAUX.items() if not tab
 BACKENDS = ("auto", "compiled", "python")
 
 OPTIONS = {
-    "t_end": Option(None, None, "end time [s]", "number"),
+    "t_end": Option(None, None, "end time [s]", "number", command_line=True),
     "t_eval": Option(None, None, "output times (default: every accepted step)"),
-    "solver": Option("RK45", SOLVERS, "integration method, or a scipy.integrate.OdeSolver subclass"),
-    "rtol": Option(1e-6, None, "relative tolerance", "positive"),
-    "atol": Option(1e-8, None, "absolute tolerance", "positive"),
-    "max_step": Option(None, None, "largest step of the variable-step solvers [s]", "positive"),
-    "h": Option(None, None, "step of the fixed-step solvers Euler and RK4 [s]", "positive"),
-    "drift": Option("projection", tuple(DRIFT_CODES), "drift control of the constraints"),
-    "constraint_solver": Option("cholesky", tuple(SOLVER_CODES), "solver of the multipliers"),
-    "formulation": Option("lagrange", ("lagrange", "nullspace", "penalty"), "equations of motion"),
+    "solver": Option("RK45", SOLVERS, "integration method, or a scipy.integrate.OdeSolver subclass", command_line=True),
+    "rtol": Option(1e-6, None, "relative tolerance", "positive", command_line=True),
+    "atol": Option(1e-8, None, "absolute tolerance", "positive", command_line=True),
+    "max_step": Option(None, None, "largest step of the variable-step solvers [s]", "positive", command_line=True),
+    "h": Option(None, None, "step of the fixed-step solvers Euler and RK4 [s]", "positive", command_line=True),
+    "drift": Option("projection", tuple(DRIFT_CODES), "drift control of the constraints", command_line=True),
+    "constraint_solver": Option("cholesky", tuple(SOLVER_CODES), "solver of the multipliers", command_line=True),
+    "formulation": Option("lagrange", ("lagrange",), "equations of motion"),
     "baumgarte": Option((10.0, 10.0), None, "Baumgarte's (alpha, beta) for drift='baumgarte'", "pair"),
-    "backend": Option("auto", BACKENDS, "auto: the compiled loop whenever nothing varies from Python"),
+    "backend": Option("auto", BACKENDS, "auto: the compiled loop whenever nothing varies from Python", command_line=True),
     "inputs": Option(None, None, "input values: numbers, expressions of t or callables", "mapping"),
     "controller": Option(None, None, "callable(t, outputs) -> {input: value}", "callable"),
     "outputs": Option(None, None, "signals the controller receives (default: joint .q and .v)", "names"),
@@ -39,6 +40,7 @@ OPTIONS = {
     "progress": Option(False, None, "show a progress bar", "flag"),
 }
 DEFAULTS = {name: option.default for name, option in OPTIONS.items()}
+COMMAND_LINE = tuple(name for name, option in OPTIONS.items() if option.command_line)
 
 
 def is_number(value, positive=False):

@@ -44,9 +44,6 @@ def checked_options(model, options):
         opts["t_eval_until_t_end"] = True        # the file's output grid, cut at the t_end asked for
     if opts["t_end"] is None:
         raise ModelError("simulate(): give t_end (or a simulation: t_end in the model file)")
-    if opts["formulation"] != "lagrange":
-        raise ModelError(f"simulate(): formulation={opts['formulation']!r} is not available in this version of "
-                         "mechsim; use 'lagrange' (multipliers with drift control)")
     if opts["solver"] in FIXED_STEP_SOLVERS and opts["h"] is None:
         raise ModelError(f"simulate(): solver {opts['solver']!r} is fixed-step: give the step h > 0")
     initial = opts["initial"]
