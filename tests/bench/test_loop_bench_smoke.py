@@ -1,21 +1,18 @@
 """Smoke tests of the closed-loop benchmarks (mechsim.bench.loops): every peer model builds, runs
 over a short horizon, and agrees with the independent reference and with its own loop closure.
 No speed is asserted (that is measured by `mechsim bench` and read from benchmarks/RESULTS.md)."""
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mechsim.bench import loops, report
+import mechsim as ms
+from mechsim.bench import loops, models, report
 
 SHORT = 1.0                                    # four-bar horizon with a reference sample (t = 1 s)
-
-
-def _four_bar_ref(t):
-    ref = loops.four_bar_reference()
-    if ref is None:
-        pytest.skip("examples/reference/four_bar.json missing")
-    return loops.four_bar_reference_at(t, ref)
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def test_four_bar_initial_angles_close_the_loop_and_match_the_paper():
@@ -25,25 +22,49 @@ def test_four_bar_initial_angles_close_the_loop_and_match_the_paper():
          p["l1"] * math.sin(theta) + p["l2"] * math.sin(alpha) - p["l3"] * math.sin(phi))
     assert max(map(abs, c)) < 1e-13
     assert abs(alpha - p["alpha_paper"]) < 1e-4 and abs(phi - p["phi_paper"]) < 1e-4   # the paper's 4-digit values
-    ref = loops.four_bar_reference()
-    if ref is not None and "alpha0" in ref["parameters"]:
-        assert abs(alpha - ref["parameters"]["alpha0"]) < 1e-12 and abs(phi - ref["parameters"]["phi0"]) < 1e-12
+    ref = json.loads((EXAMPLES / "reference" / "four_bar.json").read_text())
+    assert abs(alpha - ref["parameters"]["alpha0"]) < 1e-12 and abs(phi - ref["parameters"]["phi0"]) < 1e-12
+
+
+def test_the_shipped_four_bar_reference_is_the_examples_one():
+    ref = json.loads((EXAMPLES / "reference" / "four_bar.json").read_text())
+    assert ref["t"] == list(range(11)) and tuple(ref["crank"]) == loops.FOUR_BAR_REFERENCE
+    assert loops.four_bar_reference_at(10.0) == ref["crank"][-1]
+    with pytest.raises(ValueError, match="t = 0.5"):
+        loops.four_bar_reference_at(0.5)
+
+
+@pytest.mark.parametrize("built, example", [
+    (lambda: models.four_bar(loops.FOUR_BAR, loops.four_bar_initial()), "four_bar.yaml"),
+    (lambda: models.andrews(loops.ANDREWS, loops.ANDREWS_Q0), "andrews_squeezer.yaml"),
+    (lambda: models.n_four_bar(loops.N_FOUR_BAR), "n_four_bar.yaml")])
+def test_the_shipped_mechanisms_are_the_examples(built, example):
+    """The suite's own models (built from the published parameters, so that it needs no file outside the
+    package) have the example files' coordinates, initial state, loops and dynamics."""
+    mine, theirs = built(), ms.load(EXAMPLES / example)
+    assert mine.coordinates() == theirs.coordinates() and mine.check().dof == theirs.check().dof
+    assert sorted(mine.compile().topology.cut) == sorted(theirs.compile().topology.cut)
+    q, v = mine.compile().q0, mine.compile().v0
+    np.testing.assert_allclose(q, theirs.compile().q0, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(v, theirs.compile().v0, rtol=0, atol=1e-12)
+    v = np.random.default_rng(0).uniform(-1, 1, v.size)
+    np.testing.assert_allclose(ms.mass_matrix(mine, q), ms.mass_matrix(theirs, q), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ms.forward_dynamics(mine, q, v), ms.forward_dynamics(theirs, q, v), rtol=1e-9, atol=1e-9)
 
 
 def test_andrews_reference_closes_the_loops():
     """The geometry of the peer models (andrews_points) closes at the test set's initial values and
     at its solution: a wrong sign or length anywhere would leave a gap of order mm."""
     assert loops.andrews_closure(loops.ANDREWS_Q0) < 1e-14
-    ref = loops.andrews_reference()
-    assert ref["q"].shape == (7,)
-    assert loops.andrews_closure(ref["q"]) < 1e-12
+    assert loops.andrews_closure(loops.ANDREWS_REFERENCE) < 1e-12
+    ref = json.loads((EXAMPLES / "reference" / "andrews_squeezer.json").read_text())["t=0.03"]
     assert np.allclose(ref["q"], loops.ANDREWS_REFERENCE, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("engine", ["exudyn", "mujoco"])
 def test_four_bar_peer_runs_and_agrees_with_the_reference(engine):
     pytest.importorskip(engine)
-    crank_ref = _four_bar_ref(SHORT)
+    crank_ref = loops.four_bar_reference_at(SHORT)
     build = loops.exudyn_four_bar if engine == "exudyn" else loops.mujoco_four_bar
     out = build(1e-3, t_end=SHORT)()
     assert out["t"] == pytest.approx(SHORT, abs=1e-9)
@@ -59,7 +80,7 @@ def test_andrews_peer_runs_and_agrees_with_the_reference(engine):
     build = loops.exudyn_andrews if engine == "exudyn" else loops.mujoco_andrews
     out = build(1e-5)()
     assert out["t"] == pytest.approx(loops.ANDREWS["t_end"], abs=1e-9)
-    error = float(np.max(np.abs(out["q"] - loops.andrews_reference()["q"])))
+    error = float(np.max(np.abs(out["q"] - np.array(loops.ANDREWS_REFERENCE))))
     assert np.isfinite(error) and error < 1e-3   # Exudyn ~1e-4, MuJoCo ~1e-6 rad at h = 1e-5
     assert np.isfinite(out["closure"]) and out["closure"] < 1e-6
 

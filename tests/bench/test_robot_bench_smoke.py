@@ -9,10 +9,6 @@ import pytest
 from mechsim import bench
 from mechsim.bench import robots
 
-pytestmark = pytest.mark.skipif(robots.robot_path("pr2") is None or robots.robot_path("solo12") is None,
-                                reason="tests/data/robots not found")
-
-
 def test_quick_robots_run_agrees_with_pinocchio_and_reports_the_targets(tmp_path):
     pytest.importorskip("pinocchio")
     out = tmp_path / "robots.md"

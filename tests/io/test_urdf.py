@@ -14,7 +14,7 @@ import mechsim as ms
 from mechsim.bench import robots as bench_robots
 from mechsim.errors import ModelError
 
-ROBOTS = Path(__file__).parents[1] / "data" / "robots"
+from robot_files import ROBOTS, robot_file
 EXAMPLES = Path(__file__).parents[2] / "examples"
 TOL = 1e-10           # relative agreement with Pinocchio
 
@@ -23,7 +23,7 @@ def load(name, **options):
     """A shipped robot (its meshes are not shipped: the warnings about them are expected)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ms.load(ROBOTS / f"{name}.urdf", **options)
+        return ms.load(robot_file(name), **options)
 
 
 def load_warned(path, **options):
@@ -72,7 +72,7 @@ def random_state(m, rng):
 
 def build_pinocchio(name, floating_base):
     pin = pytest.importorskip("pinocchio")
-    path = str(ROBOTS / f"{name}.urdf")
+    path = str(robot_file(name))
     pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating_base else pin.buildModelFromUrdf(path)
     return pin, pm, pm.createData()
 
@@ -527,7 +527,7 @@ def test_cli_checks_a_urdf(tmp_path):
 def test_cli_takes_the_import_options():
     """--floating-base adds the free joint (6 more DOF), --merge-fixed folds fixed links, warnings
     come as single lines; the options on a YAML file or a malformed --package-dir are user errors."""
-    run = mechsim_cli("check", ROBOTS / "solo12.urdf", "--floating-base", "--package-dir", f"example-robot-data={ROBOTS}")
+    run = mechsim_cli("check", robot_file("solo12"), "--floating-base", "--package-dir", f"example-robot-data={ROBOTS}")
     assert run.returncode == 0, run.stderr
     assert "dof: 18" in run.stdout and "root_joint" in run.stdout
     assert all(line.startswith("warning: ") for line in run.stderr.splitlines()) and "mesh file(s) not found" in run.stderr

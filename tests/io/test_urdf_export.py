@@ -12,7 +12,7 @@ from mechsim.errors import ModelError
 from mechsim.io.urdf import rpy_matrix
 from mechsim.io.urdf_export import matrix_rpy
 
-ROBOTS = Path(__file__).parents[1] / "data" / "robots"
+from robot_files import ROBOTS, robot_file
 EXAMPLES = Path(__file__).parents[2] / "examples"
 TOL = 1e-12           # relative agreement of a round trip
 
@@ -177,7 +177,7 @@ def assert_same_dynamics(m, again, closed=False):
 
 @pytest.mark.parametrize("name, floating_base", [("ur5", False), ("panda", False), ("solo12", True)])
 def test_robot_round_trips_through_urdf(tmp_path, name, floating_base):
-    m = load(ROBOTS / f"{name}.urdf", floating_base=floating_base)
+    m = load(robot_file(name), floating_base=floating_base)
     m.to_urdf(tmp_path / "again.urdf")
     again = load(tmp_path / "again.urdf")
     assert_same_dynamics(m, again, closed=bool(m.constraints))
@@ -244,7 +244,7 @@ def test_four_bar_with_cut_joint_round_trips(tmp_path):
 
 
 def test_imported_robot_round_trips_through_yaml(tmp_path):
-    m = load(ROBOTS / "solo12.urdf", floating_base=True)
+    m = load(robot_file("solo12"), floating_base=True)
     m.to_yaml(tmp_path / "solo12.yaml")
     assert_same_dynamics(m, ms.load(tmp_path / "solo12.yaml"))
     path, _ = four_bar_urdf(tmp_path, "ball")

@@ -1,5 +1,8 @@
 """`mechsim bench`: the speed suite of SPEC §6 (forward dynamics vs Pinocchio and MuJoCo, a whole
-fixed-step run vs a Python loop around pin.aba, CLI start-up), written to benchmarks/RESULTS.md.
+fixed-step run vs a Python loop around pin.aba, CLI start-up, closed loops and real robots against
+Exudyn, MuJoCo and Pinocchio), written to benchmarks/RESULTS.md. It uses mechsim's public API only
+and ships the models it needs (models.py, robot_files/), so it runs from an installed package;
+nothing in mechsim imports it but the ``mechsim bench`` command.
 
     import mechsim.bench
     numbers = mechsim.bench.run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco"))
@@ -7,6 +10,9 @@ fixed-step run vs a Python loop around pin.aba, CLI start-up), written to benchm
 Peers are optional: install them with ``pip install "mechsim[bench]"``.
 """
 import argparse
+import sys
+
+import mechsim as ms
 
 from .chains import mechsim_chain, mujoco_chain, mujoco_xml, pinocchio_chain
 from .suite import run
@@ -31,16 +37,20 @@ def build_parser(parser=None):
 
 def run_from_args(args):
     """Run the suite with parsed ``build_parser`` options; MechsimError if the engines disagree."""
-    from ..errors import MechsimError
     engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
     groups = None if args.groups is None else tuple(g.strip() for g in args.groups.split(",") if g.strip())
     try:
         run(quick=args.quick, output=args.output, engines=engines, startup_check=not args.no_startup, groups=groups)
     except (AssertionError, ValueError) as exc:
-        raise MechsimError(str(exc)) from None
+        raise ms.MechsimError(str(exc)) from None
 
 
 def main(argv=None):
-    """Entry point of ``python -m mechsim.bench``; returns the exit code (0; 1 if the engines disagree)."""
-    from ..cli.main import main as cli_main
-    return cli_main(["bench", *(argv or [])])
+    """Entry point of ``python -m mechsim.bench``; returns the exit code (0; 1 with an ``error:`` line if the
+    engines disagree)."""
+    try:
+        run_from_args(build_parser().parse_args(argv))
+    except ms.MechsimError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0

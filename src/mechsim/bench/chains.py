@@ -9,6 +9,8 @@ springs, damping, limits, contacts or armature.
 """
 import numpy as np
 
+import mechsim as ms
+
 LENGTH, MASS, RADIUS = 1.0, 1.0, 0.05
 COM = (0.5 * LENGTH, 0.0, 0.0)
 INERTIA = (MASS * RADIUS ** 2 / 2.0,
@@ -34,9 +36,8 @@ def initial_angles(n):
 
 def mechsim_chain(n, q0=None):
     """The chain as an ms.Model (joints j0 … j{n-1}, bodies link0 … link{n-1})."""
-    from ..modeling import Model
     q0 = np.zeros(n) if q0 is None else np.asarray(q0, dtype=float)
-    m = Model(f"chain{n}", gravity=GRAVITY)
+    m = ms.Model(f"chain{n}", gravity=GRAVITY)
     parent = "ground"
     for i in range(n):
         m.add_body(f"link{i}", mass=MASS, com=COM, inertia=INERTIA)

@@ -1,6 +1,6 @@
 """Closed-loop whole-run benchmarks (SPEC §6, second bullet): mechsim vs Exudyn and MuJoCo at equal accuracy.
 
-Each mechanism is built in every engine from the same published parameters, run over the
+Each mechanism is built in every engine from the same published parameters (mechsim's in models.py), run over the
 benchmark horizon, and measured by (wall time, error against the independent reference
 solution at t_end, maximal loop-closure error over the run). Every engine is run on a ladder
 of settings (step sizes / tolerances); the comparison at "equal accuracy" pairs each peer
@@ -13,13 +13,12 @@ four-bar  Khan, Tang & Krovi (papers/004, §5.1, Table 1): ground l0 = 3, crank 
           l2 = 4, rocker l3 = 2.5 m; 1 kg links, COM at mid-length, I = m l²/12; absolute angles
           θ (crank), α (coupler), φ (rocker) from +x; θ(0) = 1.5708 with α(0), φ(0) solved from the
           loop (the paper's 0.3533, 1.2649 are 4-digit roundings), at rest; 6 N·m on the crank;
-          g = 9.81 m/s² along -y; 10 s. Reference: examples/reference/four_bar.json (1-DOF
-          Lagrange ODE, DOP853 rtol 1e-12; crank good to ~2e-9 rad at 10 s).
+          g = 9.81 m/s² along -y; 10 s. Reference: FOUR_BAR_REFERENCE (1-DOF Lagrange
+          ODE, DOP853 rtol 1e-12; crank good to ~2e-9 rad at 10 s).
 andrews   Andrews' squeezing mechanism, Hairer & Wanner II §VII.7 / the IVP test set "andrews"
           problem (7 bodies, 7 relative angles β, Θ, γ, Φ, δ, Ω, ε, 6 loop constraints, no
           gravity, motor torque mom, spring c0 between D on body 3 and the fixed point C), 0.03 s;
-          reference: the test set's PSIDE solution at rtol = atol = 1e-14 (ANDREWS_REFERENCE), or
-          examples/reference/andrews_squeezer.json when it exists.
+          reference: the test set's PSIDE solution at rtol = atol = 1e-14 (ANDREWS_REFERENCE).
 n_four_bar IFToMM A02 with N = 40 (see N_FOUR_BAR), 10 s; reference: the exact parallelogram motion.
 
 Peers
@@ -35,24 +34,12 @@ MuJoCo    hinge joints in a tree, the loop closed by ``equality connect`` betwee
           integrator RK4 (the most accurate; Euler/implicitfast at equal h are listed in the ladder);
           ``mj_step(m, d, nstep)`` in chunks of ``sample`` s, closure read between chunks.
 """
-import json
 import math
-import os
 import time
 
 import numpy as np
 
-# ------------------------------------------------------------------------------------------ paths
-def _repo_root():
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.dirname(os.path.dirname(os.path.dirname(here)))
-
-
-def example_path(*parts):
-    """Path of a file under the repository's examples/ directory (None if it does not exist)."""
-    path = os.path.join(_repo_root(), "examples", *parts)
-    return path if os.path.exists(path) else None
-
+from . import models
 
 # ------------------------------------------------------------------------------------------ four-bar
 FOUR_BAR = dict(l0=3.0, l1=1.0, l2=4.0, l3=2.5, m=1.0, g=9.81, torque=6.0, theta0=1.5708, t_end=10.0,
@@ -77,25 +64,21 @@ def four_bar_initial(p=FOUR_BAR):
     return p["theta0"], alpha, phi
 
 
-def four_bar_reference():
-    """{"t": …, "crank": …, "source": path} from examples/reference/four_bar.json; None if missing."""
-    path = example_path("reference", "four_bar.json")
-    if path is None:
-        return None
-    with open(path) as fh:
-        data = json.load(fh)
-    return {"t": np.asarray(data["t"], float), "crank": np.asarray(data["crank"], float), "source": path,
-            "parameters": data.get("parameters", {})}
+# The crank angle θ(t) at t = 0, 1, …, 10 s: Lagrange's equation in θ alone (loop closed by circle
+# intersection), DOP853 at rtol = atol = 1e-12, good to ~2e-9 rad at 10 s (examples/reference/
+# four_bar_reference.py writes it with the whole motion to examples/reference/four_bar.json).
+FOUR_BAR_REFERENCE = (1.5708, 2.828172012035428, 10.384872235944469, 21.33903511972772, 36.997701315522896,
+                      56.21555647912501, 80.05269067903492, 107.31609904379145, 139.0102090146521,
+                      174.961469203243, 214.55641512380086)
+FOUR_BAR_SOURCE = "Lagrange's equation in the crank angle, DOP853 rtol = atol = 1e-12 (examples/reference/four_bar.json)"
 
 
-def four_bar_reference_at(t_end, ref=None):
-    ref = ref or four_bar_reference()
-    if ref is None:
-        raise FileNotFoundError("examples/reference/four_bar.json is missing")
-    hit = np.flatnonzero(np.isclose(ref["t"], t_end, atol=1e-12))
-    if not len(hit):
-        raise ValueError(f"the four-bar reference has no sample at t = {t_end:g} (it has {ref['t'].tolist()})")
-    return float(ref["crank"][hit[0]])
+def four_bar_reference_at(t):
+    """θ(t) of the reference, at a whole second t in 0 … 10."""
+    k = round(t)
+    if abs(t - k) > 1e-12 or not 0 <= k < len(FOUR_BAR_REFERENCE):
+        raise ValueError(f"the four-bar reference has θ at t = 0, 1, …, 10 s only, not at t = {t:g}")
+    return FOUR_BAR_REFERENCE[k]
 
 
 # --- Exudyn
@@ -265,35 +248,6 @@ ANDREWS_REFERENCE = (0.1581077119629904e2, -0.1575637105984298e2, 0.408222401307
 # 5, 7 turn about fixed points without gravity, so only their inertia about the pivot enters the
 # dynamics: m1 ra² + i1, m3 (sa² + sb²) + i3, m5 (ta² + tb²) + i5, m7 (ua² + ub²) + i7 (the testset's
 # mass matrix); their COMs are placed at (ra, 0), (sa, sb), (ta, tb), (ua, ub) in the body frame.
-
-
-def andrews_reference():
-    """{"q": the 7 angles at t_end, "source": …}: examples/reference/andrews_squeezer.json if it exists
-    (keys tried: "q", or the seven names), else the test set's solution."""
-    path = example_path("reference", "andrews_squeezer.json")
-    if path is not None:
-        try:
-            with open(path) as fh:
-                data = json.load(fh)
-            q = _andrews_q_from_json(data)
-            if q is not None:
-                return {"q": q, "source": path, "testset_diff": float(np.max(np.abs(q - np.array(ANDREWS_REFERENCE))))}
-        except (OSError, ValueError, KeyError):
-            pass
-    return {"q": np.array(ANDREWS_REFERENCE), "source": "IVP test set andrews.f (PSIDE, rtol = atol = 1e-14)"}
-
-
-def _andrews_q_from_json(data):
-    t_end = f"t={ANDREWS['t_end']:g}"
-    if isinstance(data.get(t_end), dict) and "q" in data[t_end]:
-        return np.asarray(data[t_end]["q"], float)
-    for key in ("q_end", "q", "angles"):
-        if key in data:
-            q = np.asarray(data[key], float)
-            return q[-1] if q.ndim == 2 else q
-    if all(n in data for n in ANDREWS_NAMES):
-        return np.array([np.atleast_1d(data[n])[-1] for n in ANDREWS_NAMES], float)
-    return None
 
 
 def andrews_points(q, p=ANDREWS):
@@ -528,8 +482,8 @@ def exudyn_n_four_bar(h, t_end=N_FOUR_BAR["t_end"], spectral_radius=0.9, newton_
                                      storeInternal=True, writeToFile=False))
     mbs.Assemble()
     settings = _exudyn_settings(exu, h, t_end, spectral_radius, newton_rtol, sample)
-    settings.linearSolverType = exu.LinearSolverType.EXUdense
-    settings.linearSolverSettings.ignoreSingularJacobian = True
+    settings.linearSolver.solverType = exu.LinearSolverType.EXUdense
+    settings.linearSolver.ignoreSingularJacobian = True
     pivot_xy = np.array([[k * L, 0.0] for k in range(1, n + 1)])
 
     def run():
@@ -542,27 +496,21 @@ def exudyn_n_four_bar(h, t_end=N_FOUR_BAR["t_end"], spectral_radius=0.9, newton_
 
 
 # ------------------------------------------------------------------------------------------ mechsim
-def _mechsim_model(name):
-    import mechsim as ms
-    path = example_path(name)
-    if path is None:
-        raise FileNotFoundError(f"examples/{name} is missing")
-    return ms.load(path)
-
-
 def _max_distance(res, pairs):
     return max(float(np.max(np.linalg.norm(res.point(b1, p1) - res.point(b2, p2), axis=1))) for (b1, p1), (b2, p2) in pairs)
 
 
 def mechsim_four_bar(t_end=FOUR_BAR["t_end"], solver="DOP853", rtol=1e-8, atol=None, drift="projection", p=FOUR_BAR):
-    """examples/four_bar.yaml simulated with ``simulate(t_end, solver, rtol, atol, drift)`` (its output
-    grid: every 0.01 s); returns (run, evaluate): run() is what is timed, evaluate(result) ->
+    """The four-bar (models.four_bar) simulated with ``simulate(t_end, solver, rtol, atol, drift)`` (its
+    output grid: every 0.01 s); returns (run, evaluate): run() is what is timed, evaluate(result) ->
     {"t", "crank" (j1.q at t_end), "closure" (max |coupler tip − rocker tip| over the samples)}."""
-    model = _mechsim_model("four_bar.yaml")
+    model = models.four_bar(p, four_bar_initial(p))
+    t_eval = np.linspace(0.0, t_end, int(round(100 * t_end)) + 1)
     tips = ((("coupler", (p["l2"], 0.0, 0.0)), ("rocker", (p["l3"], 0.0, 0.0))),)
 
     def run():
-        return model.simulate(t_end=t_end, solver=solver, rtol=rtol, atol=atol if atol else rtol, drift=drift)
+        return model.simulate(t_end=t_end, t_eval=t_eval, solver=solver, rtol=rtol, atol=atol if atol else rtol,
+                              drift=drift)
 
     def evaluate(res):
         return {"t": float(res.t[-1]), "crank": float(res["j1.q"][-1]), "closure": _max_distance(res, tips)}
@@ -573,13 +521,16 @@ ANDREWS_MECHSIM_JOINTS = ("beta", "theta", "gamma", "phi", "delta", "omega", "ep
 
 
 def mechsim_andrews(t_end=ANDREWS["t_end"], solver="DOP853", rtol=1e-8, atol=None, drift="projection", p=ANDREWS):
-    """examples/andrews_squeezer.yaml; (run, evaluate) as mechsim_four_bar, evaluate -> {"t", "q", "closure"}."""
-    model = _mechsim_model("andrews_squeezer.yaml")
+    """The squeezer (models.andrews); (run, evaluate) as mechsim_four_bar (output every 1e-4 s),
+    evaluate -> {"t", "q", "closure"}."""
+    model = models.andrews(p, ANDREWS_Q0)
+    t_eval = np.linspace(0.0, t_end, int(round(1e4 * t_end)) + 1)
     e2 = ("k2", (-p["d"], 0.0, 0.0))
     pairs = [(e2, ("k3", (0.0, -p["ss"], 0.0))), (e2, ("k4", (0.0, -p["e"], 0.0))), (e2, ("k6", (p["zf"], 0.0, 0.0)))]
 
     def run():
-        return model.simulate(t_end=t_end, solver=solver, rtol=rtol, atol=atol if atol else rtol, drift=drift)
+        return model.simulate(t_end=t_end, t_eval=t_eval, solver=solver, rtol=rtol, atol=atol if atol else rtol,
+                              drift=drift)
 
     def evaluate(res):
         q = np.array([res[f"{j}.q"][-1] for j in ANDREWS_MECHSIM_JOINTS])
@@ -589,11 +540,14 @@ def mechsim_andrews(t_end=ANDREWS["t_end"], solver="DOP853", rtol=1e-8, atol=Non
 
 def mechsim_n_four_bar(t_end=N_FOUR_BAR["t_end"], solver="DOP853", rtol=1e-8, atol=None, drift="projection",
                        p=N_FOUR_BAR):
-    """examples/n_four_bar.yaml; evaluate -> {"t", "phi" (a0.q), "closure" (max gap crank foot – ground pivot)}."""
-    model = _mechsim_model("n_four_bar.yaml")
+    """The N four-bar (models.n_four_bar; output every 0.01 s); evaluate -> {"t", "phi" (a0.q), "closure"
+    (max gap crank foot – ground pivot)}."""
+    model = models.n_four_bar(p)
+    t_eval = np.linspace(0.0, t_end, int(round(100 * t_end)) + 1)
 
     def run():
-        return model.simulate(t_end=t_end, solver=solver, rtol=rtol, atol=atol if atol else rtol, drift=drift)
+        return model.simulate(t_end=t_end, t_eval=t_eval, solver=solver, rtol=rtol, atol=atol if atol else rtol,
+                              drift=drift)
 
     def evaluate(res):
         gaps = [np.max(np.linalg.norm(res.point(f"crank{k}", (0.0, 0.0, 0.0)) - (k * p["length"], 0.0, 0.0), axis=1))
@@ -673,22 +627,18 @@ def n_four_bar_case():
 
 
 def four_bar_case():
-    ref = four_bar_reference()
     t_end = FOUR_BAR["t_end"]
-    crank_ref = None if ref is None else four_bar_reference_at(t_end, ref)
+    crank_ref = four_bar_reference_at(t_end)
     return Case("four_bar", "Four-bar (Khan, Tang & Krovi, papers/004 Table 1), 10 s", t_end,
                 "|θ(10 s) − θ_ref| (rad)", 1e-6, 0.1,
-                None if ref is None else {"crank": crank_ref, "source": os.path.relpath(ref["source"], _repo_root())},
+                {"crank": crank_ref, "source": FOUR_BAR_SOURCE},
                 lambda out: abs(out["crank"] - crank_ref), _four_bar_ladder,
-                note="crank turns ~34 revolutions in 10 s (θ(10) = %.6f rad)" % crank_ref if crank_ref else "")
+                note="crank turns ~34 revolutions in 10 s (θ(10) = %.6f rad)" % crank_ref)
 
 
 def andrews_case():
-    ref = andrews_reference()
-    q_ref = ref["q"]
-    source = ref["source"]
-    if os.path.isabs(source):
-        source = os.path.relpath(source, _repo_root())
+    q_ref = np.array(ANDREWS_REFERENCE)
+    source = "IVP test set andrews.f (PSIDE, rtol = atol = 1e-14)"
     return Case("andrews", "Andrews' squeezing mechanism (Hairer & Wanner VII.7, IVP test set), 0.03 s", ANDREWS["t_end"],
                 "max over the 7 angles |q(0.03 s) − q_ref| (rad)", 1e-6, None, {"q": q_ref.tolist(), "source": source},
                 lambda out: float(np.max(np.abs(np.asarray(out["q"]) - q_ref))), _andrews_ladder,

@@ -329,7 +329,7 @@ def _markdown_startup(results):
 
 def _markdown_robots(robots):
     lines = ["## 6. Real robots: loading and forward dynamics", "",
-             "URDFs from example-robot-data in `tests/data/robots` (meshes not shipped; the importer's warnings are "
+             "URDFs from example-robot-data shipped in `mechsim/bench/robot_files` (meshes not shipped; the importer's warnings are "
              f"suppressed). Loading: best wall time of {robots['repeats']} `ms.load(\"pr2.urdf\", merge_fixed=True)` calls "
              "in one process (warm: imports and one-time set-up not counted). Forward dynamics: µs per call from Python "
              "(calibrated, interleaved `timeit` loops as in section 2) of `ms.forward_dynamics(m, q, v, tau)` and "

@@ -1,16 +1,15 @@
-"""Real robots from tests/data/robots (example-robot-data URDFs): warm loading time of PR2, and
+"""Real robots (example-robot-data URDFs shipped in robot_files/): warm loading time of PR2, and
 ``ms.forward_dynamics`` vs ``pin.aba`` per call on PR2 (fixed base) and Solo12 (free-flyer base),
 after checking that both give the same accelerations at the timed state.
-
-The URDFs live in the repository's tests/data, not in the package: without them (an installed
-wheel) the group is skipped with a note.
 """
-import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 
-from .loops import _repo_root
+import mechsim as ms
+
+ROBOT_FILES = Path(__file__).resolve().parent / "robot_files"
 
 LOAD_TARGET_S = 0.3                     # issue: "loading PR2 (30 DOF) under 0.3 s warm"
 FD_TARGET = 1.0                         # mechsim / pin.aba: no slower than pin.aba
@@ -19,17 +18,15 @@ FD_CASES = (("pr2", {"merge_fixed": True, "mimic": False}, False), ("solo12", {}
 
 
 def robot_path(name):
-    """Path of tests/data/robots/<name>.urdf in the repository (None if it does not exist)."""
-    path = os.path.join(_repo_root(), "tests", "data", "robots", f"{name}.urdf")
-    return path if os.path.exists(path) else None
+    """Path of robot_files/<name>.urdf."""
+    return str(ROBOT_FILES / f"{name}.urdf")
 
 
 def load_quiet(path, **options):
     """ms.load without the importer's warnings (the meshes are not shipped; limits are ignored)."""
-    from ..io import load
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return load(path, **options)
+        return ms.load(path, **options)
 
 
 # ------------------------------------------------------------------------------------------ Pinocchio's coordinates
@@ -82,14 +79,8 @@ def run(peers, repeats, min_time, seed=2):
     """{"load": best warm ms.load of PR2, "rows": one per FD_CASES robot, "notes": [...]}. Raises
     AssertionError when Pinocchio's accelerations differ from mechsim's by more than
     suite.AGREEMENT_TOL (relative to max(1, max|a|)) — a wrong coordinate map is not timed."""
-    from ..dynamics.api import forward_dynamics
     from .suite import AGREEMENT_TOL, best_seconds, best_us
     out = {"load": None, "rows": [], "notes": [], "tolerance": AGREEMENT_TOL, "repeats": repeats}
-    missing = [name for name in ("pr2", *(c[0] for c in FD_CASES)) if robot_path(name) is None]
-    if missing:
-        out["notes"].append(f"robots: tests/data/robots/{{{', '.join(sorted(set(missing)))}}}.urdf not found "
-                            "(not shipped in the package; run from a source checkout); group skipped")
-        return out
     pr2 = robot_path("pr2")
     times, models = best_seconds({"load": lambda: load_quiet(pr2, merge_fixed=True)}, repeats)
     dof = len(models["load"].coordinates()[1])
@@ -101,9 +92,9 @@ def run(peers, repeats, min_time, seed=2):
     for name, options, floating in FD_CASES:
         m = load_quiet(robot_path(name), floating_base=floating, **options)
         q, v, tau = random_state(m, rng)
-        a = forward_dynamics(m, q, v, tau)                                 # compile the model, JIT the kernel
+        a = ms.forward_dynamics(m, q, v, tau)                              # compile the model, JIT the kernel
         row = {"robot": name, "dof": len(v), "base": "free flyer" if floating else "fixed"}
-        statements[name, "mechsim"] = ("fd(m, q, v, tau)", dict(fd=forward_dynamics, m=m, q=q, v=v, tau=tau))
+        statements[name, "mechsim"] = ("fd(m, q, v, tau)", dict(fd=ms.forward_dynamics, m=m, q=q, v=v, tau=tau))
         if peers.pin is not None:
             pin = peers.pin
             path = robot_path(name)

@@ -15,7 +15,7 @@ Sections (each returns plain numbers in a dict; ``run`` collects them, prints a 
                     at equal accuracy: time, error against the reference, loop-closure error
                     (mechsim.bench.loops);
 6. robots         — PR2 loading time (warm), and forward dynamics per call vs pin.aba on PR2 and
-                    Solo12 (free-flyer base) from tests/data/robots, accelerations checked first
+                    Solo12 (free-flyer base) from robot_files/, accelerations checked first
                     (mechsim.bench.robots).
 
 ``run(groups=...)`` selects sections (default: all of GROUPS).
@@ -28,6 +28,8 @@ import time
 import timeit
 
 import numpy as np
+
+import mechsim as ms
 
 from . import chains
 
@@ -107,12 +109,11 @@ def random_state(rng, n):
 def agreement(sizes, peers, seed=0):
     """Accelerations of every engine at a random (q, v, tau) per N, compared with mechsim. The error is
     max|a_peer - a_mechsim| / max(1, max|a_mechsim|). Raises AssertionError above AGREEMENT_TOL."""
-    from ..dynamics.api import forward_dynamics
     rng = np.random.default_rng(seed)
     rows = []
     for n in sizes:
         q, v, tau = random_state(rng, n)
-        a = forward_dynamics(chains.mechsim_chain(n), q, v, tau)
+        a = ms.forward_dynamics(chains.mechsim_chain(n), q, v, tau)
         scale = max(1.0, float(np.max(np.abs(a))))
         row = {"n": n, "max_abs_acc": float(np.max(np.abs(a)))}
         if peers.pin is not None:
@@ -165,14 +166,13 @@ def forward_dynamics_times(sizes, peers, repeats, min_time, seed=1):
     contact/constraint/sensor/passive disabled) and mujoco.mj_fwdAcceleration (the last stage only).
     All (size, engine) loops are calibrated first, then the repeats sweep over all of them, so a
     load spike on the machine lands on one repeat of everything rather than on one size."""
-    from ..dynamics.api import forward_dynamics
     rng = np.random.default_rng(seed)
     statements = {}
     for n in sizes:
         q, v, tau = random_state(rng, n)
         m = chains.mechsim_chain(n)
-        forward_dynamics(m, q, v, tau)                                   # compile the model, JIT the kernel
-        statements[n, "mechsim"] = ("fd(m, q, v, tau)", dict(fd=forward_dynamics, m=m, q=q, v=v, tau=tau))
+        ms.forward_dynamics(m, q, v, tau)                                # compile the model, JIT the kernel
+        statements[n, "mechsim"] = ("fd(m, q, v, tau)", dict(fd=ms.forward_dynamics, m=m, q=q, v=v, tau=tau))
         if peers.pin is not None:
             model, data = chains.pinocchio_chain(n)
             statements[n, "pin"] = ("aba(model, data, q, v, tau)",
@@ -228,7 +228,6 @@ def whole_run(peers, repeats, n=20, t_end=1.0, h=1e-3):
     """``m.simulate(t_end, solver="RK4", h)`` vs the RK4 Python loop around pin.aba (and around
     ms.forward_dynamics) on the n-link chain from chains.initial_angles(n) at rest; the runs are
     interleaved over ``repeats`` rounds and the best time of each kept."""
-    from ..dynamics.api import forward_dynamics
     n_steps = int(round(t_end / h))
     q0, v0, zero = chains.initial_angles(n), np.zeros(n), np.zeros(n)
     m = chains.mechsim_chain(n, q0=q0)
@@ -238,7 +237,7 @@ def whole_run(peers, repeats, n=20, t_end=1.0, h=1e-3):
         res = m.simulate(t_end=t_end, solver="RK4", h=h)
         return res.q[-1].copy(), res.v[-1].copy()
 
-    ms_acc = lambda q, v: forward_dynamics(m, q, v, zero)                   # noqa: E731
+    ms_acc = lambda q, v: ms.forward_dynamics(m, q, v, zero)                # noqa: E731
     runs = {"simulate": compiled,
             "overhead": lambda: m.simulate(t_end=10 * h, solver="RK4", h=h),
             "mechsim_loop": lambda: python_rk4(ms_acc, q0, v0, h, n_steps)}
