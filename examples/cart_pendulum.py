@@ -1,5 +1,5 @@
 """Pendulum on a cart (Schlotter, "Multibody System Simulation with SimMechanics", 2003, §3;
-papers/002): the forward-dynamics example of that paper, built through the Python API.
+Schlotter 2003): the forward-dynamics example of that paper, built through the Python API.
 
 A uniform cart slides along the world x axis on a prismatic joint, tied to the ground by a linear
 spring-damper (k_SD, b_SD); a uniform rod hangs from it on a revolute joint about z. Gravity acts

@@ -1,4 +1,4 @@
-"""Parallel five-bar linkage of Del Citto, Pennestrì & Vita (papers/001 §4.1): one DOF, seven
+"""Parallel five-bar linkage of Del Citto, Pennestrì & Vita (2005, §4.1): one DOF, seven
 redundant constraints.
 
 The paper's "parallel five-bar": the ground and three equal, parallel cranks hinged to it at equally
@@ -103,7 +103,7 @@ def main(driven=False):
     m = build_model(driven)
     report = m.check()
     print(report)
-    print(f"paper (papers/001 §4.1): {PAPER_DOF - int(driven)} DOF, {PAPER_REDUNDANT} redundant constraints; "
+    print(f"paper (Del Citto, Pennestrì & Vita 2005, §4.1): {PAPER_DOF - int(driven)} DOF, {PAPER_REDUNDANT} redundant constraints; "
           f"mechsim: dof {report.dof}, {len(report.redundant)} redundant")
     res = simulate(m)
     print(common.run_line(m, res))

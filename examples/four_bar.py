@@ -1,4 +1,4 @@
-"""Four-bar linkage of Khan, Tang & Krovi (papers/004 §5.1, Table 1), driven by a constant torque.
+"""Four-bar linkage of Khan, Tang & Krovi (2006, §5.1, Table 1), driven by a constant torque.
 
 Planar four-bar in the x–y plane, gravity 9.81 m/s² along −y (the paper's G_A, G_B: potential
 m g y). Ground pivots A = (0, 0, 0) and D = (3, 0, 0); crank AB (l1 = 1 m), coupler BC

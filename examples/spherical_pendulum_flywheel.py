@@ -1,5 +1,5 @@
-"""Spherical pendulum with flywheel (Del Citto, Pennestri & Vita, "Coordinates reduction and
-numerical integration of constrained multibody systems", §4.2; papers/001).
+"""Spherical pendulum with flywheel (Del Citto, Pennestrì & Vita 2005, "Coordinates reduction and
+numerical integration of constrained multibody systems", §4.2).
 
 A straight rod hangs from the ground on a ball joint at one end; at its other end a flywheel
 turns on a revolute joint about the rod's axis. Masses and inertias are the paper's (tables 2
@@ -55,8 +55,8 @@ from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures
 import _common as common  # noqa: E402  (examples/_common.py)
 
 G = 9.81
-M_ROD, I_ROD = 2.71944, (0.05708, 0.05708, 0.0008498)        # papers/001 table 2
-M_WHEEL, I_WHEEL = 4.89499, (0.02779, 0.02779, 0.05507)      # papers/001 table 3
+M_ROD, I_ROD = 2.71944, (0.05708, 0.05708, 0.0008498)        # Del Citto, Pennestrì & Vita 2005, table 2
+M_WHEEL, I_WHEEL = 4.89499, (0.02779, 0.02779, 0.05507)      # Del Citto, Pennestrì & Vita 2005, table 3
 ROD_LENGTH = 0.5                                             # ours, from the inertias (see above)
 TILT0 = np.pi / 6                                            # ours: 30 degrees from the downward vertical
 TORQUE, T_ON, T_OFF = 5.0, 1.5, 4.5                          # N m (ours), s, s (paper)
@@ -221,7 +221,7 @@ def plot(res, tilt, az, variant):
     a1.set_aspect("equal")
     a1.set_xlabel("X (m)")
     a1.set_ylabel("Y (m)")
-    a1.set_title("wheel centre, projection on XY (cf. papers/001 fig. 8)")
+    a1.set_title("wheel centre, projection on XY (cf. Del Citto, Pennestrì & Vita 2005, fig. 8)")
     a1.legend(fontsize=8)
     a2.plot(res.t, np.degrees(tilt), label="tilt from the vertical (deg)")
     a2.plot(res.t, np.degrees(az) / 10, label="azimuth / 10 (deg)")

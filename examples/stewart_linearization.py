@@ -1,4 +1,4 @@
-"""Stewart platform linearized about its rest (Březina et al., papers/002 part 2: the platform's
+"""Stewart platform linearized about its rest (Březina et al. 2008: the platform's
 linear model from SimMechanics' linmod, checked against the nonlinear model's step response).
 
 The platform of ``stewart_platform.py`` (six UPS legs on spring-dampers, dof 6) with a force actuator

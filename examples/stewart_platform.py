@@ -1,7 +1,7 @@
 """Stewart (Gough) platform: a platform carried by six UPS legs (universal at the base, prismatic
 leg, spherical at the platform), the legs' prismatic joints on spring–dampers: 6 DOF.
 
-Geometry (a documented standard 6-6 layout; Březina et al., papers/002 part 2, give only the
+Geometry (a documented standard 6-6 layout; Březina et al. 2008 give only the
 platform radius, 0.125 m, which is used here): base anchors on a circle of radius 0.25 m at
 120 k ± 15°, platform anchors on a circle of 0.125 m at 60 + 120 k ± 15° (k = 0, 1, 2), each base
 anchor joined to the nearest platform anchor (the usual zig-zag). Nominal platform height 0.25 m

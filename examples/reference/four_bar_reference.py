@@ -1,9 +1,9 @@
-"""Independent reference solution of the four-bar of Khan, Tang & Krovi (papers/004, §5.1, Table 1).
+"""Independent reference solution of the four-bar of Khan, Tang & Krovi (2006, §5.1, Table 1).
 
 Regenerate ``four_bar.json`` beside this file with ``python examples/reference/four_bar_reference.py``.
 It uses numpy, scipy and sympy only — nothing from mechsim.
 
-Model (papers/004 Fig. 1, eq. (19)). Ground pivots A = (0, 0) and D = (l0, 0); gravity -g along y.
+Model (Khan, Tang & Krovi 2006, Fig. 1, eq. (19)). Ground pivots A = (0, 0) and D = (l0, 0); gravity -g along y.
 Absolute angles from the horizontal: crank AB at theta, coupler BC at alpha, rocker DC at phi:
     B = l1 e(theta),  C = B + l2 e(alpha) = D + l3 e(phi),   e(x) = (cos x, sin x).
 Table 1: l0 = 3, l1 = 1, l2 = 4, l3 = 2.5 m; m_i = 1 kg; l_ci = l_i / 2; I_i = m_i l_i^2 / 12;
@@ -89,7 +89,7 @@ def minimal_rhs(_, y):
 
 
 def dae_rhs(_, y):
-    """papers/004 eq. (21): M q'' + V + G = E u - A^T lambda, A q'' = -A' q' (index 1)."""
+    """Khan, Tang & Krovi 2006, eq. (21): M q'' + V + G = E u - A^T lambda, A q'' = -A' q' (index 1)."""
     th, al, ph, wt, wa, wp = y
     c = np.cos(al - th)
     s = np.sin(al - th)
@@ -141,7 +141,7 @@ def main():
     tight = solve_ivp(minimal_rhs, (0.0, T_END), [THETA0, 0.0], method="DOP853", rtol=2.3e-14, atol=1e-14,
                       t_eval=t_out)
     data = {
-        "source": "Khan, Tang & Krovi (2006), papers/004 Sec. 5.1 and Table 1 (parameters from Wang et al.): "
+        "source": "Khan, Tang & Krovi (2006), Sec. 5.1 and Table 1 (parameters from Wang et al.): "
                   "planar four-bar, l0=3, l1=1, l2=4, l3=2.5 m, m=1 kg, lc=l/2, I=m l^2/12, g=9.81 m/s^2 along -y, "
                   "6 N m on the crank, theta(0)=1.5708 rad, at rest",
         "method": "Lagrange's equation in the crank angle alone (loop closed in closed form by circle intersection, "

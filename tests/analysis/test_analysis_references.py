@@ -9,7 +9,7 @@ itself.
     2. slider-crank driven at constant speed: m.kinematics vs the closed form x(theta) and its exact
        derivatives, the driver torque vs the power balance, every joint reaction vs Newton-Euler on every body;
     3. linearization: compound pendulum hanging / upright and along a Result, the pendulum on a cart of
-       papers/002 (eqs. 1-2) hanging and inverted, outputs (C, D), minimal vs full, python-control;
+       Schlotter 2003, eqs. 1-2 hanging and inverted, outputs (C, D), minimal vs full, python-control;
     4. trim: spring-held inverted pendulum (buckled equilibrium, input solved for), a spinning governor
        (fixed velocity), four-bar by virtual work, an impossible trim;
     5. four-bar linearized (minimal and full) vs Lagrange's equation in theta alone, in the crank angle and
@@ -622,7 +622,7 @@ def test_trim_impossible_raises():
 # ---------------------------------------------------------------- four-bar: closed-form 1-DOF reference
 @lru_cache(maxsize=None)
 def four_bar_reference():
-    """Lagrange's equation of the four-bar in the crank angle theta alone (papers/004 geometry), with the
+    """Lagrange's equation of the four-bar in the crank angle theta alone (Khan, Tang & Krovi 2006, geometry), with the
     coupler and rocker angles alpha(theta), phi(theta) implicit in the loop closure
         L1 e(theta) + L2 e(alpha) - (L0, 0) - L3 e(phi) = 0,
     their derivatives found by differentiating the closure (exactly, sympy). Generalized mass

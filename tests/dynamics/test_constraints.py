@@ -99,7 +99,7 @@ def test_constrained_accelerations_solve_the_dense_kkt_system(rng):
 
 
 def four_bar(offset=0.0):
-    """Khan, Tang & Krovi's four-bar (papers/004 Table 1) with 3D revolute joints, loop closed at j3."""
+    """Khan, Tang & Krovi's four-bar (2006, Table 1) with 3D revolute joints, loop closed at j3."""
     m = ms.Model("four-bar", gravity=(0, -9.81, 0))
     lengths = {"crank": 1.0, "coupler": 4.0, "rocker": 2.5}
     for name, length in lengths.items():

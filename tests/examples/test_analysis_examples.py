@@ -1,7 +1,7 @@
-"""The analysis-mode examples (issue 4): the pendulum on a cart of Schlotter (papers/002 §3.4-3.6) in
+"""The analysis-mode examples (issue 4): the pendulum on a cart of Schlotter (2003, §3.4-3.6) in
 inverse dynamics, linearized, and as an inverted pendulum under the paper's PD cascade control
 (examples/cart_pendulum.py --inverse/--linearize/--control), and the Stewart platform trimmed and
-linearized (examples/stewart_linearization.py, Březina et al., papers/002 part 2). Each against hand
+linearized (examples/stewart_linearization.py, Březina et al. 2008). Each against hand
 formulas or the nonlinear model."""
 import numpy as np
 import pytest

@@ -18,7 +18,7 @@ def wrap(angle):
     return np.angle(np.exp(1j * np.asarray(angle)))
 
 
-# ============================================================================== four-bar (papers/004)
+# ============================================================================== four-bar (Khan, Tang & Krovi 2006)
 def four_bar_run(drift, t_end=10.0):
     fb = script("four_bar")
     return cached(("four_bar", drift, t_end), lambda: (lambda m: (m, fb.simulate(m, drift, t_end=t_end)))(fb.build_model()))
@@ -29,7 +29,7 @@ def test_four_bar_reference_file():
     assert ref["t"] == [float(k) for k in range(11)]
     assert len(ref["crank"]) == 11 and ref["crank"][0] == 1.5708
     assert "source" in ref and "method" in ref
-    # the stored angles close the loop (absolute angles, papers/004 eq. (19))
+    # the stored angles close the loop (absolute angles, Khan, Tang & Krovi 2006, eq. (19))
     th, al, ph = (np.asarray(ref[k]) for k in ("crank", "coupler", "rocker"))
     assert np.abs(-np.cos(th) - 4 * np.cos(al) + 3 + 2.5 * np.cos(ph)).max() < 1e-12
     assert np.abs(-np.sin(th) - 4 * np.sin(al) + 2.5 * np.sin(ph)).max() < 1e-12
@@ -167,14 +167,14 @@ def test_slider_crank_free_conserves_energy():
     assert np.abs(E - E[0]).max() < 1e-7 * (np.abs(E).max() + 1.0)
 
 
-# ============================================================================== five-bar (papers/001)
+# ============================================================================== five-bar (Del Citto, Pennestrì & Vita 2005)
 def five_bar_run(driven=False, t_end=5.0):
     fb = script("five_bar")
     return cached(("five_bar", driven, t_end), lambda: (lambda m: (m, fb.simulate(m, t_end=t_end)))(fb.build_model(driven)))
 
 
 def test_five_bar_has_the_papers_dof_and_redundancy():
-    """papers/001 §4.1: 'the model has 7 redundant constraints and one degree-of-freedom'; driven,
+    """Del Citto, Pennestrì & Vita 2005, §4.1: 'the model has 7 redundant constraints and one degree-of-freedom'; driven,
     'the only degree of freedom is driven by the driving constraint'."""
     fb = script("five_bar")
     report = fb.build_model().check()
@@ -222,7 +222,7 @@ def five_bar_driven_run(t_end=20.0):
 
 
 def test_five_bar_driven_at_the_papers_speed():
-    """papers/001 §4.1: one crank driven at 6.28 rad/s for 20 s, through the flat positions where all
+    """Del Citto, Pennestrì & Vita 2005, §4.1: one crank driven at 6.28 rad/s for 20 s, through the flat positions where all
     bars are collinear (theta = 0, pi: the parallelogram's bifurcation). The cranks stay parallel,
     the coupler horizontal, the loops closed; the driver holds the linkage against gravity alone:
     torque = k cos(theta) (the compound pendulum's moment, theta'' = 0)."""

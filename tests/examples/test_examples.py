@@ -78,7 +78,7 @@ def test_chain20_yaml_is_generated_by_its_script(tmp_path):
 
 # ------------------------------------------------------------------------------ physics
 def test_cart_pendulum_follows_the_papers_equations():
-    """papers/002 eqs. (1)-(2) (the m-file of its Fig. 2), integrated by scipy, against mechsim."""
+    """Schlotter 2003, eqs. (1)-(2) (the m-file of its Fig. 2), integrated by scipy, against mechsim."""
     cp = script("cart_pendulum")
     t = np.linspace(0, 10, 501)
     res = ms.load(EXAMPLES / "cart_pendulum.yaml").simulate(t_end=10.0, t_eval=t, rtol=1e-10, atol=1e-12)

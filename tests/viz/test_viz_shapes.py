@@ -1,5 +1,5 @@
 """Body shapes for animations: the geometry format, primitive meshes, equivalent inertia ellipsoids
-(Schlotter 2003, papers/002 §2.3) and convex hulls with their fallbacks."""
+(Schlotter 2003, §2.3) and convex hulls with their fallbacks."""
 import numpy as np
 import pytest
 

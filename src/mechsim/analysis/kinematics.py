@@ -1,7 +1,7 @@
-"""Kinematics of a fully driven machine (SPEC C6, ``m.kinematics``; papers/002 §3.4, "Kinematics"
+"""Kinematics of a fully driven machine (SPEC C6, ``m.kinematics``; Schlotter 2003, §3.4, "Kinematics"
 mode): every degree of freedom follows a driver, so the motion comes from the constraints alone —
 positions by Newton on g(q, t) = 0 continued from sample to sample, velocities from G v = f'
-(papers/000 eq. 48 with zero perturbation) — and the forces from the equations of motion at that
+(Wood & Kennedy 2003, eq. 48 with zero perturbation) — and the forces from the equations of motion at that
 motion: the Result's lazy signals give the accelerations (G a = gamma), the drivers' forces, the
 multipliers and every joint's reaction, as for a forward-dynamics run.
 """

@@ -1,4 +1,4 @@
-"""Linearization on the constraint manifold (SPEC C7, ``m.linearize``; papers/000 §4).
+"""Linearization on the constraint manifold (SPEC C7, ``m.linearize``; Wood & Kennedy 2003, §4).
 
 The state is x = [dq; dv]: dq are tangent coordinates paired with v (R, P, H coordinates: their
 increments; a spherical primitive: the rotation vector in M axes, q = q_bar (x) exp(dq)). The

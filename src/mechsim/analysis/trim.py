@@ -1,4 +1,4 @@
-"""Trim (SPEC C7, ``m.trim``; papers/000 §5): a steady state on the constraint manifold.
+"""Trim (SPEC C7, ``m.trim``; Wood & Kennedy 2003, §5): a steady state on the constraint manifold.
 
 Unknowns: the joint coordinates the user does not hold, as a velocity-space step from the
 assembled configuration (quaternions by the exponential map), and the inputs left free.

@@ -1,4 +1,4 @@
-"""Consistent initial conditions (papers/000 §3.7): positions by trust-region Gauss–Newton with
+"""Consistent initial conditions (Wood & Kennedy 2003, §3.7): positions by trust-region Gauss–Newton with
 minimum-norm steps from q0 (so the free coordinates move as little as possible), a homotopy
 g(q) - (1 - s) g(q0) = 0 (eq. 42) from s = 0 to 1 when that fails, then velocities by one linear
 least-squares correction of v0."""

@@ -1,4 +1,4 @@
-"""Redundant constraints and inconsistent drivers (papers/000 §3.6), by QR with column pivoting."""
+"""Redundant constraints and inconsistent drivers (Wood & Kennedy 2003, §3.6), by QR with column pivoting."""
 from collections import namedtuple
 
 import numpy as np
@@ -13,7 +13,7 @@ Analysis = namedtuple("Analysis", "active redundant rank dof")
 
 
 def numerical_rank(A):
-    """Rank of A by QR with column pivoting (papers/000 eq. 18, with a tolerance for assembled data)."""
+    """Rank of A by QR with column pivoting (Wood & Kennedy 2003, eq. 18, with a tolerance for assembled data)."""
     if A.size == 0:
         return 0, np.zeros(0, dtype=int)
     _, R, perm = qr(A, mode="economic", pivoting=True)

@@ -9,7 +9,7 @@ between a coarse peer run and a fine mechsim run or vice versa.
 
 Mechanisms
 ----------
-four-bar  Khan, Tang & Krovi (papers/004, §5.1, Table 1): ground l0 = 3, crank l1 = 1, coupler
+four-bar  Khan, Tang & Krovi (2006, §5.1, Table 1): ground l0 = 3, crank l1 = 1, coupler
           l2 = 4, rocker l3 = 2.5 m; 1 kg links, COM at mid-length, I = m l²/12; absolute angles
           θ (crank), α (coupler), φ (rocker) from +x; θ(0) = 1.5708 with α(0), φ(0) solved from the
           loop (the paper's 0.3533, 1.2649 are 4-digit roundings), at rest; 6 N·m on the crank;
@@ -48,7 +48,7 @@ FOUR_BAR = dict(l0=3.0, l1=1.0, l2=4.0, l3=2.5, m=1.0, g=9.81, torque=6.0, theta
 
 def four_bar_assemble(theta, p=FOUR_BAR):
     """(α, φ) closing the loop at crank angle θ: C = circle(B, l2) ∩ circle(D, l3), the branch with C
-    on the left of B → D (the paper's, papers/004 Fig. 1)."""
+    on the left of B → D (the paper's Fig. 1)."""
     bx, by = p["l1"] * math.cos(theta), p["l1"] * math.sin(theta)
     dx, dy = p["l0"] - bx, -by
     dist = math.hypot(dx, dy)
@@ -629,7 +629,7 @@ def n_four_bar_case():
 def four_bar_case():
     t_end = FOUR_BAR["t_end"]
     crank_ref = four_bar_reference_at(t_end)
-    return Case("four_bar", "Four-bar (Khan, Tang & Krovi, papers/004 Table 1), 10 s", t_end,
+    return Case("four_bar", "Four-bar (Khan, Tang & Krovi 2006, Table 1), 10 s", t_end,
                 "|θ(10 s) − θ_ref| (rad)", 1e-6, 0.1,
                 {"crank": crank_ref, "source": FOUR_BAR_SOURCE},
                 lambda out: abs(out["crank"] - crank_ref), _four_bar_ladder,

@@ -160,7 +160,7 @@ def constraint_values(cm, q, v, t=0.0, rows=None, targets=None):
 
 def constraint_accelerations(cm, q, v, t=0.0, rows=None, targets=None):
     """(G, gamma) of the rows at (q, v, t), as constraint_values: the rows' accelerations are G qdd - gamma
-    (papers/000 eq. 10)."""
+    (Wood & Kennedy 2003, eq. 10)."""
     cw = _evaluate_rows(cm, q, v, t, rows, targets)
     return cw.G.copy(), cw.gamma.copy()
 

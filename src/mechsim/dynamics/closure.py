@@ -79,34 +79,20 @@ class ConstraintRows:
         PA, PB = R_na @ p_f + p_na, R_nb @ p_m + p_nb
         owner = lambda k: ("joint", joint.name, f"{joint.name}[{k}]")
 
-        def offset(direction):                          # M's origin has no offset along this F direction
-            self._row(L.ROW_POINT_DIR, na, nb, owner(len(rows)), PA=PA, PB=PB, DA=in_a @ direction)
-            rows.append(1)
-
-        def angle(u, s):                                # F's u keeps its angle to M's s
-            self._row(L.ROW_PERP, na, nb, owner(len(rows)), DA=in_a @ u, DB=in_b @ s, C0=float(u @ s))
-            rows.append(1)
-
-        rows = []
-        kind, prims = joint.kind, joint.primitives
-        axis = prims[0][1]
-        e1, e2 = plane_axes(axis)
-        if kind in ("weld", "revolute", "universal", "gimbal", "spherical"):
-            for d in (EX, EY, EZ):
-                offset(d)
-        if kind in ("weld", "prismatic"):
-            angle(EX, EY), angle(EY, EZ), angle(EZ, EX)
-        if kind in ("prismatic", "cylindrical", "screw"):
-            offset(e1), offset(e2)
-        if kind in ("revolute", "cylindrical", "screw", "planar"):
-            angle(e1, axis), angle(e2, axis)
-        if kind == "universal":
-            angle(prims[0][1], prims[1][1])
-        if kind == "planar":
-            offset(axis)
-        if kind == "screw":
-            self._row(L.ROW_SCREW, na, nb, owner(len(rows)), PA=PA, PB=PB, DA=in_a @ axis, EA=in_a @ e1,
-                      DB=in_b @ e1, C1=prims[0][2])
+        rows = joint.closure()
+        for k, row in enumerate(rows):
+            if row[0] == "offset":                      # M's origin has no offset along F's direction
+                self._row(L.ROW_POINT_DIR, na, nb, owner(k), PA=PA, PB=PB, DA=in_a @ row[1])
+            elif row[0] == "angle":                     # F's u keeps its angle to M's s
+                u, s = row[1], row[2]
+                self._row(L.ROW_PERP, na, nb, owner(k), DA=in_a @ u, DB=in_b @ s, C0=float(u @ s))
+            else:                                       # screw: slide = pitch x turn along the axis
+                axis, pitch = joint.primitives[0][1:]
+                e1 = plane_axes(axis)[0]
+                self._row(L.ROW_SCREW, na, nb, owner(k), PA=PA, PB=PB, DA=in_a @ axis, EA=in_a @ e1,
+                          DB=in_b @ e1, C1=pitch)
+        if len(rows) != 6 - joint.nv:
+            raise AssertionError(f"joint kind {joint.kind!r}: {len(rows)} closure rows for {joint.nv} DOF (6 - DOF needed)")
 
     # ------------------------------------------------------------- contacts
     def _contact(self, c):

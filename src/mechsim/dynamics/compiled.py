@@ -277,9 +277,7 @@ class CompiledModel:
                 names += [f"{jname}.{s}" for s in ("q", "v", "a", "force")]
         names += [f"{j}.reaction" for j in self.model.joints]
         names += [f"{c}.reaction" for c in self.model.constraints]
-        for f in self.model.forces.values():
-            if f.kind in ("joint_limit", "joint_friction"):
-                names += [f"{f.name}.force"] + ([f"{f.name}.mode"] if f.kind == "joint_friction" else [])
+        names += [f"{f.name}.{s}" for f in self.model.forces.values() for s in f.signals]
         for c in self.model.contacts:
             names += [f"{c}.{s}" for s in CONTACT_SIGNALS]
         for b in self.body_names:

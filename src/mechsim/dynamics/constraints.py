@@ -3,9 +3,9 @@
 Every scalar equation h(q, t) = 0 is one row of the tables built in compiled.py (layout.py gives
 the columns). A geometric row's rate is linear in the two nodes' spatial velocities (world origin,
 as everywhere in the kernels): hdot = w . (V_b - V_a), so its Jacobian row is w^T (J_b - J_a) with
-J_i the columns S_j of the nodes on i's path to the root (papers/000 eq. 15: G = A phi^T H^T, here
+J_i the columns S_j of the nodes on i's path to the root (Wood & Kennedy 2003, eq. 15: G = A phi^T H^T, here
 A holds the rows' w), and the constraint force it carries is the wrench +-lambda w on the two nodes.
-The acceleration bias gamma = f'' - hddot(qdd = 0) (papers/000 eqs. 10, 13) uses the nodes'
+The acceleration bias gamma = f'' - hddot(qdd = 0) (Wood & Kennedy 2003, eqs. 10, 13) uses the nodes'
 velocity-product accelerations acc0_i = sum of c_j on the path (no gravity, no qdd).
 """
 import numpy as np
@@ -153,7 +153,7 @@ def evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, acc0, w
 @njit(**INLINE)
 def evaluate_row(con_i, con_f, con_t, row, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G):
     """Row ``row``'s residual h = g(q, t), velocity residual hd = G v - f', acceleration right-hand
-    side gamma = f'' - (Gdot v) (papers/000 eq. 10), Jacobian row G (nv), wrench on node b (6)."""
+    side gamma = f'' - (Gdot v) (Wood & Kennedy 2003, eq. 10), Jacobian row G (nv), wrench on node b (6)."""
     G[row, :] = 0.0
     kind, na, nb, f = con_i[row, ROW_TYPE], con_i[row, NODE_A], con_i[row, NODE_B], con_f[row]
     if kind == ROW_COORD:                  # q_a - C1 q_b (R, P, H coordinates: qdot = v)

@@ -3,8 +3,8 @@
 Notation follows Featherstone, *Rigid Body Dynamics Algorithms* (RBDA): S motion subspace,
 v/a spatial velocity/acceleration, c velocity-product acceleration, IA/pA articulated inertia
 and bias force, U = IA S, D = S^T U, u = tau - S^T pA.  All spatial quantities are in world
-axes at the world origin (papers/000 §2.1, inertial coordinates), so that the recursions
-(papers/000 eqs. 4-6) carry no coordinate transforms: Sdot = v x S for every joint here.
+axes at the world origin (Wood & Kennedy 2003, §2.1, inertial coordinates), so that the recursions
+(Wood & Kennedy 2003, eqs. 4-6) carry no coordinate transforms: Sdot = v x S for every joint here.
 
 The kernels allocate nothing: the per-node quantities live in the workspace, one block of
 NODE_ROWS x 6 floats per node, which ``carve`` cuts into named (n, ...) views once per call.
@@ -155,7 +155,7 @@ def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
 
 @njit(**INLINE)
 def node_velocity(node_i, v, S, vel, c, i):
-    """vel_i = vel_parent + S_i qdot_i (papers/000 eq. 4) and c_i = vel_i x S_i qdot_i (eq. 5's a(k)),
+    """vel_i = vel_parent + S_i qdot_i (Wood & Kennedy 2003, eq. 4) and c_i = vel_i x S_i qdot_i (eq. 5's a(k)),
     which is vel_parent x vel_i since v x v = 0."""
     parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
     for r in range(6):
@@ -376,7 +376,7 @@ def articulate(IA, pA, U, Dinv, u, c, i, parent, nd):
 
 @njit(**PASS)
 def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
-    """Articulated-body algorithm, RBDA Table 7.1 (papers/000 §2.2: the O(n) elimination of eq. 8),
+    """Articulated-body algorithm, RBDA Table 7.1 (Wood & Kennedy 2003, §2.2: the O(n) elimination of eq. 8),
     second and third passes, after first_pass and applied_forces; tau may share qdd's memory.
     Returns OK or the first singular node."""
     for i in range(node_i.shape[0] - 1, -1, -1):
@@ -449,7 +449,7 @@ def aba(model, data, q, v, tau, qdd):
 
 @njit(**PASS)
 def body_forces(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, w, tau_elements):
-    """Forward pass of the recursive Newton-Euler algorithm (papers/000 eqs. 4-6, RBDA Table 5.1):
+    """Forward pass of the recursive Newton-Euler algorithm (Wood & Kennedy 2003, eqs. 4-6, RBDA Table 5.1):
     every node's acceleration w.acc (a_0 = -g) and the net force its body needs,
     f_i = I_i a_i + v_i x* I_i v_i - f_ext,i, into w.pA; the force elements' generalized forces
     are added to tau_elements."""

@@ -1,4 +1,4 @@
-"""Lagrange multipliers of the loop constraints (papers/000 §3.1–3.2).
+"""Lagrange multipliers of the loop constraints (Wood & Kennedy 2003, §3.1–3.2).
 
 M vdot = f + G^T lambda with G vdot = gamma (eqs. 11–13): vdot = vdot_free + X lambda, X = M^-1 G^T,
 and Lambda lambda = gamma - G vdot_free with Lambda = G X (eq. 14). Each column of X is one more
@@ -110,7 +110,7 @@ def cholesky_solve(A, b, n, x):
 
 @njit(**INLINE)
 def truncated_qr_solve(A, b, n, x, work):
-    """x = E [R11^-1 Q~^T b; 0] (papers/000 eqs. 17–20): Householder QR of A (overwritten) with column
+    """x = E [R11^-1 Q~^T b; 0] (Wood & Kennedy 2003, eqs. 17–20): Householder QR of A (overwritten) with column
     pivoting, rank r = max k with |R_kk| > RANK_TOL |R_11| (eq. 18, tolerance above); the minimum-norm
     solution in the projected subspace. work: (3, >= n) scratch. Returns the rank."""
     perm, norms, qtb = work[0], work[1], work[2]

@@ -1,4 +1,4 @@
-"""Drift control after an accepted step (papers/000 §3.3–3.5), compiled.
+"""Drift control after an accepted step (Wood & Kennedy 2003, §3.3–3.5), compiled.
 
 Both schemes move the state by  dz = -X (G X)^-1 c(z)  with X = D G^T for a metric D, every
 constraint row taking part and G X solved by the truncated QR of §3.2 (eqs. 17–20), so that the

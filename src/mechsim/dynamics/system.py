@@ -3,7 +3,7 @@
 - ``state_derivative(model, data, t, y, dy)``: dy/dt = [H(q) v; vdot], vdot with the constraints
   enforced by their multipliers;
 - ``correct_state(model, data, t, y)``: the drift correction applied after every accepted step
-  and at every output (unit quaternions; projection or stabilization, papers/000 §3.3–3.5);
+  and at every output (unit quaternions; projection or stabilization, Wood & Kennedy 2003, §3.3–3.5);
 - ``signal_values(model, data, t, y, g)``: the signals compiled event conditions watch, less
   the values they cross.
 

@@ -1,21 +1,22 @@
 """The model graph: bodies are vertices, joints are edges. A spanning tree grown from ground keeps
 the joints that would cost most constraint equations if cut; every other joint is a cut joint
-that closes one independent loop (papers/000 §3: relative coordinates on a spanning tree, loop
+that closes one independent loop (Wood & Kennedy 2003, §3: relative coordinates on a spanning tree, loop
 closure by constraints)."""
 import heapq
 from collections import namedtuple
 
 from ..errors import ModelError
+from ..modeling.joints import JOINT_KINDS
 
 Topology = namedtuple("Topology", "tree cut loops")    # tree joints (parents first), cut joints, loops
 
-# joints mechsim cannot write closure equations for, and joints that must stay in the tree
-UNCUTTABLE = ("custom",)
+# joints mechsim cannot write closure equations for, which must stay in the tree
+UNCUTTABLE = tuple(kind for kind, known in JOINT_KINDS.items() if known.closure is None)
 
 
 def cut_equations(joint):
     """Scalar constraint equations a joint gives when cut: 6 minus its degrees of freedom."""
-    return 6 - joint.nv if joint.kind != "free" else 0
+    return 6 - joint.nv
 
 
 def spanning_tree(model):

@@ -19,9 +19,9 @@ from ..errors import ModelError
 from ..modeling.constraints import CONSTRAINT_OPTIONS
 from ..modeling.contacts import CONTACT_OPTIONS
 from ..modeling.forces import FORCE_CLASSES
-from ..modeling.joints import KIND_OPTIONS
+from ..modeling.joints import JOINT_KINDS
 from ..modeling.model import Model
-from ..simulation.options import OPTIONS, is_number
+from ..simulation.options import OPTIONS, check_option, is_number
 from .expressions import Expression, parse_expression
 from .mjcf import load_mjcf
 from .sdf import load_sdf
@@ -250,8 +250,8 @@ def _add_body(model, entry):
 def _add_joint(model, entry):
     _check_required(entry, _required(JOINT_PARAMETERS), "a joint")
     kind = entry["kind"]
-    if isinstance(kind, str) and kind in KIND_OPTIONS:     # else the Model names the valid kinds
-        _check_keys(entry, [*JOINT_PARAMETERS, *sorted(KIND_OPTIONS[kind])], f"a {kind} joint")
+    if isinstance(kind, str) and kind in JOINT_KINDS:      # else the Model names the valid kinds
+        _check_keys(entry, [*JOINT_PARAMETERS, *sorted(JOINT_KINDS[kind].options)], f"a {kind} joint")
     model.add_joint(**entry)
 
 
@@ -296,31 +296,13 @@ def _simulation(model, settings):
     settings = dict(_mapping(settings, "the simulation section"))
     _check_keys(settings, SIMULATION_KEYS, "the simulation section")
     for key, value in settings.items():
-        if value is None:
-            continue
-        if key == "solver":
-            _check_type(value, str, key, "a solver name")
-        elif key in ("drift", "constraint_solver", "formulation", "backend"):
-            _check_type(value, str, key, "a name (see simulate())")
-        elif key == "progress":
-            _check_type(value, bool, key, "true or false")
-        elif key == "t_eval":
+        if key == "t_eval" and value is not None:
             _check_t_eval(value)
-        elif key == "inputs":
+        elif key == "inputs" and value is not None:
             _check_simulation_inputs(model, value)
-        elif key == "baumgarte":
-            if not (isinstance(value, list) and len(value) == 2):
-                raise ModelError(f"baumgarte must be [alpha, beta], got {value!r}")
-            for v in value:
-                _check_number(v, key)
         else:
-            _check_number(value, key)
+            check_option(key, value)                  # the options registry's choices and checks
     return settings
-
-
-def _check_type(value, cls, key, expected):
-    if not isinstance(value, cls):
-        raise ModelError(f"{key} must be {expected}, got {value!r}")
 
 
 def _check_number(value, key):

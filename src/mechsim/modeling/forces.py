@@ -8,7 +8,6 @@ from ..spatial.rotations import as_vector3
 from .element import Element
 from .joints import PRIM_P, PRIM_R
 
-FORCE_KINDS = ("joint_spring_damper", "spring_damper", "joint_force", "body_force", "joint_limit", "joint_friction")
 MIN_BOUNCE_SPEED = 1e-4     # default rebound speed (m/s or rad/s) below which a rigid stop stays closed
 
 
@@ -80,6 +79,8 @@ class ForceElement(Element):
     def _arguments(self):
         return ("kind", *self.options)
 
+    signals = ()           # its own signals, "<name>.<signal>"
+
     def __init__(self, name, **opts):
         self.name = name
         unknown = set(opts) - set(self.options)
@@ -87,11 +88,54 @@ class ForceElement(Element):
             raise ModelError(f"force '{name}' ({self.kind}): unknown option(s) {sorted(unknown)}; it takes {list(self.options)}")
         self.opts = opts
 
+    @property
+    def _what(self):
+        return f"force '{self.name}' ({self.kind})"
+
+    def _configure(self, model, opts):
+        """Check ``opts`` against ``model`` and set the element's parameters from them."""
+        raise NotImplementedError
+
+    def _need(self, opts, key):
+        if key not in opts:
+            raise ModelError(f"{self._what}: missing {key}=")
+        return opts[key]
+
+    def _number(self, opts, key, default):
+        return finite_number(opts, key, default, self._what)
+
+    def _joint_with_dof(self, model, opts):
+        joint = model.joint(self._need(opts, "joint"), self._what)
+        if joint.nv == 0:
+            raise ModelError(f"{self._what}: joint '{joint.name}' has no degrees of freedom")
+        self.joint = joint.name
+        return joint
+
+    def _joint_coordinate(self, model, opts):
+        """joint, coordinate and primitive (a 1-DOF primitive) of an element on one joint coordinate."""
+        from .constraints import primitive_of_coordinate
+        joint = model.joint(self._need(opts, "joint"), self._what)
+        coordinate = opts.get("coordinate", 0)
+        if not isinstance(coordinate, (int, np.integer)) or not 0 <= coordinate < joint.nv:
+            raise ModelError(f"{self._what}: coordinate must be an integer in 0..{max(joint.nv - 1, 0)} for joint "
+                             f"'{joint.name}' ({joint.kind})")
+        self.joint, self.coordinate = joint.name, int(coordinate)
+        self.primitive = primitive_of_coordinate(joint, self.coordinate, self._what)
+
 
 class JointSpringDamper(ForceElement):
     """tau = -k (q - rest) - c v per coordinate of a joint (SPEC §2)."""
     kind = "joint_spring_damper"
     options = ("joint", "stiffness", "damping", "rest")
+
+    def _configure(self, model, opts):
+        joint, what = self._joint_with_dof(model, opts), self._what
+        self.stiffness = _per_coordinate(opts.get("stiffness", 0.0), joint.nv, what, "stiffness")
+        self.damping = _per_coordinate(opts.get("damping", 0.0), joint.nv, what, "damping")
+        self.rest = _per_coordinate(opts.get("rest", 0.0), joint.nv, what, "rest")
+        if joint.nq != joint.nv:
+            raise ModelError(f"{what}: joint '{joint.name}' ({joint.kind}) has quaternion coordinates; "
+                             "use a bushing or gimbal joint for a rotational spring")
 
 
 class SpringDamper(ForceElement):
@@ -99,17 +143,43 @@ class SpringDamper(ForceElement):
     kind = "spring_damper"
     options = ("body_a", "point_a", "body_b", "point_b", "stiffness", "damping", "rest_length")
 
+    def _configure(self, model, opts):
+        what = self._what
+        self.body_a = model.body(self._need(opts, "body_a"), what).name
+        self.body_b = model.body(self._need(opts, "body_b"), what).name
+        self.point_a = as_vector3(opts.get("point_a", (0, 0, 0)), f"{what} point_a")
+        self.point_b = as_vector3(opts.get("point_b", (0, 0, 0)), f"{what} point_b")
+        self.stiffness, self.damping = self._number(opts, "stiffness", 0.0), self._number(opts, "damping", 0.0)
+        self.rest_length = self._number(opts, "rest_length", 0.0)
+        if self.rest_length < 0:
+            raise ModelError(f"{what}: rest_length must be >= 0")
+
 
 class JointForce(ForceElement):
     """Generalized actuator force on every coordinate of a joint (value per coordinate)."""
     kind = "joint_force"
     options = ("joint", "value")
 
+    def _configure(self, model, opts):
+        joint, what = self._joint_with_dof(model, opts), self._what
+        value = self._need(opts, "value")
+        values = value if (isinstance(value, (list, tuple, np.ndarray)) and joint.nv > 1) else [value] * joint.nv
+        if len(values) != joint.nv:
+            raise ModelError(f"{what}: value needs {joint.nv} entries for joint '{joint.name}'")
+        self.values = [Source(v, f"{what} value", model.inputs) for v in values]
+
 
 class BodyForce(ForceElement):
     """Force and torque (world axes) at a body point (body coordinates)."""
     kind = "body_force"
     options = ("body", "point", "force", "torque")
+
+    def _configure(self, model, opts):
+        what = self._what
+        self.body = model.body(self._need(opts, "body"), what).name
+        self.point = as_vector3(opts.get("point", (0, 0, 0)), f"{what} point")
+        self.force = vector_sources(opts.get("force", (0, 0, 0)), f"{what} force", inputs=model.inputs)
+        self.torque = vector_sources(opts.get("torque", (0, 0, 0)), f"{what} torque", inputs=model.inputs)
 
 
 class JointLimit(ForceElement):
@@ -120,6 +190,31 @@ class JointLimit(ForceElement):
     given): tau = -k d - c d' on the penetration d > 0, never pulling."""
     kind = "joint_limit"
     options = ("joint", "lower", "upper", "restitution", "stiffness", "damping", "coordinate", "min_bounce_speed")
+    signals = ("force",)
+
+    def _configure(self, model, opts):
+        self._joint_coordinate(model, opts)
+        what, number = self._what, lambda key, default: self._number(opts, key, default)
+        self.lower = None if opts.get("lower") is None else number("lower", 0.0)
+        self.upper = None if opts.get("upper") is None else number("upper", 0.0)
+        if self.lower is None and self.upper is None:
+            raise ModelError(f"{what}: give lower=, upper= or both")
+        if self.lower is not None and self.upper is not None and not self.lower < self.upper:
+            raise ModelError(f"{what}: lower ({self.lower:g}) must be below upper ({self.upper:g})")
+        self.stiffness = None if opts.get("stiffness") is None else number("stiffness", 0.0)
+        self.damping = number("damping", 0.0)
+        self.restitution = number("restitution", 0.0)
+        self.min_bounce_speed = number("min_bounce_speed", MIN_BOUNCE_SPEED)
+        if self.stiffness is not None and not self.stiffness > 0:
+            raise ModelError(f"{what}: stiffness must be positive, got {self.stiffness:g}")
+        if self.damping < 0 or (self.stiffness is None and self.damping > 0):
+            raise ModelError(f"{what}: damping must be >= 0 and needs stiffness= (a compliant stop)")
+        if not 0 <= self.restitution <= 1:
+            raise ModelError(f"{what}: restitution must be in [0, 1], got {self.restitution:g}")
+        if self.stiffness is not None and "restitution" in opts:
+            raise ModelError(f"{what}: restitution is for rigid stops; a compliant stop takes stiffness= and damping=")
+        if self.min_bounce_speed < 0:
+            raise ModelError(f"{what}: min_bounce_speed must be >= 0")
 
     @property
     def rigid(self):
@@ -147,6 +242,43 @@ class JointFriction(ForceElement):
     iteration, dynamics/multipliers.py)."""
     kind = "joint_friction"
     options = ("joint", "static", "kinetic", "coordinate", "model", "slip_tolerance", "mu", "radius")
+    signals = ("force", "mode")
+
+    def _configure(self, model, opts):
+        self._joint_coordinate(model, opts)
+        what = self._what
+        self.static, self.kinetic = self._number(opts, "static", 0.0), self._number(opts, "kinetic", opts.get("static", 0.0))
+        if not 0 <= self.kinetic <= self.static:
+            raise ModelError(f"{what}: need 0 <= kinetic <= static, got static={self.static:g}, kinetic={self.kinetic:g}")
+        self.model = opts.get("model", "exact")
+        if self.model not in ("exact", "regularized"):
+            raise ModelError(f"{what}: model must be 'exact' (stick and slip) or 'regularized', got {self.model!r}")
+        self._friction_from_load(model, opts)
+        self.slip_tolerance = self._number(opts, "slip_tolerance", 1e-3)
+        if self.model == "exact" and "slip_tolerance" in opts or not self.slip_tolerance > 0:
+            raise ModelError(f"{what}: slip_tolerance (> 0) is for model='regularized'")
+
+    def _friction_from_load(self, model, opts):
+        """mu_static, mu_kinetic and radius (the class docstring)."""
+        what = self._what
+        mu = opts.get("mu", 0.0)
+        mu = list(mu) if isinstance(mu, (list, tuple, np.ndarray)) else [mu, mu]
+        if len(mu) != 2:
+            raise ModelError(f"{what}: mu must be one coefficient or [static, kinetic], got {opts.get('mu')!r}")
+        self.mu_static, self.mu_kinetic = (finite_number({"mu": x}, "mu", 0.0, what) for x in mu)
+        if not 0 <= self.mu_kinetic <= self.mu_static:
+            raise ModelError(f"{what}: need 0 <= kinetic <= static friction coefficients, got mu={opts.get('mu')!r}")
+        ptype = model.joint(self.joint, what).primitives[self.primitive][0]
+        rotational = ptype == PRIM_R
+        self.radius = self._number(opts, "radius", 0.0) if rotational else 1.0
+        if "radius" in opts and not rotational:
+            raise ModelError(f"{what}: radius= is the pin radius of a revolute coordinate; a prismatic guide's "
+                             "friction is mu times its transverse load")
+        if self.mu_static > 0 and rotational and not self.radius > 0:
+            raise ModelError(f"{what}: mu= on a revolute coordinate needs the pin's radius= (> 0)")
+        if self.mu_static > 0 and not (self.exact and ptype in (PRIM_R, PRIM_P)):
+            raise ModelError(f"{what}: mu= (friction from the joint's load) needs model='exact' on a revolute or "
+                             "prismatic coordinate")
 
     @property
     def exact(self):
@@ -160,6 +292,7 @@ class JointFriction(ForceElement):
 
 FORCE_CLASSES = {cls.kind: cls for cls in (JointSpringDamper, SpringDamper, JointForce, BodyForce, JointLimit,
                                            JointFriction)}
+FORCE_KINDS = tuple(FORCE_CLASSES)
 
 
 def finite_number(opts, key, default, what):
@@ -177,121 +310,9 @@ def make_force(model, name, kind, opts):
     """Validate a force element against the model and return it with parsed parameters."""
     if kind not in FORCE_CLASSES:
         raise ModelError(f"force '{name}': unknown kind {kind!r}; use one of {', '.join(FORCE_KINDS)}")
-    f = FORCE_CLASSES[kind](name, **opts)
-    what = f"force '{name}' ({kind})"
-
-    def need(key):
-        if key not in opts:
-            raise ModelError(f"{what}: missing {key}=")
-        return opts[key]
-
-    def number(key, default):
-        return finite_number(opts, key, default, what)
-
-    if kind in ("joint_spring_damper", "joint_force"):
-        joint = model.joint(need("joint"), what)
-        if joint.nv == 0:
-            raise ModelError(f"{what}: joint '{joint.name}' has no degrees of freedom")
-        f.joint = joint.name
-        if kind == "joint_spring_damper":
-            f.stiffness = _per_coordinate(opts.get("stiffness", 0.0), joint.nv, what, "stiffness")
-            f.damping = _per_coordinate(opts.get("damping", 0.0), joint.nv, what, "damping")
-            f.rest = _per_coordinate(opts.get("rest", 0.0), joint.nv, what, "rest")
-            if joint.nq != joint.nv:
-                raise ModelError(f"{what}: joint '{joint.name}' ({joint.kind}) has quaternion coordinates; "
-                                 "use a bushing or gimbal joint for a rotational spring")
-        else:
-            value = need("value")
-            values = value if (isinstance(value, (list, tuple, np.ndarray)) and joint.nv > 1) else [value] * joint.nv
-            if len(values) != joint.nv:
-                raise ModelError(f"{what}: value needs {joint.nv} entries for joint '{joint.name}'")
-            f.values = [Source(v, f"{what} value", model.inputs) for v in values]
-    elif kind == "joint_limit":
-        _joint_limit(model, f, opts, what, need, number)
-    elif kind == "joint_friction":
-        _joint_coordinate(model, f, opts, what, need)
-        f.static, f.kinetic = number("static", 0.0), number("kinetic", opts.get("static", 0.0))
-        if not 0 <= f.kinetic <= f.static:
-            raise ModelError(f"{what}: need 0 <= kinetic <= static, got static={f.static:g}, kinetic={f.kinetic:g}")
-        f.model = opts.get("model", "exact")
-        if f.model not in ("exact", "regularized"):
-            raise ModelError(f"{what}: model must be 'exact' (stick and slip) or 'regularized', got {f.model!r}")
-        _friction_from_load(model, f, opts, what, number)
-        f.slip_tolerance = number("slip_tolerance", 1e-3)
-        if f.model == "exact" and "slip_tolerance" in opts or not f.slip_tolerance > 0:
-            raise ModelError(f"{what}: slip_tolerance (> 0) is for model='regularized'")
-    elif kind == "spring_damper":
-        f.body_a, f.body_b = model.body(need("body_a"), what).name, model.body(need("body_b"), what).name
-        f.point_a = as_vector3(opts.get("point_a", (0, 0, 0)), f"{what} point_a")
-        f.point_b = as_vector3(opts.get("point_b", (0, 0, 0)), f"{what} point_b")
-        f.stiffness, f.damping = number("stiffness", 0.0), number("damping", 0.0)
-        f.rest_length = number("rest_length", 0.0)
-        if f.rest_length < 0:
-            raise ModelError(f"{what}: rest_length must be >= 0")
-    else:
-        f.body = model.body(need("body"), what).name
-        f.point = as_vector3(opts.get("point", (0, 0, 0)), f"{what} point")
-        f.force = vector_sources(opts.get("force", (0, 0, 0)), f"{what} force", inputs=model.inputs)
-        f.torque = vector_sources(opts.get("torque", (0, 0, 0)), f"{what} torque", inputs=model.inputs)
-    return f
-
-
-def _joint_coordinate(model, f, opts, what, need):
-    """f.joint, f.coordinate and f.primitive (a 1-DOF primitive) of an element on one joint coordinate."""
-    from .constraints import primitive_of_coordinate
-    joint = model.joint(need("joint"), what)
-    coordinate = opts.get("coordinate", 0)
-    if not isinstance(coordinate, (int, np.integer)) or not 0 <= coordinate < joint.nv:
-        raise ModelError(f"{what}: coordinate must be an integer in 0..{max(joint.nv - 1, 0)} for joint "
-                         f"'{joint.name}' ({joint.kind})")
-    f.joint, f.coordinate = joint.name, int(coordinate)
-    f.primitive = primitive_of_coordinate(joint, f.coordinate, what)
-
-
-def _friction_from_load(model, f, opts, what, number):
-    """f.mu_static, f.mu_kinetic and f.radius of a joint friction (JointFriction docstring)."""
-    mu = opts.get("mu", 0.0)
-    mu = list(mu) if isinstance(mu, (list, tuple, np.ndarray)) else [mu, mu]
-    if len(mu) != 2:
-        raise ModelError(f"{what}: mu must be one coefficient or [static, kinetic], got {opts.get('mu')!r}")
-    f.mu_static, f.mu_kinetic = (finite_number({"mu": x}, "mu", 0.0, what) for x in mu)
-    if not 0 <= f.mu_kinetic <= f.mu_static:
-        raise ModelError(f"{what}: need 0 <= kinetic <= static friction coefficients, got mu={opts.get('mu')!r}")
-    ptype = model.joint(f.joint, what).primitives[f.primitive][0]
-    rotational = ptype == PRIM_R
-    f.radius = number("radius", 0.0) if rotational else 1.0
-    if "radius" in opts and not rotational:
-        raise ModelError(f"{what}: radius= is the pin radius of a revolute coordinate; a prismatic guide's friction "
-                         "is mu times its transverse load")
-    if f.mu_static > 0 and rotational and not f.radius > 0:
-        raise ModelError(f"{what}: mu= on a revolute coordinate needs the pin's radius= (> 0)")
-    if f.mu_static > 0 and not (f.exact and ptype in (PRIM_R, PRIM_P)):
-        raise ModelError(f"{what}: mu= (friction from the joint's load) needs model='exact' on a revolute or "
-                         "prismatic coordinate")
-
-
-def _joint_limit(model, f, opts, what, need, number):
-    _joint_coordinate(model, f, opts, what, need)
-    f.lower = None if opts.get("lower") is None else number("lower", 0.0)
-    f.upper = None if opts.get("upper") is None else number("upper", 0.0)
-    if f.lower is None and f.upper is None:
-        raise ModelError(f"{what}: give lower=, upper= or both")
-    if f.lower is not None and f.upper is not None and not f.lower < f.upper:
-        raise ModelError(f"{what}: lower ({f.lower:g}) must be below upper ({f.upper:g})")
-    f.stiffness = None if opts.get("stiffness") is None else number("stiffness", 0.0)
-    f.damping = number("damping", 0.0)
-    f.restitution = number("restitution", 0.0)
-    f.min_bounce_speed = number("min_bounce_speed", MIN_BOUNCE_SPEED)
-    if f.stiffness is not None and not f.stiffness > 0:
-        raise ModelError(f"{what}: stiffness must be positive, got {f.stiffness:g}")
-    if f.damping < 0 or (f.stiffness is None and f.damping > 0):
-        raise ModelError(f"{what}: damping must be >= 0 and needs stiffness= (a compliant stop)")
-    if not 0 <= f.restitution <= 1:
-        raise ModelError(f"{what}: restitution must be in [0, 1], got {f.restitution:g}")
-    if f.stiffness is not None and "restitution" in opts:
-        raise ModelError(f"{what}: restitution is for rigid stops; a compliant stop takes stiffness= and damping=")
-    if f.min_bounce_speed < 0:
-        raise ModelError(f"{what}: min_bounce_speed must be >= 0")
+    force = FORCE_CLASSES[kind](name, **opts)
+    force._configure(model, opts)
+    return force
 
 
 def _per_coordinate(value, n, what, key):

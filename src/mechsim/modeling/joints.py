@@ -3,6 +3,8 @@
 Primitive axes are given in the joint's base frame F; each later primitive moves with the
 ones before it (so ``universal`` axes=(a1, a2): a1 on the parent side, a2 carried by a1).
 """
+from typing import Callable, NamedTuple, Optional
+
 import numpy as np
 
 from ..errors import ModelError
@@ -16,12 +18,6 @@ PRIM_NV = {PRIM_R: 1, PRIM_P: 1, PRIM_H: 1, PRIM_S: 3, PRIM_WELD: 0}
 
 EX, EY, EZ = np.eye(3)
 COMMON_OPTIONS = {"parent_frame", "child_frame", "q0", "v0", "cut"}
-KIND_OPTIONS = {
-    "weld": set(), "revolute": {"axis"}, "prismatic": {"axis"}, "cylindrical": {"axis"},
-    "universal": {"axes"}, "gimbal": {"seq"}, "planar": {"normal"}, "spherical": set(),
-    "bushing": set(), "free": set(), "screw": {"axis", "lead"}, "custom": {"primitives"},
-}
-JOINT_KINDS = tuple(KIND_OPTIONS)
 
 
 def unit_axis(value, what):
@@ -41,51 +37,99 @@ def plane_axes(normal):
     return e1, np.cross(n, e1)
 
 
-def _primitives(name, kind, opts):
-    """List of (type, axis, pitch) for a joint kind; axes unit vectors in F."""
-    what = f"joint '{name}'"
-    axis = lambda: unit_axis(opts.get("axis", (0, 0, 1)), f"{what} axis")
-    if kind == "weld":
-        return [(PRIM_WELD, EZ, 0.0)]
-    if kind == "revolute":
-        return [(PRIM_R, axis(), 0.0)]
-    if kind == "prismatic":
-        return [(PRIM_P, axis(), 0.0)]
-    if kind == "cylindrical":
-        a = axis()
-        return [(PRIM_P, a, 0.0), (PRIM_R, a, 0.0)]
-    if kind == "screw":
-        if "lead" not in opts:
-            raise ModelError(f"{what}: a screw joint needs lead= (m per revolution)")
-        lead = float(opts["lead"])
-        return [(PRIM_H, axis(), lead / (2 * np.pi))]
-    if kind == "universal":
-        axes = opts.get("axes", ((1, 0, 0), (0, 1, 0)))
-        if len(axes) != 2:
-            raise ModelError(f"{what}: universal takes axes=(a1, a2)")
-        a1, a2 = (unit_axis(a, f"{what} axes[{i}]") for i, a in enumerate(axes))
-        if abs(a1 @ a2) > 1 - 1e-9:
-            raise ModelError(f"{what}: universal axes must not be parallel")
-        return [(PRIM_R, a1, 0.0), (PRIM_R, a2, 0.0)]
-    if kind == "gimbal":
-        seq = str(opts.get("seq", "xyz"))
-        if len(seq) != 3 or set(seq) - set("xyz") or seq[0] == seq[1] or seq[1] == seq[2]:
-            raise ModelError(f"{what}: gimbal seq must be 3 letters of x, y, z with no two neighbours equal, got {seq!r}")
-        return [(PRIM_R, np.eye(3)["xyz".index(c)], 0.0) for c in seq]
-    if kind == "planar":
-        n = unit_axis(opts.get("normal", (0, 0, 1)), f"{what} normal")
-        e1, e2 = plane_axes(n)
-        return [(PRIM_P, e1, 0.0), (PRIM_P, e2, 0.0), (PRIM_R, n, 0.0)]
-    if kind == "spherical":
-        return [(PRIM_S, EZ, 0.0)]
-    if kind == "bushing":
-        return [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0),
-                (PRIM_R, EX, 0.0), (PRIM_R, EY, 0.0), (PRIM_R, EZ, 0.0)]
-    if kind == "free":
-        return [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0), (PRIM_S, EZ, 0.0)]
-    if kind == "custom":
-        return _custom_primitives(what, opts.get("primitives"))
-    raise AssertionError(kind)
+class JointKind(NamedTuple):
+    """What mechsim knows of a joint kind, in one place: its own options (besides COMMON_OPTIONS), its
+    primitives, and the rows that hold it when it is cut to close a loop.
+
+    ``primitives(what, options)`` -> [(type, unit axis in F, pitch)]. ``closure(primitives)`` -> the
+    cut joint's rows (dynamics/closure.py writes them), each ("offset", d): M's origin has no offset
+    from F's along F's direction d; ("angle", u, s): F's direction u keeps its angle to M's direction s
+    (equal to F's s at q = 0); ("screw",): the slide along the axis is the pitch times the turn about
+    it. A cut joint gives 6 - (its DOF) rows (tests/modeling check every kind); closure None: the kind
+    cannot be cut."""
+    options: frozenset
+    primitives: Callable
+    closure: Optional[Callable]
+
+
+def _axis(what, opts):
+    return unit_axis(opts.get("axis", (0, 0, 1)), f"{what} axis")
+
+
+def _screw(what, opts):
+    if "lead" not in opts:
+        raise ModelError(f"{what}: a screw joint needs lead= (m per revolution)")
+    return [(PRIM_H, _axis(what, opts), float(opts["lead"]) / (2 * np.pi))]
+
+
+def _universal(what, opts):
+    axes = opts.get("axes", ((1, 0, 0), (0, 1, 0)))
+    if len(axes) != 2:
+        raise ModelError(f"{what}: universal takes axes=(a1, a2)")
+    a1, a2 = (unit_axis(a, f"{what} axes[{i}]") for i, a in enumerate(axes))
+    if abs(a1 @ a2) > 1 - 1e-9:
+        raise ModelError(f"{what}: universal axes must not be parallel")
+    return [(PRIM_R, a1, 0.0), (PRIM_R, a2, 0.0)]
+
+
+def _gimbal(what, opts):
+    seq = str(opts.get("seq", "xyz"))
+    if len(seq) != 3 or set(seq) - set("xyz") or seq[0] == seq[1] or seq[1] == seq[2]:
+        raise ModelError(f"{what}: gimbal seq must be 3 letters of x, y, z with no two neighbours equal, got {seq!r}")
+    return [(PRIM_R, np.eye(3)["xyz".index(c)], 0.0) for c in seq]
+
+
+def _planar(what, opts):
+    n = unit_axis(opts.get("normal", (0, 0, 1)), f"{what} normal")
+    e1, e2 = plane_axes(n)
+    return [(PRIM_P, e1, 0.0), (PRIM_P, e2, 0.0), (PRIM_R, n, 0.0)]
+
+
+def _point():                      # M's origin stays on F's
+    return [("offset", d) for d in (EX, EY, EZ)]
+
+
+def _orientation():                # M's axes keep F's
+    return [("angle", EX, EY), ("angle", EY, EZ), ("angle", EZ, EX)]
+
+
+def _on_line(axis):                # M's origin stays on F's line along the axis
+    e1, e2 = plane_axes(axis)
+    return [("offset", e1), ("offset", e2)]
+
+
+def _along(axis):                  # M's axis stays F's
+    e1, e2 = plane_axes(axis)
+    return [("angle", e1, axis), ("angle", e2, axis)]
+
+
+JOINT_KINDS = {
+    "weld": JointKind(frozenset(), lambda what, o: [(PRIM_WELD, EZ, 0.0)],
+                      lambda p: _point() + _orientation()),
+    "revolute": JointKind(frozenset({"axis"}), lambda what, o: [(PRIM_R, _axis(what, o), 0.0)],
+                          lambda p: _point() + _along(p[0][1])),
+    "prismatic": JointKind(frozenset({"axis"}), lambda what, o: [(PRIM_P, _axis(what, o), 0.0)],
+                           lambda p: _orientation() + _on_line(p[0][1])),
+    "cylindrical": JointKind(frozenset({"axis"}), lambda what, o: [(PRIM_P, _axis(what, o), 0.0),
+                                                                   (PRIM_R, _axis(what, o), 0.0)],
+                             lambda p: _on_line(p[0][1]) + _along(p[0][1])),
+    "screw": JointKind(frozenset({"axis", "lead"}), _screw,
+                       lambda p: _on_line(p[0][1]) + _along(p[0][1]) + [("screw",)]),
+    "universal": JointKind(frozenset({"axes"}), _universal,
+                           lambda p: _point() + [("angle", p[0][1], p[1][1])]),
+    "gimbal": JointKind(frozenset({"seq"}), _gimbal, lambda p: _point()),
+    "planar": JointKind(frozenset({"normal"}), _planar,
+                        lambda p: _along(p[2][1]) + [("offset", p[2][1])]),
+    "spherical": JointKind(frozenset(), lambda what, o: [(PRIM_S, EZ, 0.0)], lambda p: _point()),
+    "bushing": JointKind(frozenset(), lambda what, o: [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0),
+                                                       (PRIM_R, EX, 0.0), (PRIM_R, EY, 0.0), (PRIM_R, EZ, 0.0)],
+                         lambda p: []),
+    "free": JointKind(frozenset(), lambda what, o: [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0),
+                                                    (PRIM_S, EZ, 0.0)],
+                      lambda p: []),
+    "custom": JointKind(frozenset({"primitives"}), lambda what, o: _custom_primitives(what, o.get("primitives")),
+                        None),
+}
 
 
 def _custom_primitives(what, spec):
@@ -116,20 +160,20 @@ class Joint(Element):
     _structural = ("parent", "child", "cut", "primitives")
 
     def _arguments(self):
-        return ("kind", "parent", "child", "parent_frame", "child_frame", "q0", "v0", "cut", *KIND_OPTIONS[self.kind])
+        return ("kind", "parent", "child", "parent_frame", "child_frame", "q0", "v0", "cut", *JOINT_KINDS[self.kind].options)
 
     def __init__(self, name, kind, parent, child, parent_pose, child_pose, options, q0=None, v0=None, cut=False):
-        if kind not in KIND_OPTIONS:
+        if kind not in JOINT_KINDS:
             raise ModelError(f"joint '{name}': unknown kind {kind!r}; use one of {', '.join(JOINT_KINDS)}")
-        unknown = set(options) - KIND_OPTIONS[kind]
+        unknown = set(options) - JOINT_KINDS[kind].options
         if unknown:
-            allowed = sorted(KIND_OPTIONS[kind] | COMMON_OPTIONS)
+            allowed = sorted(JOINT_KINDS[kind].options | COMMON_OPTIONS)
             raise ModelError(f"joint '{name}' ({kind}): unknown option(s) {sorted(unknown)}; it takes {allowed}")
         self.name, self.kind, self.parent, self.child = name, kind, parent, child
         self.parent_pose, self.child_pose = parent_pose, child_pose
         self.options = options
         self.cut = bool(cut)
-        self.primitives = _primitives(name, kind, options)
+        self.primitives = JOINT_KINDS[kind].primitives(f"joint '{name}'", options)
         self.nq = sum(PRIM_NQ[p[0]] for p in self.primitives)
         self.nv = sum(PRIM_NV[p[0]] for p in self.primitives)
         self.q0 = self._initial_q(q0)
@@ -181,6 +225,11 @@ class Joint(Element):
             items.append(flat[i:i + 4] if ptype == PRIM_S else (flat[i] if k else None))
             i += k
         return items
+
+    def closure(self):
+        """The rows that hold this joint when it is cut (JointKind.closure; topology.py keeps the kinds that
+        cannot be cut in the spanning tree)."""
+        return JOINT_KINDS[self.kind].closure(self.primitives)
 
     def coordinate_names(self):
         """(q names, v names): "j.q" for one coordinate, "j.q[i]" for several."""

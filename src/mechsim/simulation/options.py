@@ -74,14 +74,23 @@ def resolve(model, options):
     opts.update({k: v for k, v in model.simulation.items() if k in OPTIONS})
     opts.update({k: v for k, v in options.items() if v is not None})
     for name, value in opts.items():
-        choices = OPTIONS[name].choices
-        user_solver = name == "solver" and isinstance(value, type) and issubclass(value, OdeSolver)
-        if choices and not user_solver and value not in choices:
-            raise ModelError(f"simulate(): {name}={value!r} is not one of {', '.join(choices)}")
-        check = OPTIONS[name].check
-        if check and value is not None and not CHECKS[check][0](value):
-            raise ModelError(f"simulate(): {name} must be {CHECKS[check][1]}, got {value!r}")
+        try:
+            check_option(name, value)
+        except ModelError as exc:
+            raise ModelError(f"simulate(): {exc}") from None
     return opts
+
+
+def check_option(name, value):
+    """ModelError naming the option when ``value`` (not None) is outside its choices or fails its check."""
+    option = OPTIONS[name]
+    if value is None:
+        return
+    user_solver = name == "solver" and isinstance(value, type) and issubclass(value, OdeSolver)
+    if option.choices and not user_solver and not (isinstance(value, str) and value in option.choices):
+        raise ModelError(f"{name}={value!r} is not one of {', '.join(option.choices)}")
+    if option.check and not CHECKS[option.check][0](value):
+        raise ModelError(f"{name} must be {CHECKS[option.check][1]}, got {value!r}")
 
 
 def describe(name):

@@ -1,7 +1,7 @@
 """Compiled spatial-algebra helpers (Featherstone, RBDA ch. 2) in [angular; linear] order.
 
 Every spatial quantity in the kernels is expressed in world axes and referred to the world
-origin (the inertial-coordinate form of Wood & Kennedy, papers/000 §2.1), so moving a
+origin (the inertial-coordinate form of Wood & Kennedy 2003, §2.1), so moving a
 quantity from a body to its parent needs no transform at all.
 """
 import numpy as np

@@ -1,7 +1,7 @@
 """Triangle meshes of the bodies, in body coordinates, for the web page and the videos (SPEC C9).
 
 A body is drawn as SimMechanics draws it (Schlotter, *Multibody System Simulation with
-SimMechanics*, Darmstadt 2003, papers/002 §2.3 and §3.3): from its geometry, or as its
+SimMechanics*, Darmstadt 2003, §2.3 and §3.3): from its geometry, or as its
 *equivalent inertia ellipsoid* — the homogeneous ellipsoid of the same mass, principal axes and
 principal moments, centred at the centre of mass — or as the *convex hull* of the points fixed on
 it (its frame origin, named frames, centre of mass and the points where joints, constraints and
