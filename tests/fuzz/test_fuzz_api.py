@@ -123,7 +123,7 @@ def build(todo):
     return m
 
 
-@settings(max_examples=examples(250))
+@settings(max_examples=examples(500))
 @given(case=api_models(), options=OPTIONS)
 def test_api_calls_and_simulate(case, options):
     name, todo = case

@@ -227,7 +227,7 @@ def check_run(argv, folder, context):
     return code
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(800))
 @given(case=mutated_models(), command=COMMANDS, flags=FLAGS, suffix=st.sampled_from([".yaml", ".yaml", ".json"]))
 def test_mutated_model_files_through_the_cli(warm, case, command, flags, suffix):
     name, data, mutations = case

@@ -177,3 +177,10 @@ def test_junk_arguments_of_the_analyses_are_model_errors(run, match):
 def test_a_single_name_is_one_linearization_input():
     lin = driven_cart().linearize(inputs="u", outputs="x.q")
     assert lin.input_names == ["u"] and lin.output_names == ["x.q"]
+
+
+def test_linearizing_a_fully_driven_moving_machine():                          # found by tests/fuzz
+    m = pendulum()
+    m.add_driver("j1", position="0.3 + t")          # no independent coordinate, a nonzero velocity
+    lin = m.linearize(outputs=["j1.q"])
+    assert lin.independent == [] and np.all(np.isfinite(lin.C))

@@ -236,7 +236,7 @@ class _Linearizer:
         if dep.size:
             Gd_pinv = np.linalg.pinv(G[:, dep])
             T[dep] = -Gd_pinv @ G[:, ind]
-            if np.any(self.v):                        # d(G v)/dq along T by central differences of G v - f'
+            if np.any(self.v) and ind.size:           # d(G v)/dq along T by central differences of G v - f'
                 eps = 1e-6
                 rate = lambda q: constraint_values(cm, q, self.v, self.t)[1]
                 dGv = np.column_stack([rate(plus) - rate(minus) for plus, minus in
