@@ -335,3 +335,11 @@ def test_simulation_section_takes_the_closed_loop_options():
     assert m.simulation["drift"] == "stabilization"
     res = m.simulate()
     assert res.constraint_error.max() < 1e-9
+
+
+@pytest.mark.parametrize("text", ["a: !!int 0.2\n", "!!float bodies: []\n", "t: !!binary abc\n"])
+def test_yaml_tag_the_value_cannot_take_is_a_model_error(tmp_path, text):     # found by tests/fuzz
+    path = tmp_path / "tag.yaml"
+    path.write_text(text)
+    with pytest.raises(ModelError, match=rf"^{path}: .*invalid YAML"):
+        load(path)

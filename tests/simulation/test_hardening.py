@@ -147,3 +147,40 @@ def test_force_on_a_cut_joint_is_refused():                                     
     m.add_force("k", "joint_spring_damper", joint="j3", stiffness=1.0)
     with pytest.raises(ms.ModelError, match="force 'k' .*joint 'j3', which closes a loop"):
         m.check()
+
+
+def driven_cart():
+    m = cart()
+    m.add_input("u")
+    m.add_force("motor", "joint_force", joint="x", value="u")
+    return m
+
+
+@pytest.mark.parametrize("run, match", [                                        # found by tests/fuzz
+    (lambda m: m.assemble(fixed=lambda: 0), "assemble.*fixed must be a list of joint or coordinate names"),
+    (lambda m: m.assemble(fixed={"x.q": np.nan}), r"assemble.*fixed 'x.q': the value must be 1 finite number"),
+    (lambda m: m.assemble(fixed={"x": [1.0, 2.0]}), r"fixed 'x': the value must be 1 finite number"),
+    (lambda m: m.trim(fixed=3), "trim.*fixed must be a list"),
+    (lambda m: m.trim(free_inputs=1j), "trim.*free_inputs a list of input names"),
+    (lambda m: m.trim(inputs={"u": "abc"}), "trim.*input 'u' must be a finite number, got 'abc'"),
+    (lambda m: m.trim(free_inputs=[["u"]]), r"trim.*unknown input \['u'\]"),
+    (lambda m: m.linearize(inputs=1j), r"linearize.*inputs must be a list of names, got 1j"),
+    (lambda m: m.linearize(outputs=[3]), r"linearize.*outputs must be a list of names"),
+    (lambda m: m.linearize(inputs=["x.force[a]"]), r"linearize.*unknown input 'x.force\[a\]'"),
+    (lambda m: m.linearize(perturbation="abc"), "linearize.*perturbation must be a finite positive number"),
+])
+def test_junk_arguments_of_the_analyses_are_model_errors(run, match):
+    with pytest.raises(ms.MechsimError, match=match):
+        run(driven_cart())
+
+
+def test_a_single_name_is_one_linearization_input():
+    lin = driven_cart().linearize(inputs="u", outputs="x.q")
+    assert lin.input_names == ["u"] and lin.output_names == ["x.q"]
+
+
+def test_linearizing_a_fully_driven_moving_machine():                          # found by tests/fuzz
+    m = pendulum()
+    m.add_driver("j1", position="0.3 + t")          # no independent coordinate, a nonzero velocity
+    lin = m.linearize(outputs=["j1.q"])
+    assert lin.independent == [] and np.all(np.isfinite(lin.C))

@@ -23,8 +23,9 @@ from ..assembly.redundancy import numerical_rank
 from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
-from ..errors import MechsimError
+from ..errors import MechsimError, ModelError
 from ..modeling.joints import PRIM_H, PRIM_S
+from ..simulation.options import is_number
 from .result import Result
 from .state import State
 
@@ -91,11 +92,12 @@ def linearize(model, state=None, inputs=None, outputs=None, minimal=False, indep
     """Linearization about ``state`` (a State; None: m.assemble(); a Result: one per sample, with the
     independent coordinates of the first kept throughout)."""
     cm = model.compile()
-    if not float(perturbation) > 0:
-        raise MechsimError("linearize(): perturbation must be positive")
+    if not is_number(perturbation, positive=True):
+        raise ModelError(f"linearize(): perturbation must be a finite positive number, got {perturbation!r}")
     points = _operating_points(model, cm, state)
-    inputs = _Inputs(model, cm, inputs or [])
-    outputs = _Outputs(model, cm, outputs)
+    inputs = _Inputs(model, cm, _names(inputs, "inputs") or [])
+    outputs = _Outputs(model, cm, _names(outputs, "outputs"))
+    independent = _names(independent, "independent")
     chosen = None
     linearizations = []
     for q, v, t, u, tau, values in points:
@@ -132,6 +134,15 @@ def tangent_names(cm):
     return names
 
 
+def _names(names, what):
+    """A names argument (None, one name or a list of names) as None or a list."""
+    if names is None or isinstance(names, str):
+        return names if names is None else [names]
+    if not (isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names)):
+        raise ModelError(f"linearize(): {what} must be a list of names, got {names!r}")
+    return names
+
+
 class _Inputs:
     """Input columns: a model input (every force slot it feeds) or a joint's generalized force."""
 
@@ -146,7 +157,7 @@ class _Inputs:
             if joint in cm.joint_v and base == "force":
                 vs = list(range(cm.joint_v[joint].start, cm.joint_v[joint].stop))
                 if index:
-                    k = int(index.rstrip("]"))
+                    k = int(index.rstrip("]")) if index.rstrip("]").isdigit() else -1
                     self._add(name, [], [vs[k]]) if 0 <= k < len(vs) else self._unknown(model, name)
                 elif len(vs) == 1:
                     self._add(name, [], vs)
@@ -177,7 +188,7 @@ class _Outputs:
             return
         signals = set(cm.signal_names())
         probe = Result(cm, [0.0], cm.q0[None], cm.v0[None], cm.u_const[None])
-        for name in [names] if isinstance(names, str) else names:
+        for name in names:
             base, _, index = name.partition("[")
             if base not in signals:
                 raise MechsimError(f"linearize(): unknown output {name!r}; m.signals() lists the signal names")
@@ -254,7 +265,7 @@ class _Linearizer:
         if dep.size:
             Gd_pinv = np.linalg.pinv(G[:, dep])
             T[dep] = -Gd_pinv @ G[:, ind]
-            if np.any(self.v):                        # d(G v)/dq along T by central differences of G v - f'
+            if np.any(self.v) and ind.size:           # d(G v)/dq along T by central differences of G v - f'
                 eps = 1e-6
                 rate = lambda q: constraint_values(cm, q, self.v, self.t)[1]
                 dGv = np.column_stack([rate(plus) - rate(minus) for plus, minus in

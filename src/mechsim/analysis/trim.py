@@ -10,11 +10,12 @@ kept consistent with the constraints. The system is solved by scipy's Levenbergâ
 import numpy as np
 from scipy.optimize import least_squares
 
-from ..assembly.assemble import assemble, held_velocities, solve_velocities
+from ..assembly.assemble import assemble, fixed_items, held_velocities, solve_velocities
 from ..dynamics.api import constraint_values, forward_dynamics
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError
+from ..simulation.options import is_number
 from .state import State
 
 
@@ -86,11 +87,17 @@ def _solve(residual, x0, n_positions, method, nudge=1e-2):
 
 
 def _input_values(model, inputs, free_inputs):
+    if not (isinstance(inputs or {}, dict) and isinstance(free_inputs or [], (list, tuple))):
+        raise ModelError(f"trim(): inputs must be a dict {{input: value}} and free_inputs a list of input names, "
+                         f"got inputs={inputs!r}, free_inputs={free_inputs!r}")
     values = dict(model.inputs)
     for name in list(inputs or {}) + list(free_inputs or []):
-        if name not in model.inputs:
+        if not isinstance(name, str) or name not in model.inputs:
             raise MechsimError(f"trim(): unknown input {name!r}; the model's inputs are "
                                f"{', '.join(model.inputs) or 'none (declare them with m.add_input)'}")
+    for name, value in (inputs or {}).items():
+        if not is_number(value):
+            raise ModelError(f"trim(): input {name!r} must be a finite number, got {value!r}")
     values.update({name: float(value) for name, value in (inputs or {}).items()})
     return values
 
@@ -99,9 +106,8 @@ def _split_fixed(cm, fixed):
     """(position items, velocity items) of a fixed argument: velocity names ("j.v", "j.v[i]") apart."""
     if fixed is None:
         return None, None
-    items = fixed.items() if isinstance(fixed, dict) else ((name, None) for name in fixed)
     positions, velocities = {}, {}
-    for name, value in items:
+    for name, value in fixed_items(fixed, "trim(): fixed"):
         is_velocity = name in cm.v_names or (str(name).endswith(".v") and str(name)[:-2] in cm.joint_v)
         (velocities if is_velocity else positions)[name] = value
     return positions, velocities

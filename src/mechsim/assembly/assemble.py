@@ -44,33 +44,51 @@ def solve_velocities(cm, q, v, t, free):
 def held_velocities(cm, fixed, q, v, what):
     """Velocity indices of the coordinates the user holds (joint names, coordinate names, a dict of
     values); values given in a dict are set in q or v."""
-    if fixed is None:
-        return np.zeros(0, dtype=int)
-    items = fixed.items() if isinstance(fixed, dict) else ((name, None) for name in fixed)
     v_of_q = _velocity_of_position(cm)
     held = []
-    for name, value in items:
+    for name, value in fixed_items(fixed, what):
         if name in cm.joint_v:                                  # a joint: all its coordinates
             held += range(cm.joint_v[name].start, cm.joint_v[name].stop)
-            if value is not None:
-                q[cm.joint_q[name]] = value
+            _set(q, cm.joint_q[name], value, name, what)
             continue
         joint, _, kind = str(name).rpartition(".")
         if name in cm.q_names or (joint in cm.joint_q and kind == "q"):
             index = cm.q_names.index(name) if name in cm.q_names else cm.joint_q[joint]
-            if value is not None:
-                q[index] = value
+            _set(q, index, value, name, what)
             indices = range(index.start, index.stop) if isinstance(index, slice) else [index]
             held += sorted({vi for qi in indices for vi in v_of_q[qi]})
         elif name in cm.v_names or (joint in cm.joint_v and kind == "v"):
             index = cm.v_names.index(name) if name in cm.v_names else cm.joint_v[joint]
-            if value is not None:
-                v[index] = value
+            _set(v, index, value, name, what)
             held += range(index.start, index.stop) if isinstance(index, slice) else [index]
         else:
             raise ModelError(f"{what} names unknown coordinate {name!r}; use joint names or "
                              f"coordinate names ({', '.join(cm.q_names)})")
     return np.array(sorted(set(held)), dtype=int)
+
+
+def fixed_items(fixed, what):
+    """[(name, value or None)] of a ``fixed`` argument: a list of names or a dict {name: value}."""
+    if fixed is None:
+        return []
+    if isinstance(fixed, dict):
+        return list(fixed.items())
+    if isinstance(fixed, (list, tuple)) and all(isinstance(name, str) for name in fixed):
+        return [(name, None) for name in fixed]
+    raise ModelError(f"{what} must be a list of joint or coordinate names or a dict {{name: value}}, got {fixed!r}")
+
+
+def _set(x, index, value, name, what):
+    """x[index] = value (None: left as it is), finite numbers of the coordinate's size."""
+    if value is None:
+        return
+    try:
+        value = np.broadcast_to(np.asarray(value, dtype=float), np.shape(x[index]))
+    except (TypeError, ValueError, OverflowError):
+        value = None
+    if value is None or not np.all(np.isfinite(value)):
+        raise ModelError(f"{what} {name!r}: the value must be {np.size(x[index])} finite number(s)")
+    x[index] = value
 
 
 def _velocity_of_position(cm):

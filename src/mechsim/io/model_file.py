@@ -120,6 +120,8 @@ def _parse_yaml(text, path):
         return yaml.load(text, Loader=_YamlLoader)
     except RecursionError:
         raise ModelError(f"{path}: invalid YAML: lists or mappings nested too deep") from None
+    except (TypeError, ValueError) as exc:      # a tag the value cannot take: !!int 0.2, !!float abc
+        raise ModelError(f"{path}: invalid YAML: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
