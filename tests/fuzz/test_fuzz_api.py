@@ -166,9 +166,6 @@ def test_assemble_trim_linearize_take_junk(name, fixed, inputs):
                       f"fixed={fixed!r} inputs={inputs!r}")
 
 
-@pytest.mark.xfail(strict=True, reason="defect in dynamics/api.py (a compiled-kernel source, not edited here): "
-                   "forward_dynamics lets numba's ValueError (an empty list) and float()'s TypeError (a function) "
-                   "through instead of a MechsimError naming q or v")
 @settings(max_examples=examples(60))
 @given(name=st.sampled_from(sorted(MODELS)), q=JUNK_STATES)
 def test_dynamics_functions_take_junk(name, q):

@@ -22,13 +22,13 @@ from mechsim.io.model_file import (BODY_PARAMETERS, CONTACT_PARAMETERS, FORCE_PA
                                    SIMULATION_KEYS)
 from mechsim.modeling.constraints import CONSTRAINT_KINDS, CONSTRAINT_OPTIONS
 from mechsim.modeling.forces import FORCE_CLASSES
-from mechsim.modeling.joints import JOINT_KINDS, KIND_OPTIONS
+from mechsim.modeling.joints import JOINT_KINDS
 from mechsim.simulation.options import SOLVERS
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 KINDS = [*JOINT_KINDS, *FORCE_CLASSES, *CONSTRAINT_KINDS, "hinge", "", "REVOLUTE"]
 KEYS = sorted({*BODY_PARAMETERS, *JOINT_PARAMETERS, *FORCE_PARAMETERS, *CONTACT_PARAMETERS,
-               *(k for opts in KIND_OPTIONS.values() for k in opts), *(k for c in FORCE_CLASSES.values() for k in c.options),
+               *(k for kind in JOINT_KINDS.values() for k in kind.options), *(k for c in FORCE_CLASSES.values() for k in c.options),
                *(k for opts in CONSTRAINT_OPTIONS.values() for k in opts), "bogus", "position", "signal", "action"})
 SECTIONS = ("bodies", "joints", "forces", "constraints", "drivers", "contacts", "events", "inputs")
 MAX_T_END = 0.2         # a longer finite run is what the user asked for: not a hang

@@ -184,3 +184,21 @@ def test_linearizing_a_fully_driven_moving_machine():                          #
     m.add_driver("j1", position="0.3 + t")          # no independent coordinate, a nonzero velocity
     lin = m.linearize(outputs=["j1.q"])
     assert lin.independent == [] and np.all(np.isfinite(lin.C))
+
+
+@pytest.mark.parametrize("state", [[], lambda t: 0.0, "abc", [1j]])
+def test_forward_dynamics_of_junk_states_names_the_state(state):                # found by tests/fuzz
+    with pytest.raises(ms.MechsimError, match="^q must (be|have) 1"):
+        ms.forward_dynamics(pendulum(), state, state)
+
+
+@pytest.mark.parametrize("solver, match", [("RK45", "not advancing.*huge gravity, stiffness or force"),
+                                           ("Radau", "failed at t = 0")])
+def test_a_run_that_would_never_reach_t_end_stops_with_its_partial_result(solver, match):   # found by tests/fuzz
+    """Accelerations of 1e300 leave an explicit solver's step near 1e-150 s, finite but hopeless: the run stops
+    once its pace shows it would need more than 1e9 steps, instead of running for ever (Radau's Newton fails)."""
+    m = pendulum()
+    m.gravity = (1e300, -9.81, 0)
+    with pytest.raises(ms.SimulationError, match=match) as failure:
+        m.simulate(0.1, solver=solver)
+    assert len(failure.value.partial) >= 1 and np.all(np.isfinite(failure.value.partial["j1.q"]))

@@ -12,7 +12,10 @@ from .projection import constraint_state
 def _state_vector(x, n, what, model, batch=False):
     """x as a C-contiguous, writable float array of shape (n,), or (N, n) if batch; a MechsimError
     naming the coordinates otherwise."""
-    x = np.require(x, dtype=float, requirements="CW")
+    try:
+        x = np.require(x, dtype=float, requirements="CW")
+    except (TypeError, ValueError, OverflowError):
+        raise MechsimError(f"{what} must be {n} numbers, got {x!r:.80}") from None
     if x.shape[-1:] != (n,) or x.ndim > (2 if batch else 1):
         q_names, v_names = model.coordinates()
         names = q_names if what == "q" else v_names
@@ -76,7 +79,7 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
         qdd = np.zeros(cm.nv) if tau is None else tau.copy()    # tau, turned into qdd in place
         status = _fd_kernel(model_i, model_f, ws, q, v, qdd)
-    except (AttributeError, TypeError):    # lists, other dtypes, non-contiguous or read-only arrays
+    except (AttributeError, TypeError, ValueError):    # lists, other dtypes, non-contiguous or read-only arrays
         status = WRONG_SIZE
     if status == OK:
         return qdd

@@ -36,6 +36,8 @@ from .problem import system
 from .run_inputs import RunInputs
 
 CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
+PACE_WINDOW = 100_000    # accepted steps between two checks that a run still advances
+PACE_LIMIT = 1e9         # a run whose steps would need more than this many more to reach t_end is stopped
 N_SAMPLES = 4            # interior points of a step where event conditions are sampled
 SIMULTANEOUS = 1e-12     # crossings within this (relative to max(1, |t|)) of each other: one instant
 ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
@@ -422,6 +424,7 @@ class Driver:
         self.stepper = self._stepper(t, y)
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
+        self.pace = (0, t)
         if self.t_eval is None:
             self.record([t], [y])
             T, Y = np.empty(CHUNK), np.empty((CHUNK, y.size))
@@ -451,12 +454,29 @@ class Driver:
                     self._scan(self.stepper.t_old)
                 if self.stepper.t >= t_bound and t_bound < self.t_end:
                     self._stop_at(t_bound, self.stepper.y.copy())
+                self._check_pace()
                 progress(self.stepper.t)
         except Stop:
             return True, "A termination event occurred."
         finally:
             progress.close()
         return True, "The solver successfully reached the end of the integration interval."
+
+    def _check_pace(self):
+        """StepError when the steps have become so small that t_end is out of reach: at the pace of the
+        last PACE_WINDOW steps the run would need more than PACE_LIMIT more steps (accelerations absurd
+        for the time scale: a huge gravity, stiffness or force), instead of a run that never ends."""
+        steps, t = self.stepper.stats["steps"], self.stepper.t
+        n0, t0 = self.pace
+        if steps < n0:                                  # a new stepper after an event: count afresh
+            self.pace = (steps, t)
+        if steps - n0 < PACE_WINDOW:
+            return
+        self.pace = (steps, t)
+        if (t - t0) / (steps - n0) * PACE_LIMIT < self.t_end - t:
+            raise StepError(f"the run is not advancing: its last {steps - n0} steps took it from t = {t0:.6g} to "
+                            f"{t:.6g}, a pace at which it would need more than {PACE_LIMIT:.0e} steps to reach "
+                            f"t_end = {self.t_end:g}; look for a huge gravity, stiffness or force in the model")
 
     def stats(self, wall_time):
         s = added(self.counts, self.stepper.stats) if hasattr(self, "stepper") else self.counts
