@@ -37,7 +37,7 @@ from .run_inputs import RunInputs
 
 CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
 PACE_WINDOW = 100_000    # accepted steps between two checks that a run still advances
-PACE_LIMIT = 1e11        # a run whose steps would need more than this many more to reach t_end is stopped (days)
+PACE_LIMIT = 1e9         # a run whose steps would need more than this many more to reach t_end is stopped (hours)
 N_SAMPLES = 4            # interior points of a step where event conditions are sampled
 SIMULTANEOUS = 1e-12     # crossings within this (relative to max(1, |t|)) of each other: one instant
 ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
