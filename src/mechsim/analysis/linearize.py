@@ -25,7 +25,7 @@ from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError
 from ..modeling.joints import PRIM_H, PRIM_S
-from ..simulation.options import is_number
+from ..simulation.options import CHECKS, is_number
 from .result import Result
 from .state import State
 
@@ -138,7 +138,7 @@ def _names(names, what):
     """A names argument (None, one name or a list of names) as None or a list."""
     if names is None or isinstance(names, str):
         return names if names is None else [names]
-    if not (isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names)):
+    if not CHECKS["names"][0](names):
         raise ModelError(f"linearize(): {what} must be a list of names, got {names!r}")
     return names
 

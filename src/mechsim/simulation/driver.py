@@ -470,6 +470,7 @@ class Driver:
         n0, t0 = self.pace
         if steps < n0:                                  # a new stepper after an event: count afresh
             self.pace = (steps, t)
+            return
         if steps - n0 < PACE_WINDOW:
             return
         self.pace = (steps, t)
