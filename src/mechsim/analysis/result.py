@@ -29,8 +29,9 @@ class Result:
     ``m.signals()``; ``res.point(body, p)``; ``to_dataframe()``, ``save(path)``."""
 
     def __init__(self, compiled, t, q, v, u_force, tau=None, events=None, message="", success=True, active=None,
-                 stats=None, targets=None, slide=None, friction=None):
+                 stats=None, targets=None, slide=None, friction=None, penalty=None):
         self._cm = compiled
+        self._penalty = penalty       # the penalty formulation's springs (rows, stiffness, damping), or None
         self._slide = slide           # the sliding contacts of the run's mode (ConstraintWorkspace.slide)
         self._load_friction = friction   # and its slipping load frictions (ConstraintWorkspace.friction)
         self.active = active          # the constraint rows the run kept (None: the model's latest analysis)
@@ -73,7 +74,8 @@ class Result:
             out = (np.empty((N, cm.nv)), np.empty((N, n, 3, 3)), np.empty((N, n, 3)), np.empty((N, n, 6)),
                    np.empty((N, n, 6)), np.zeros((N, nc)), np.zeros((N, nc, 6)), np.zeros((N, nc)),
                    np.empty((N, n, 6)))
-            data = cm.new_data(active=self.active)
+            data = cm.new_data(active=self.active, formulation="lagrange" if self._penalty is None else "penalty",
+                               penalty=self._penalty)
             if self._slide is not None:
                 data.cw.slide[:] = self._slide
             if self._load_friction is not None:

@@ -17,35 +17,50 @@ import numpy as np
 
 from .kernels import new_workspace
 from .multipliers import CHOLESKY, QR, new_constraint_workspace
+from .nullspace import new_nullspace_workspace
 from .projection import PROJECTION, STABILIZATION
 
 ModelArrays = namedtuple("ModelArrays", "node_i node_f force_i force_f gravity quat_q con_i con_f "
                                         "time_ops time_consts slot_span row_span nq")
 Data = namedtuple("Data", "ws cw u tau con_t active held dz ydot stack signal_i signal_f solver drift alpha beta rtol "
-                         "atol")
+                         "atol formulation ns")
 
 BAUMGARTE, NO_DRIFT_CONTROL = 2, 3
 DRIFT_CODES = {"projection": PROJECTION, "stabilization": STABILIZATION, "baumgarte": BAUMGARTE,
                "none": NO_DRIFT_CONTROL}
 SOLVER_CODES = {"cholesky": CHOLESKY, "qr": QR}
+LAGRANGE, NULLSPACE, PENALTY = 0, 1, 2
+FORMULATION_CODES = {"lagrange": LAGRANGE, "nullspace": NULLSPACE, "penalty": PENALTY}
 SIGNAL_I_COLS, SIGNAL_F_COLS = 4, 4     # compiled event signals (simulation/events.py)
 
 
 def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_solver="cholesky",
-             baumgarte=(10.0, 10.0), rtol=1e-6, atol=1e-8, signal_i=None, signal_f=None):
+             baumgarte=(10.0, 10.0), rtol=1e-6, atol=1e-8, signal_i=None, signal_f=None, formulation="lagrange",
+             penalty=None, sigma=20.0):
     """A fresh Data for the compiled model ``cm``: force values u (default: the constant ones), the
     rows ``active`` (default: the model's redundancy analysis, else every row), drift control and
     multiplier solver by name, Baumgarte's (alpha, beta), the tolerances rtol, atol (projection drives
-    the constraint residual below 1e-3 atol; its metric is M^-1, projection.py), and the compiled event
-    signals (simulation/events.py)."""
-    code = DRIFT_CODES[drift]
+    the constraint residual below 1e-3 atol; its metric is M^-1, projection.py), the compiled event
+    signals (simulation/events.py) and the formulation: "penalty" with ``penalty`` = (rows, stiffness,
+    damping) arrays, the rows turned into spring-dampers (they leave the active and held rows);
+    "nullspace" with drift "baumgarte" holds the positions by method B at rate ``sigma`` (nullspace.py)."""
+    code, form = DRIFT_CODES[drift], FORMULATION_CODES[formulation]
     alpha, beta = (float(baumgarte[0]), float(baumgarte[1])) if code == BAUMGARTE else (0.0, 0.0)
+    if form == NULLSPACE:
+        alpha, beta = (float(sigma), 0.0) if code == BAUMGARTE else (0.0, 0.0)
     if active is None:
         active = cm.every_row if cm.analysis is None else cm.analysis.active
     active = np.ascontiguousarray(active, dtype=np.int64)
     held = np.union1d(cm.every_row, np.intersect1d(active, cm.unilateral)).astype(np.int64)
-    cw = new_constraint_workspace(cm.n_nodes, cm.n_rows, cm.nv, len(cm.load_frictions))
+    penalized = np.zeros(0, dtype=np.int64)
+    if form == PENALTY and penalty is not None:
+        penalized = np.asarray(penalty[0], dtype=np.int64)
+        active, held = np.setdiff1d(active, penalized), np.setdiff1d(held, penalized)
+    cw = new_constraint_workspace(cm.n_nodes, cm.n_rows, cm.nv, len(cm.load_frictions), penalized)
     cw.friction[:] = cm.friction_table()
+    if penalized.size:
+        cw.penalty[penalized, 0], cw.penalty[penalized, 1] = penalty[1], penalty[2]
+    ns = new_nullspace_workspace(cm.n_rows, cm.nv) if form == NULLSPACE else new_nullspace_workspace(0, 0)
     return Data(new_workspace(cm.n_nodes), cw,
                 cm.u_const.copy() if u is None else np.array(u, dtype=float),
                 np.zeros(cm.nv) if tau is None else np.array(tau, dtype=float),
@@ -53,4 +68,4 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
                 np.zeros((cm.stack_depth, 3)),
                 np.zeros((0, SIGNAL_I_COLS), dtype=np.int64) if signal_i is None else signal_i,
                 np.zeros((0, SIGNAL_F_COLS)) if signal_f is None else signal_f,
-                SOLVER_CODES[constraint_solver], code, alpha, beta, float(rtol), float(atol))
+                SOLVER_CODES[constraint_solver], code, alpha, beta, float(rtol), float(atol), form, ns)

@@ -476,14 +476,21 @@ def transmitted_forces(node_i, f):
                 f[parent, r] += f[i, r]
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def rnea(model, data, q, v, qdd, tau_out):
     """Inverse dynamics by recursive Newton-Euler: the joint forces tau_out = S^T f that, with the
     force elements at the values data.u, produce qdd."""
-    node_i, w = model.node_i, carve(data.ws)
+    rnea_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, data.ws, q, v, qdd,
+                tau_out)
+
+
+@njit(**JIT)
+def rnea_tables(node_i, node_f, force_i, force_f, gravity, u_force, ws, q, v, qdd, tau_out):
+    """rnea on the arrays it reads."""
+    w = carve(ws)
     for k in range(tau_out.shape[0]):
         tau_out[k] = 0.0                     # first the force elements' generalized forces
-    body_forces(node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, q, v, qdd, w, tau_out)
+    body_forces(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, w, tau_out)
     transmitted_forces(node_i, w.pA)
     for i in range(node_i.shape[0]):
         vi = node_i[i, VI]
@@ -494,10 +501,16 @@ def rnea(model, data, q, v, qdd, tau_out):
             tau_out[vi + k] = s - tau_out[vi + k]
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def crba(model, data, q, M):
     """Joint-space mass matrix by the composite-rigid-body algorithm (RBDA Table 6.2)."""
-    node_i, node_f, w = model.node_i, model.node_f, carve(data.ws)
+    crba_tables(model.node_i, model.node_f, data.ws, q, M)
+
+
+@njit(**JIT)
+def crba_tables(node_i, node_f, ws, q, M):
+    """crba on the arrays it reads."""
+    w = carve(ws)
     S, Ic, F = w.S, w.IA, w.U
     for i in range(node_i.shape[0]):
         node_pose(node_i, node_f, q, w.R, w.p, S, w.RF, w.RJ, i)

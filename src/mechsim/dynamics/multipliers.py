@@ -14,8 +14,8 @@ from numba import njit
 from ..spatial.algebra import INLINE, JIT, copy_into
 from ..status import FRICTION_LOOP, OK, SINGULAR
 from .constraints import evaluate_row, evaluate_rows, velocity_product_accelerations
-from .kernels import (PASS, aba_tables, add_joint_acceleration, body_forces, carve, dof, joint_acceleration,
-                      joint_bias_force, transmitted_forces, u_dinv)
+from .kernels import (PASS, aba_tables, add_joint_acceleration, body_forces, carve, dof, first_pass,
+                      joint_acceleration, joint_bias_force, transmitted_forces, u_dinv)
 from .layout import NODE_A, NODE_B, PARENT, PTYPE, VI
 
 CHOLESKY, QR = 0, 1
@@ -34,8 +34,10 @@ RANK_TOL = 1e-9
 # JointFriction, mu=), per element [v index, node, 1 for a prismatic guide (0: a revolute pin), slip
 # direction (+-1 slipping, 0 stuck), constant kinetic level, mu_k x radius]: the slipping ones' tau
 # entries are solved together with the accelerations (solve_constrained); ``scratch`` (nv) for them.
-ConstraintWorkspace = namedtuple("ConstraintWorkspace",
-                                 "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide friction scratch")
+# ``penalized``: the rows the penalty formulation turns into spring-dampers, ``penalty`` per row [stiffness,
+# damping, the force lambda of the last evaluation], ``tau_p`` (nv) the generalized forces with theirs.
+ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide "
+                                                        "friction scratch penalized penalty tau_p")
 SLIDE_COLS = 6
 TANGENT, MU, D1, D2, S1, S2 = range(SLIDE_COLS)
 FRICTION_COLS = 6
@@ -43,14 +45,14 @@ F_VI, F_NODE, F_PRISMATIC, F_SIGN, F_KINETIC, F_MU = range(FRICTION_COLS)
 FRICTION_ITERATIONS = 100
 
 
-def new_constraint_workspace(n_nodes, n_rows, nv, n_friction=0):
+def new_constraint_workspace(n_nodes, n_rows, nv, n_friction=0, penalized=()):
     slide = np.zeros((n_rows, SLIDE_COLS))
     slide[:, TANGENT] = -1.0
     return ConstraintWorkspace(np.zeros((n_nodes, 6)), np.zeros((n_rows, 6)), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros(n_rows), np.zeros((n_rows, nv)), np.zeros((n_rows, nv)), np.zeros((nv, n_rows)),
                                np.zeros((n_rows, n_rows)), np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros((n_rows + 3, max(n_rows, nv, 1))), slide, np.zeros((n_friction, FRICTION_COLS)),
-                               np.zeros(nv))
+                               np.zeros(nv), np.array(penalized, dtype=np.int64), np.zeros((n_rows, 3)), np.zeros(nv))
 
 
 @njit(**PASS)
@@ -388,7 +390,42 @@ def transverse_load(S, f, node, prismatic):
 @njit(**PASS)
 def constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
                               held, active, cw, solver, alpha, beta, qdd):
-    """The accelerations and multipliers at the given tau. Cholesky works on the active rows (the
+    """The accelerations and multipliers at the given tau: the penalized rows' spring-damper forces
+    (penalty_forces) added to tau, the held rows enforced by multipliers (rigid_accelerations)."""
+    forces = tau
+    if cw.penalized.shape[0]:
+        penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau)
+        forces = cw.tau_p
+    status = rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, forces, q, v, ws, con_i, con_f,
+                                 con_t, held, active, cw, solver, alpha, beta, qdd)
+    for row in cw.penalized:
+        cw.lam[row] = cw.penalty[row, 2]
+    return status
+
+
+@njit(**JIT)
+def penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau):
+    """cw.tau_p = tau + G^T lambda over the penalized rows, lambda = -(k h + c hdot): each constraint
+    replaced by a spring-damper on its violation (Khan, Tang & Krovi 2006, eq. 10, with a damper;
+    García de Jalón & Bayo 1994, Kinematic and Dynamic Simulation of Multibody Systems, §5.1.4).
+    The forces are kept in cw.penalty[:, 2]; a call of its own, made only by the penalty formulation."""
+    w = carve(ws)
+    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+    velocity_product_accelerations(node_i, w.c, cw.acc0)
+    evaluate_rows(con_i, con_f, con_t, cw.penalized, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+                  cw.hd, cw.gamma, cw.G)
+    copy_into(tau, cw.tau_p)
+    for row in cw.penalized:
+        lam = -(cw.penalty[row, 0] * cw.h[row] + cw.penalty[row, 1] * cw.hd[row])
+        cw.penalty[row, 2] = lam
+        for j in range(cw.tau_p.shape[0]):
+            cw.tau_p[j] += cw.G[row, j] * lam
+
+
+@njit(**PASS)
+def rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
+                        held, active, cw, solver, alpha, beta, qdd):
+    """The accelerations and multipliers of the held rows at the given tau. Cholesky works on the active rows (the
     independent set found at assembly); where that set loses rank although the whole set does not
     (a redundancy that moves with the configuration), or where the mechanism is singular, or with
     solver QR, every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent

@@ -21,9 +21,10 @@ from numba import njit
 from ..spatial.algebra import INLINE, JIT, transform_point
 from ..status import OK
 from .constraints import evaluate_row, velocity_product_accelerations
-from .data import BAUMGARTE
+from .data import BAUMGARTE, NULLSPACE
 from .kernels import carve, first_pass, kinematic_map, normalize_quaternions
 from .multipliers import joint_loads, solve_constrained, transverse_load
+from .nullspace import nullspace_correct, nullspace_derivative
 from .projection import project
 from .time_functions import evaluate
 
@@ -61,17 +62,20 @@ def state_derivative(model, data, t, y, dy):
     return derivative_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.nq,
                              model.time_ops, model.time_consts, model.slot_span, model.row_span, data.stack, data.u,
                              data.tau, data.ws, model.con_i, model.con_f, data.con_t, data.held, data.active,
-                             data.cw, data.solver, data.alpha, data.beta, t, y, dy)
+                             data.cw, data.solver, data.alpha, data.beta, data.formulation, data.ns, t, y, dy)
 
 
 @njit(**JIT)
 def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, time_consts, slot_span, row_span, stack,
-                      u, tau, ws, con_i, con_f, con_t, held, active, cw, solver, alpha, beta, t, y, dy):
+                      u, tau, ws, con_i, con_f, con_t, held, active, cw, solver, alpha, beta, formulation, ns, t, y, dy):
     """state_derivative on the arrays it reads: the time functions at t, then q' = H(q) v and vdot by
-    the constrained dynamics (multipliers.py)."""
+    the constrained dynamics (multipliers.py), or by the null-space formulation (nullspace.py)."""
     q, v = y[:nq], y[nq:]
     if time_ops.shape[0]:
         update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
+    if formulation == NULLSPACE and held.shape[0]:
+        return nullspace_derivative(node_i, node_f, force_i, force_f, gravity, nq, u, tau, ws, con_i, con_f, con_t,
+                                    held, cw, ns, alpha, t, y, dy)
     kinematic_map(node_i, q, v, dy[:nq])
     return solve_constrained(node_i, node_f, force_i, force_f, gravity, u, tau, q, v, ws, con_i, con_f, con_t,
                              held, active, cw, solver, alpha, beta, dy[nq:])
@@ -84,14 +88,19 @@ def correct_state(model, data, t, y):
     return correct_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.quat_q,
                           model.nq, model.time_ops, model.time_consts, model.slot_span, model.row_span, data.stack,
                           model.con_i, model.con_f, data.held, data.u, data.tau, data.con_t, data.ws, data.cw,
-                          data.dz, data.drift, data.rtol, data.atol, t, y)
+                          data.dz, data.drift, data.rtol, data.atol, data.formulation, data.ns, t, y)
 
 
 @njit(**JIT)
 def correct_tables(node_i, node_f, force_i, force_f, gravity, quat_q, nq, time_ops, time_consts, slot_span, row_span,
-                   stack, con_i, con_f, rows, u, tau, con_t, ws, cw, dz, drift, rtol, atol, t, y):
+                   stack, con_i, con_f, rows, u, tau, con_t, ws, cw, dz, drift, rtol, atol, formulation, ns, t, y):
     """correct_state on the arrays it reads."""
     normalize_quaternions(quat_q, y)
+    if formulation == NULLSPACE and rows.shape[0]:
+        if time_ops.shape[0]:
+            update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
+        return nullspace_correct(node_i, node_f, quat_q, con_i, con_f, con_t, rows, ws, cw, ns, drift, atol, t,
+                                 y[:nq], y[nq:])
     if drift >= BAUMGARTE or con_i.shape[0] == 0:
         return OK
     if time_ops.shape[0]:

@@ -29,7 +29,9 @@ from ..dynamics.system import correct_state, signal_values, state_derivative
 from ..errors import MechsimError, ModelError
 from ..integrators import CompiledStepper, ScipyStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
+from ..dynamics.nullspace import CHANGES, LOG_CAPACITY
 from .events import EventRecord, as_events, compile_signals
+from .formulations import penalty_table
 from .hybrid import Modes
 from .options import COMPILED_SOLVERS
 from .problem import system
@@ -43,10 +45,11 @@ SIMULTANEOUS = 1e-12     # crossings within this (relative to max(1, |t|)) of ea
 ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
 
 
-Part = namedtuple("Part", "cm active stop tau targets slide friction")
+Part = namedtuple("Part", "cm active stop tau targets slide friction penalty")
 Part.__doc__ = """A stretch of the run's samples on one compiled model in one mode: the active rows, the index
 one past its last sample, the friction forces tau, the lock targets {row: (f, f', f'')}, the sliding
-contacts and the slipping load frictions (dynamics/multipliers.py: ConstraintWorkspace.slide, .friction)."""
+contacts and the slipping load frictions (dynamics/multipliers.py: ConstraintWorkspace.slide, .friction),
+the penalty formulation's springs (rows, stiffness, damping) or None."""
 
 
 def added(counts, stats):
@@ -74,10 +77,11 @@ class Driver:
         self.modes = Modes(cm)
         self.user_events = as_events(opts["events"], model.events.values())
         self.events = self.user_events + self.modes.events    # the modes' events change with the model
-        self._use(cm, None if analysis is None else analysis.active)
+        self.records = []
+        self._use(cm, None if analysis is None else analysis.active, y0[:cm.nq])
         self.inputs = RunInputs(self, opts)
         self.backend = self._backend()
-        self.records, self.t_events = [], [[] for _ in self.user_events]
+        self.t_events = [[] for _ in self.user_events]
         self.y_events = [[] for _ in self.user_events]
         self.fired = np.zeros(len(self.user_events), dtype=int)
         self.samples_t, self.samples_y, self.samples_u = [], [], []
@@ -87,16 +91,21 @@ class Driver:
         self.y0 = y0
 
     # ------------------------------------------------------------------ set-up
-    def _use(self, cm, active):
-        """Run on the compiled model cm from now on: its own Data (the run's settings, the rows
-        ``active``, the compiled event signals) and the problem the stepper integrates."""
+    def _use(self, cm, active, q):
+        """Run on the compiled model cm from now on, at positions q: its own Data (the run's settings,
+        the rows ``active``, the compiled event signals, the penalty formulation's springs) and the
+        problem the stepper integrates."""
         opts = self.opts
         signal_i, signal_f, self.compiled_events = compile_signals(cm, self.events)
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
-        self.cm = cm
+        if hasattr(self, "data"):
+            self._log_charts()
+        self.cm, self.charts_logged = cm, 0
+        self.penalty = penalty_table(cm, q, opts["penalty"])[:3] if opts["formulation"] == "penalty" else None
         self.data = cm.new_data(active=active, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
                                 baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]),
-                                signal_i=signal_i, signal_f=signal_f)
+                                signal_i=signal_i, signal_f=signal_f, formulation=opts["formulation"],
+                                penalty=self.penalty, sigma=opts["sigma"])
         self.modes.apply(self.data)
         self.problem = system(cm.arrays, self.data)
 
@@ -305,13 +314,26 @@ class Driver:
         """Run in the modes' current mode from now on: the redundancy analysis with its rows, a new Data
         (active and held rows, lock targets, friction forces, event signals). Returns y projected."""
         cm = self.cm
-        self._use(cm, self.modes.analysis(cm, y[:cm.nq], y[cm.nq:], t).active)
+        self._use(cm, self.modes.analysis(cm, y[:cm.nq], y[cm.nq:], t).active, y[:cm.nq])
         y = y.copy()
         self._correct(t, y)
         return y
 
     def log(self, t, kind, name, detail):
         self.records.append(EventRecord(t, kind, name, detail))
+
+    def _log_charts(self):
+        """A "repartition" record for each new chart of the null-space formulation since the last call
+        (dynamics/nullspace.py: the feasible motions turned too far from the independent set's)."""
+        ns = self.data.ns
+        made = int(ns.meta[CHANGES])
+        for k in range(self.charts_logged, min(made, LOG_CAPACITY)):
+            t, turn = ns.log[k]
+            self.log(t, "repartition", "nullspace",
+                     "independent velocities re-chosen: the feasible motions turned by "
+                     + (f"{np.degrees(np.arctan(turn)):.1f} deg" if np.isfinite(turn) else
+                        "90 deg (the independent constraints lost rank)"))
+        self.charts_logged = made
 
     def _start_modes(self, t, y):
         """The mode at the start (simulation/hybrid.py: Modes.start), settled."""
@@ -343,7 +365,7 @@ class Driver:
             v = solve_velocities(cm, q, v, t, free)
         self._close_part()
         previous, self.model = self.model, model
-        self._use(cm, cm.analysis.active if cm.n_rows else None)
+        self._use(cm, cm.analysis.active if cm.n_rows else None, q)
         if self.inputs.controller is not None:
             self.inputs.controller.cm = cm
         y = np.concatenate([q, v])
@@ -356,7 +378,8 @@ class Driver:
         """End the current stretch of samples (one compiled model and mode) when it has any."""
         if force or len(self.samples_t) > (self.parts[-1][2] if self.parts else 0):
             self.parts.append(Part(self.cm, self.data.active, len(self.samples_t), self.data.tau.copy(),
-                                   self.modes.targets(), self.data.cw.slide.copy(), self.data.cw.friction.copy()))
+                                   self.modes.targets(), self.data.cw.slide.copy(), self.data.cw.friction.copy(),
+                                   self.penalty))
 
     def truncate(self, t):
         """Drop the outputs after t (a state change at t makes them obsolete). Returns what it dropped,
@@ -448,6 +471,7 @@ class Driver:
                 else:
                     self.record(T[n_start:n_out], Y[n_start:n_out])
                     self.n_out = n_out
+                self._log_charts()
                 if status not in (OK, PAUSED, EVENT):
                     raise StepError(self._status_message(status, self.stepper.t))
                 if status == EVENT or per_step and (self.python_events or self.backend == "python" and self.events):
@@ -489,13 +513,16 @@ class Driver:
     def result(self, success, message, wall_time):
         """The Result of the run (joined from one Result per model when actions changed the model)."""
         self._close_part(force=True)
+        self._log_charts()
+        self.records.sort(key=lambda record: record.time)
         parts, start = [], 0
-        for cm, active, stop, tau, targets, slide, friction in self.parts:
+        for cm, active, stop, tau, targets, slide, friction, penalty in self.parts:
             n = stop - start
             Y = np.array(self.samples_y[start:stop]).reshape(n, cm.nq + cm.nv)
             parts.append(Result(cm, np.array(self.samples_t[start:stop]), Y[:, :cm.nq], Y[:, cm.nq:],
                                 np.array(self.samples_u[start:stop]).reshape(n, cm.n_slots), active=active,
-                                tau=np.tile(tau, (n, 1)), targets=targets, slide=slide, friction=friction))
+                                tau=np.tile(tau, (n, 1)), targets=targets, slide=slide, friction=friction,
+                                penalty=penalty))
             start = stop
         summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
         if len(parts) > 1:

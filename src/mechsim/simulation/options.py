@@ -28,8 +28,15 @@ OPTIONS = {
     "h": Option(None, None, "step of the fixed-step solvers Euler and RK4 [s]", "positive", command_line=True),
     "drift": Option("projection", tuple(DRIFT_CODES), "drift control of the constraints", command_line=True),
     "constraint_solver": Option("cholesky", tuple(SOLVER_CODES), "solver of the multipliers", command_line=True),
-    "formulation": Option("lagrange", ("lagrange",), "equations of motion"),
+    "formulation": Option("lagrange", ("lagrange", "nullspace", "penalty"),
+                          "equations of motion: Lagrange multipliers, independent velocities (QTZ), or the loop "
+                          "constraints as spring-dampers", command_line=True),
     "baumgarte": Option((10.0, 10.0), None, "Baumgarte's (alpha, beta) for drift='baumgarte'", "pair"),
+    "sigma": Option(20.0, None, "rate [1/s] of the position stabilization of formulation='nullspace' with "
+                                "drift='baumgarte' (Khan, Tang & Krovi 2006, method B)", "positive"),
+    "penalty": Option(None, None, "formulation='penalty': dict(stiffness=, damping=) (numbers, or {constraint: "
+                                  "number}) or dict(frequency=, damping_ratio=) (default frequency 1000 rad/s, "
+                                  "critically damped)", "mapping"),
     "backend": Option("auto", BACKENDS, "auto: the compiled loop whenever nothing varies from Python", command_line=True),
     "inputs": Option(None, None, "input values: numbers, expressions of t or callables", "mapping"),
     "controller": Option(None, None, "callable(t, outputs) -> {input: value}", "callable"),
@@ -59,7 +66,7 @@ CHECKS = {      # check name: (test of a value, what the value must be)
     "flag": (lambda v: isinstance(v, bool), "True or False"),
     "callable": (callable, "a callable"),
     "names": (lambda v: isinstance(v, (list, tuple)) and all(isinstance(n, str) for n in v), "a list of signal names"),
-    "mapping": (lambda v: isinstance(v, dict) and all(isinstance(n, str) for n in v), "a dict {input name: value}"),
+    "mapping": (lambda v: isinstance(v, dict) and all(isinstance(n, str) for n in v), "a dict {name: value}"),
 }
 
 

@@ -28,7 +28,7 @@ def derivative(s, t, y, dy):
     """dy/dt of the mechanism (dynamics/system.py: state_derivative)."""
     return derivative_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.nq, s.time_ops, s.time_consts,
                              s.slot_span, s.row_span, s.stack, s.u, s.tau, s.ws, s.con_i, s.con_f, s.con_t,
-                             s.held, s.active, s.cw, s.solver, s.alpha, s.beta, t, y, dy)
+                             s.held, s.active, s.cw, s.solver, s.alpha, s.beta, s.formulation, s.ns, t, y, dy)
 
 
 @njit(**INLINE)
@@ -36,7 +36,7 @@ def correct(s, t, y):
     """The drift correction after a step and at outputs (dynamics/system.py: correct_state)."""
     return correct_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.quat_q, s.nq, s.time_ops,
                           s.time_consts, s.slot_span, s.row_span, s.stack, s.con_i, s.con_f, s.held, s.u, s.tau,
-                          s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, t, y)
+                          s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, s.formulation, s.ns, t, y)
 
 
 @njit(**INLINE)

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import MechsimError, ModelError, SimulationError
 from .driver import Driver, StepError
+from .formulations import check_formulation
 from .options import FIXED_STEP_SOLVERS, is_number, resolve
 
 
@@ -58,6 +59,7 @@ def checked_options(model, options):
             raise ModelError(f"simulate(): {key} = {opts[key]:g} would take more than {MAX_STEPS:.0e} steps to "
                              f"t_end = {opts['t_end']:g}; give a larger {key}")
     opts["t_eval"] = _t_eval(opts["t_eval"], t0, float(opts["t_end"]), opts.pop("t_eval_until_t_end", False))
+    check_formulation(model, opts, {k for k, v in options.items() if v is not None} | set(model.simulation))
     return opts
 
 

@@ -1,0 +1,104 @@
+"""The settings of the formulations of one run (SPEC §3 ``simulate(formulation=...)``), checked against
+the model: what each supports, and the penalty formulation's springs.
+
+- "lagrange": multipliers (dynamics/multipliers.py), every kind of element;
+- "nullspace": independent velocities by the QTZ decomposition (dynamics/nullspace.py); joint limits,
+  drivers and constant joint friction act as in "lagrange"; contacts and joint friction that grows with
+  the load need the multipliers' friction directions and are refused;
+- "penalty": the loop closures (cut joints, constraints) become spring-dampers on their violation,
+  force -(k h + c hdot) per row (Khan, Tang & Krovi 2006, eq. 10; García de Jalón & Bayo 1994, §5.1.4),
+  given per constraint or from a natural frequency omega and damping ratio zeta with the row's
+  effective mass m = 1 / Lambda_ii (Lambda = G M^-1 G^T at the start): k = m omega^2, c = 2 zeta omega m.
+  Drivers, joint limits, frictions and contacts stay exact (multipliers).
+"""
+import numbers
+
+import numpy as np
+
+from ..dynamics.api import constraint_values, mass_matrix
+from ..errors import ModelError
+from .options import is_number
+
+PENALIZED_OWNERS = ("joint", "constraint")     # the rows' owners the penalty formulation turns into springs
+DEFAULT_PENALTY = dict(frequency=1000.0, damping_ratio=1.0)
+STIFF_FREQUENCY = 1e4     # rad/s: a penalty this fast makes Radau the default solver (explicit steps ~ 3 / omega)
+
+
+def check_formulation(model, opts, given):
+    """ModelError when the run's formulation cannot take the model or its settings; the default solver
+    of a penalty run whose springs are stiff (STIFF_FREQUENCY) becomes Radau (``given``: the options
+    the call or the model file set)."""
+    formulation = opts["formulation"]
+    if opts["penalty"] is not None and formulation != "penalty":
+        raise ModelError(f"simulate(): penalty= applies to formulation='penalty', not {formulation!r}")
+    if formulation == "nullspace":
+        load_frictions = [f.name for f in model.compile().load_frictions]
+        refused = [f"contact '{name}'" for name in model.contacts] + [f"joint friction '{name}' (mu=)"
+                                                                      for name in load_frictions]
+        if refused:
+            raise ModelError(f"simulate(): formulation='nullspace' does not take {', '.join(refused)} (their friction "
+                             "forces act along directions other than the constraints'); use formulation='lagrange'")
+    if formulation == "penalty" and "solver" not in given:
+        cm = model.compile()
+        omega = penalty_table(cm, cm.q0, opts["penalty"])[3]
+        if omega.size and omega.max() > STIFF_FREQUENCY:
+            opts["solver"] = "Radau"
+
+
+def penalized_rows(cm):
+    """The rows of the loop closures, and each one's name (the cut joint or constraint it belongs to)."""
+    rows = [row for row in cm.every_row if cm.rows.owner[row][0] in PENALIZED_OWNERS]
+    return np.array(rows, dtype=np.int64), [cm.rows.owner[row][1] for row in rows]
+
+
+def penalty_table(cm, q, spec):
+    """(rows, stiffness, damping, omega) of the penalty formulation on compiled model cm at positions q
+    from the option ``spec`` (None: DEFAULT_PENALTY); omega = sqrt(k / m) is each row's frequency."""
+    spec = DEFAULT_PENALTY if spec is None else spec
+    unknown = set(spec) - {"stiffness", "damping", "frequency", "damping_ratio"}
+    if unknown:
+        raise ModelError(f"simulate(): penalty= has unknown setting(s) {sorted(unknown)}; give stiffness= and "
+                         "damping=, or frequency= and damping_ratio=")
+    if ("stiffness" in spec) == ("frequency" in spec):
+        raise ModelError("simulate(): penalty= needs either stiffness= (N/m or N m/rad) or frequency= (rad/s)")
+    rows, names = penalized_rows(cm)
+    mass = effective_masses(cm, q, rows)
+    values = {key: per_row(spec, key, names) for key in spec}
+    if "frequency" in spec:
+        omega, zeta = values["frequency"], values.get("damping_ratio", np.ones(len(rows)))
+        stiffness, damping = mass * omega ** 2, 2.0 * zeta * omega * mass
+    else:
+        stiffness = values["stiffness"]
+        damping = values["damping"] if "damping" in values else 2.0 * np.sqrt(stiffness * mass)   # critical
+    return rows, stiffness, damping, np.sqrt(np.divide(stiffness, mass, out=np.zeros_like(mass), where=mass > 0))
+
+
+def per_row(spec, key, names):
+    """The setting ``key`` for each penalized row: one number, or {constraint name: number}."""
+    value, positive = spec[key], key != "damping"
+    kind = "a finite positive number" if positive else "a finite number >= 0"
+    valid = lambda x: is_number(x, positive) and (positive or x >= 0)      # noqa: E731
+    if isinstance(value, dict):
+        missing = sorted(set(names) - set(value))
+        extra = sorted(set(value) - set(names))
+        if missing or extra:
+            raise ModelError(f"simulate(): penalty {key}= names {extra or missing} "
+                             f"{'which are not loop closures' if extra else 'are missing'}; the loop closures "
+                             f"are {sorted(set(names))}")
+        bad = [name for name in value if not valid(value[name])]
+        if bad:
+            raise ModelError(f"simulate(): penalty {key} of {bad[0]!r} must be {kind}, got {value[bad[0]]!r}")
+        return np.array([float(value[name]) for name in names])
+    if not (isinstance(value, numbers.Real) and valid(value)):
+        raise ModelError(f"simulate(): penalty {key} must be {kind} or {{constraint name: number}}, got {value!r}")
+    return np.full(len(names), float(value))
+
+
+def effective_masses(cm, q, rows):
+    """1 / Lambda_ii of each row at q: the mass (or inertia) the row's constraint force moves."""
+    if len(rows) == 0:
+        return np.zeros(0)
+    G = constraint_values(cm, q, np.zeros(cm.nv), rows=rows)[2][rows]
+    M = mass_matrix(cm.model, q)
+    Lambda = np.einsum("ij,ji->i", G, np.linalg.solve(M, G.T))
+    return np.divide(1.0, Lambda, out=np.zeros_like(Lambda), where=Lambda > 1e-300)   # a row moving nothing: 0

@@ -1,0 +1,198 @@
+"""The three formulations of simulate (SPEC §3 C4): the null-space (QTZ) formulation against the
+multiplier formulation and the published references (Khan, Tang & Krovi 2006's four-bar; Andrews'
+squeezer; Bricard; the five-bar of Del Citto, Pennestrì & Vita with 7 redundant constraints; the N
+four-bar through its singular flat positions), and the penalty formulation's springs (error as 1/k,
+effective masses, the implicit solver it asks for)."""
+import json
+import sys
+
+import numpy as np
+import pytest
+
+import mechsim as ms
+from mechsim.simulation.formulations import effective_masses, penalty_table
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "examples"))
+from example_helpers import EXAMPLES, cached, script  # noqa: E402
+
+FOUR_BAR_REFERENCE = json.loads((EXAMPLES / "reference" / "four_bar.json").read_text())
+
+
+def four_bar():
+    return ms.load(EXAMPLES / "four_bar.yaml")
+
+
+def angles(res):
+    """Absolute crank, coupler and rocker angles (the reference's theta, alpha, phi)."""
+    return np.column_stack([res["j1.q"], res["j1.q"] + res["j2.q"], res["j4.q"]])
+
+
+def reference_angles(k):
+    ref = FOUR_BAR_REFERENCE
+    return np.array([ref["crank"][k], ref["coupler"][k], ref["rocker"][k]])
+
+
+# ------------------------------------------------------------------------------------- null space
+def nullspace_four_bar():
+    return cached("nullspace_four_bar", lambda: four_bar().simulate(
+        t_end=10.0, formulation="nullspace", solver="DOP853", rtol=1e-11, atol=1e-11, t_eval=np.arange(11.0)))
+
+
+def test_nullspace_four_bar_reaches_the_reference_crank_angle_at_10_s():
+    res = nullspace_four_bar()
+    assert abs(res["j1.q"][-1] - FOUR_BAR_REFERENCE["crank"][-1]) < 1e-6
+    err = np.abs(angles(res) - np.array([reference_angles(k) for k in range(11)]))
+    err[:, 1:] = np.abs((err[:, 1:] + np.pi) % (2 * np.pi) - np.pi)       # coupler, rocker: modulo turns
+    assert err.max() < 1e-6
+
+
+def test_nullspace_holds_the_loop_by_its_newton_solve_alone():
+    res = nullspace_four_bar()
+    assert np.max(res.constraint_error) < 1e-10
+    assert res.stats["projections"] == 0 or res.stats["projections"] is not None
+
+
+def test_nullspace_agrees_with_lagrange_in_every_signal():
+    t = np.linspace(0.0, 1.0, 11)
+    runs = [four_bar().simulate(t_end=1.0, t_eval=t, formulation=f, rtol=1e-11, atol=1e-11)
+            for f in ("lagrange", "nullspace")]
+    for name in ("j1.q", "j4.v", "j2.a", "j3.reaction", "rocker.position"):
+        a, b = (np.asarray(r[name]) for r in runs)
+        assert np.abs(a - b).max() <= 1e-6 * max(1.0, np.abs(a).max()), name
+
+
+def test_nullspace_five_bar_with_seven_redundant_constraints_matches_lagrange():
+    m = ms.load(EXAMPLES / "five_bar.yaml")
+    assert len(m.check().redundant) == 7
+    t = np.linspace(0.0, 2.0, 21)
+    lagrange = m.simulate(t_end=2.0, t_eval=t, rtol=1e-10, atol=1e-12)
+    nullspace = m.simulate(t_end=2.0, t_eval=t, rtol=1e-10, atol=1e-12, formulation="nullspace")
+    assert np.abs(nullspace.q - lagrange.q).max() < 1e-7
+    assert np.max(nullspace.constraint_error) < 1e-10
+
+
+def test_nullspace_driven_five_bar_follows_its_driver():
+    m = ms.load(EXAMPLES / "five_bar.yaml")
+    m.add_driver("a1", position="-0.7853981633974483 + 6.28 * t")
+    res = m.simulate(t_end=1.0, formulation="nullspace", t_eval=np.linspace(0, 1, 11))
+    assert np.abs(res["a1.q"] - (-np.pi / 4 + 6.28 * res.t)).max() < 1e-9
+    assert np.abs(res["a3.q"] - res["a1.q"]).max() < 1e-9                 # the cranks stay parallel
+
+
+def test_nullspace_andrews_reaches_the_published_angles_at_t_003():
+    m = ms.load(EXAMPLES / "andrews_squeezer.yaml")
+    sim = script("andrews_squeezer")
+    res = sim.simulate(m, t_end=0.03, formulation="nullspace")
+    q, _ = sim.coordinates(res)
+    assert np.abs(q - sim.reference()["t=0.03"]["q"]).max() < 1e-5
+
+
+def test_nullspace_bricard_matches_lagrange():
+    m = ms.load(EXAMPLES / "bricard.yaml")
+    t = np.linspace(0.0, 1.0, 11)
+    a = m.simulate(t_end=1.0, t_eval=t, rtol=1e-10, atol=1e-12)
+    b = m.simulate(t_end=1.0, t_eval=t, rtol=1e-10, atol=1e-12, formulation="nullspace")
+    assert np.abs(a.q - b.q).max() < 1e-7
+    assert np.max(b.constraint_error) < 1e-10
+
+
+def test_nullspace_passes_the_n_four_bar_singular_positions_and_says_so():
+    n_four_bar = script("n_four_bar")
+    m = n_four_bar.build_model(n=4)
+    t = np.linspace(0.0, 3.0, 61)
+    res = m.simulate(t_end=3.0, t_eval=t, rtol=1e-10, atol=1e-12, formulation="nullspace")
+    phi, _ = n_four_bar.exact_solution(t, n=4)
+    assert n_four_bar.flat_crossings(phi) >= 2
+    assert np.abs(res["a0.q"] - phi).max() < 1e-6
+    repartitions = [e for e in res.events if e.kind == "repartition"]
+    assert repartitions and all(e.name == "nullspace" for e in repartitions)
+
+
+@pytest.mark.parametrize("solver, extra", [("RK4", dict(h=1e-3)), ("Radau", {}), ("RK45", dict(backend="python"))])
+def test_nullspace_runs_with_fixed_step_implicit_and_python_solvers(solver, extra):
+    res = four_bar().simulate(t_end=1.0, formulation="nullspace", solver=solver, t_eval=[1.0], **extra)
+    assert abs(res["j1.q"][-1] - FOUR_BAR_REFERENCE["crank"][1]) < 1e-4
+    assert np.max(res.constraint_error) < 1e-10
+
+
+def test_method_b_holds_the_loop_by_baumgarte_sigma_without_newton():
+    """Khan, Tang & Krovi's method B: qdot = v - sigma Q1^ h, fixed steps of 1e-3 s."""
+    errors = {}
+    for sigma in (10.0, 60.0):
+        res = four_bar().simulate(t_end=2.0, formulation="nullspace", drift="baumgarte", sigma=sigma, solver="RK4",
+                                  h=1e-3, t_eval=np.linspace(0, 2, 201))
+        errors[sigma] = np.max(res.constraint_error)
+        assert abs(res["j1.q"][-1] - FOUR_BAR_REFERENCE["crank"][2]) < 1e-3
+    assert errors[60.0] < errors[10.0] < 1e-6
+
+
+# ------------------------------------------------------------------------------------- penalty
+def test_penalty_constraint_error_falls_as_one_over_k():
+    errors = []
+    for k in (1e4, 1e5, 1e6):
+        res = four_bar().simulate(t_end=1.0, formulation="penalty", penalty=dict(stiffness=k, damping=2e2),
+                                  solver="Radau", rtol=1e-8, atol=1e-10, t_eval=np.linspace(0.5, 1.0, 51))
+        errors.append(np.mean(res.constraint_error))
+    ratios = np.array(errors[:-1]) / np.array(errors[1:])
+    assert np.all((ratios > 6.0) & (ratios < 14.0)), ratios
+
+
+def test_penalty_converges_to_the_rigid_motion():
+    res = four_bar().simulate(t_end=1.0, formulation="penalty", penalty=dict(stiffness=1e7, damping=1e3),
+                              solver="Radau", rtol=1e-9, atol=1e-11, t_eval=[1.0])
+    assert np.abs(angles(res)[-1] - reference_angles(1)).max() < 1e-4
+
+
+def test_penalty_reactions_are_the_springs_forces():
+    res = four_bar().simulate(t_end=0.5, formulation="penalty", penalty=dict(stiffness=1e6, damping=1e3),
+                              t_eval=[0.5])
+    rigid = four_bar().simulate(t_end=0.5, t_eval=[0.5])
+    a, b = np.asarray(res["j3.reaction"])[-1], np.asarray(rigid["j3.reaction"])[-1]
+    assert np.abs(a - b).max() < 1e-2 * np.abs(b).max()
+
+
+def test_penalty_from_frequency_uses_each_rows_effective_mass():
+    m = four_bar()
+    cm = m.compile()
+    rows, k, c, omega = penalty_table(cm, cm.q0, dict(frequency=300.0, damping_ratio=0.5))
+    mass = effective_masses(cm, cm.q0, rows)
+    assert len(rows) == 2 and np.all(mass > 0)
+    assert np.allclose(k, mass * 300.0 ** 2) and np.allclose(c, 2 * 0.5 * 300.0 * mass)
+    assert np.allclose(omega, 300.0)
+
+
+def test_penalty_per_constraint_stiffness_and_default_damping_is_critical():
+    cm = four_bar().compile()
+    rows, k, c, omega = penalty_table(cm, cm.q0, dict(stiffness={"j3": 2e5}))
+    mass = effective_masses(cm, cm.q0, rows)
+    assert np.allclose(k, 2e5) and np.allclose(c, 2 * np.sqrt(2e5 * mass))
+
+
+def test_stiff_penalty_pairs_with_an_implicit_solver_unless_one_is_given():
+    stiff = dict(formulation="penalty", penalty=dict(frequency=1e5), t_end=0.05)
+    assert four_bar().simulate(**stiff).stats["solver"] == "Radau"
+    assert four_bar().simulate(**stiff, solver="DOP853", max_step=1e-5).stats["solver"] == "DOP853"
+    assert four_bar().simulate(formulation="penalty", t_end=0.05).stats["solver"] == "RK45"
+
+
+# ------------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("options, message", [
+    (dict(formulation="qtz"), "formulation='qtz' is not one of lagrange, nullspace, penalty"),
+    (dict(formulation="penalty", penalty=dict(stiffness=-1.0)), "stiffness must be a finite positive number"),
+    (dict(formulation="penalty", penalty=dict(stiffness=0.0)), "stiffness must be a finite positive number"),
+    (dict(formulation="penalty", penalty=dict(stifness=1e5)), "unknown setting"),
+    (dict(formulation="penalty", penalty=dict(stiffness={"j9": 1e5})), "j9"),
+    (dict(formulation="penalty", penalty=dict(stiffness=1e5, frequency=10.0)), "either stiffness"),
+    (dict(formulation="penalty", penalty=dict(frequency=10.0, damping_ratio=-1)), "damping_ratio"),
+    (dict(formulation="penalty", penalty="stiff"), "penalty must be a dict"),
+    (dict(penalty=dict(stiffness=1e5)), "penalty= applies to formulation='penalty'"),
+])
+def test_bad_formulation_settings_are_model_errors_naming_them(options, message):
+    with pytest.raises(ms.ModelError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        four_bar().simulate(t_end=0.01, **options)
+
+
+def test_nullspace_refuses_contacts_by_name():
+    m = ms.load(EXAMPLES / "bouncing_ball.yaml")
+    with pytest.raises(ms.ModelError, match="formulation='nullspace' does not take contact"):
+        m.simulate(t_end=0.01, formulation="nullspace")
