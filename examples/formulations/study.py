@@ -11,6 +11,7 @@
    free and driven at 6.28 rad/s, and the spherical pendulum with flywheel
    (examples/spherical_pendulum_flywheel.yaml) over 20 s under the three formulations: energy drift,
    constraint error, steps, run time; their Table 1 gives NumDyn3D's and Working Model's run times.
+3. Each formulation's run time at equal accuracy on the four-bar, Andrews' squeezer and the five-bar.
 
 Run: ``python examples/formulations/study.py [--quick]`` (prints the tables as Markdown; --quick: 1 s
 spans, for the tests).
@@ -110,12 +111,55 @@ def five_bar_and_pendulum_table(t_end):
     return "\n".join(lines)
 
 
+def equal_accuracy_table(target=1e-6):
+    """Each formulation's time at equal accuracy: the loosest DOP853 tolerance (rtol = atol, decades from
+    1e-5 to 1e-12) at which it gets the four-bar's crank angle at 10 s (against the reference), Andrews'
+    seven angles at 0.03 s (against the test set's solution) and the free five-bar's crank angle at 5 s
+    (against a lagrange run at 1e-13) within ``target`` rad; the penalty formulation with its springs
+    at 1e4 rad/s (Radau)."""
+    andrews = ms.load(EXAMPLES / "andrews_squeezer.yaml")
+    sys.path.insert(0, str(EXAMPLES))
+    from andrews_squeezer import ANGLES, reference
+    andrews_ref = np.array(reference()["t=0.03"]["q"])
+    five_bar = ms.load(EXAMPLES / "five_bar.yaml")
+    five_bar_ref = five_bar.simulate(t_end=5.0, t_eval=[5.0], solver="DOP853", rtol=1e-13, atol=1e-13)["a1.q"][-1]
+    cases = {
+        "four-bar 10 s": (ms.load(EXAMPLES / "four_bar.yaml"), 10.0,
+                          lambda res: abs(res["j1.q"][-1] - REFERENCE["crank"][-1])),
+        "Andrews 0.03 s": (andrews, 0.03, lambda res: np.abs(np.array([res[f"{a}.q"][-1] for a in ANGLES])
+                                                            - andrews_ref).max()),
+        "five-bar 5 s": (five_bar, 5.0, lambda res: abs(res["a1.q"][-1] - five_bar_ref)),
+    }
+    formulations = {"lagrange": {}, "nullspace": dict(formulation="nullspace"),
+                    "penalty 1e4 rad/s": dict(formulation="penalty", penalty=dict(frequency=1e4))}
+    lines = [f"| model | formulation | tolerance for {target:g} rad | error | steps | time [s] |",
+             "|---|---|---|---|---|---|"]
+    for label, (m, t_end, error) in cases.items():
+        for name, options in formulations.items():
+            best = None
+            for tol in (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12):
+                solver = "Radau" if "penalty" in name else "DOP853"
+                res, wall, failure = run(m, t_end=t_end, t_eval=[t_end], solver=solver, rtol=tol, atol=tol, **options)
+                e = error(res) if not failure else np.inf
+                if best is None or e < best[1]:
+                    best = (tol, e, res.stats.get("steps", 0), wall)
+                if e <= target:
+                    break
+            tol, e, steps, wall = best
+            reached = f"{tol:g}" if e <= target else f"not reached (best {tol:g})"
+            lines.append(f"| {label} | {name} | {reached} | {e:.1e} | {steps} | {wall:.3f} |")
+    return "\n".join(lines)
+
+
 def main(argv=()):
     quick = "--quick" in argv
     print(f"## Four-bar of Khan, Tang & Krovi (2006), {1 if quick else 10} s\n")
     print(four_bar_table(1.0 if quick else 10.0))
     print(f"\n## Del Citto, Pennestrì & Vita (2005): five-bar and spherical pendulum, {1 if quick else 20} s\n")
     print(five_bar_and_pendulum_table(1.0 if quick else 20.0))
+    if not quick:
+        print("\n## Time at equal accuracy (DOP853; penalty: Radau)\n")
+        print(equal_accuracy_table())
 
 
 if __name__ == "__main__":

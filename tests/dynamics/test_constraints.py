@@ -279,6 +279,6 @@ def test_simulate_options_of_closed_loops_are_checked():
     m = four_bar()
     for options, message in (({"drift": "magic"}, "drift='magic' is not one of"),
                              ({"constraint_solver": "lu"}, "constraint_solver='lu' is not one of"),
-                             ({"formulation": "penalty"}, "formulation='penalty' is not one of lagrange")):
+                             ({"formulation": "qtz"}, "formulation='qtz' is not one of lagrange, nullspace, penalty")):
         with pytest.raises(ms.MechsimError, match=message):
             m.simulate(t_end=1.0, **options)

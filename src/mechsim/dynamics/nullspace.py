@@ -25,8 +25,10 @@ and v is replaced by its consistent part. With drift="baumgarte" the positions a
 Khan, Tang & Krovi 2006's method B (eqs. 11–13): qdot = v - sigma Q1^ h, so that hdot = -sigma h.
 
 X measures how far the feasible motions have turned from the chart's (|X| = tan of the largest
-angle, 0 at q_c); past TURN_LIMIT, or when A loses rank (the independent rows become dependent
-near a singular position), the chart is made anew at the current q and the change is logged.
+angle, 0 at q_c). The chart is made anew at the current q, and the change logged, when |X| passes
+TURN_LIMIT, when A loses rank (the independent rows become dependent), or when a row left out as
+dependent is no longer in the span of the independent ones (a chart made at a singular position,
+such as the N four-bar lying flat, which the mechanism has left).
 """
 from collections import namedtuple
 
@@ -42,17 +44,19 @@ from .projection import MAX_ITERATIONS, PROJECTION, STABILIZATION, integrate_coo
 
 TURN_LIMIT = 10.0        # |X| (tan of the turn of the feasible motions since the chart, ~84 deg): a new chart
 RANK_TOL = 1e-8          # pivots of G^T below this times the largest: dependent rows (eq. 4's numerically null R22)
+RANK_GROWTH = 1e-6       # a dependent row's part outside the independent rows' span, relative: a new chart
 LOG_CAPACITY = 1000      # chart changes whose time is kept (all are counted)
-RANK, VALID, CHANGES, CHANGED_ROWS = range(4)
+RANK, VALID, CHANGES, N_ROWS = range(4)
+GREW = -1.0              # logged instead of |X| when a new chart was made for rows no longer dependent
 
 NullspaceWorkspace = namedtuple("NullspaceWorkspace", "meta rows Q A piv X M Q2h MQ Mh work vec log")
 NullspaceWorkspace.__doc__ = """The chart and scratch of the null-space formulation (new_nullspace_workspace).
 
-meta int64 [rank r, chart valid, charts made after the first, rows of the last chart]; rows (n_rows)
+meta int64 [rank r, chart valid, charts made after the first, rows m of the chart]; rows (n_rows)
 int64: the independent rows first, then the dependent ones; Q (nv, nv) = [Q1 Q2]; A (n_rows, n_rows)
 the LU factors of Psi'' Q1 with pivots piv; X (n_rows, nv): A^-1 Psi'' Q2 (r x f); M, Q2h, MQ, Mh
 (nv, nv): the mass matrix, Q2^, M Q2^ and Q2^T M Q2^; work (nv, n_rows): G^T under decomposition;
-vec (6, max(nv, n_rows)) vectors; log (LOG_CAPACITY, 2): [t, |X|] of each new chart after the first."""
+vec (6, max(nv, n_rows)) vectors; log (LOG_CAPACITY, 2): [t, |X| or GREW] of each new chart after the first."""
 
 
 def new_nullspace_workspace(n_rows, nv):
@@ -126,7 +130,7 @@ def decompose(G, rows, ns):
             for l in range(k, nv):
                 Q[i, l] -= s * W[l, k]
         W[k, k] = alpha
-    ns.meta[RANK], ns.meta[VALID], ns.meta[CHANGED_ROWS] = rank, 1, m
+    ns.meta[RANK], ns.meta[VALID], ns.meta[N_ROWS] = rank, 1, m
 
 
 @njit(**JIT)
@@ -214,6 +218,28 @@ def factor_chart(G, ns):
 
 
 @njit(**JIT)
+def outside_span(G, ns):
+    """The largest part of a dependent row of the chart outside the independent rows' span at the current
+    q, relative to the row: |G_d Q2^| / |G_d| (Q2^ spans the null space of Psi''(q)). Needs factor_chart."""
+    r, nv = ns.meta[RANK], G.shape[1]
+    largest = 0.0
+    for k in range(r, ns.meta[N_ROWS]):
+        row = ns.rows[k]
+        norm = 0.0
+        for i in range(nv):
+            norm += G[row, i] * G[row, i]
+        for c in range(nv - r):                           # G_d (Q2 - Q1 X) e_c
+            s = 0.0
+            for i in range(nv):
+                qhat = ns.Q[i, r + c]
+                for j in range(r):
+                    qhat -= ns.Q[i, j] * ns.X[j, c]
+                s += G[row, i] * qhat
+            largest = max(largest, abs(s) / np.sqrt(max(norm, 1e-300)))
+    return largest
+
+
+@njit(**JIT)
 def chart_rows(node_i, node_f, con_i, con_f, con_t, rows, ws, cw, q, v):
     """The kinematics at (q, v) and the rows ``rows`` evaluated into cw (h, hd, gamma, G)."""
     w = carve(ws)
@@ -226,11 +252,14 @@ def chart_rows(node_i, node_f, con_i, con_f, con_t, rows, ws, cw, q, v):
 @njit(**JIT)
 def current_chart(node_i, node_f, con_i, con_f, con_t, held, ws, cw, ns, q, v, t, log):
     """Every held row evaluated at (q, v) and a chart fit for q factored: the current one, or a new
-    one when there is none, A has lost rank or |X| > TURN_LIMIT (logged with t when ``log``).
-    Returns whether A could be factored."""
+    one when there is none, A has lost rank, |X| > TURN_LIMIT or a dependent row has left the
+    independent rows' span (checked when ``log``: after a step; logged with t). Returns whether A
+    could be factored."""
     chart_rows(node_i, node_f, con_i, con_f, con_t, held, ws, cw, q, v)
     turn = factor_chart(cw.G, ns) if ns.meta[VALID] else np.inf
-    if turn <= TURN_LIMIT:
+    if turn <= TURN_LIMIT and log and outside_span(cw.G, ns) > RANK_GROWTH:
+        turn = GREW
+    elif turn <= TURN_LIMIT:
         return True
     if ns.meta[VALID] and log:
         k = ns.meta[CHANGES]

@@ -29,7 +29,7 @@ from ..dynamics.system import correct_state, signal_values, state_derivative
 from ..errors import MechsimError, ModelError
 from ..integrators import CompiledStepper, ScipyStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
-from ..dynamics.nullspace import CHANGES, LOG_CAPACITY
+from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from .events import EventRecord, as_events, compile_signals
 from .formulations import penalty_table
 from .hybrid import Modes
@@ -329,10 +329,10 @@ class Driver:
         made = int(ns.meta[CHANGES])
         for k in range(self.charts_logged, min(made, LOG_CAPACITY)):
             t, turn = ns.log[k]
-            self.log(t, "repartition", "nullspace",
-                     "independent velocities re-chosen: the feasible motions turned by "
-                     + (f"{np.degrees(np.arctan(turn)):.1f} deg" if np.isfinite(turn) else
-                        "90 deg (the independent constraints lost rank)"))
+            why = ("constraints taken as dependent became independent" if turn == GREW else
+                   "the independent constraints lost rank" if not np.isfinite(turn) else
+                   f"the feasible motions turned by {np.degrees(np.arctan(turn)):.1f} deg")
+            self.log(t, "repartition", "nullspace", f"independent velocities re-chosen: {why}")
         self.charts_logged = made
 
     def _start_modes(self, t, y):
