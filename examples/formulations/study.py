@@ -13,8 +13,8 @@
    constraint error, steps, run time; their Table 1 gives NumDyn3D's and Working Model's run times.
 3. Each formulation's run time at equal accuracy on the four-bar, Andrews' squeezer and the five-bar.
 
-Run: ``python examples/formulations/study.py [--quick]`` (prints the tables as Markdown; --quick: 1 s
-spans, for the tests).
+Run: ``python examples/formulations/study.py [--quick]``: prints the tables as Markdown and writes them
+to benchmarks/RESULTS_formulations.md (--quick: 1 s spans and no equal-accuracy table, printed only).
 """
 import json
 import sys
@@ -151,15 +151,35 @@ def equal_accuracy_table(target=1e-6):
     return "\n".join(lines)
 
 
+def machine():
+    """'CPU model, cores, date' for the report's header."""
+    import datetime
+    import os
+    import platform
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
+
+
 def main(argv=()):
+    """Print the tables; without --quick also write them to benchmarks/RESULTS_formulations.md."""
     quick = "--quick" in argv
-    print(f"## Four-bar of Khan, Tang & Krovi (2006), {1 if quick else 10} s\n")
-    print(four_bar_table(1.0 if quick else 10.0))
-    print(f"\n## Del Citto, Pennestrì & Vita (2005): five-bar and spherical pendulum, {1 if quick else 20} s\n")
-    print(five_bar_and_pendulum_table(1.0 if quick else 20.0))
+    span = 1.0 if quick else None
+    sections = [f"# The formulations compared (examples/formulations/study.py)\n\nMachine: {machine()}; mechsim "
+                f"{ms.__version__}. Times are wall times of one run each, compiled kernels warm.",
+                f"## Four-bar of Khan, Tang & Krovi (2006), {span or 10:g} s\n\n" + four_bar_table(span or 10.0),
+                f"## Del Citto, Pennestrì & Vita (2005): five-bar and spherical pendulum, {span or 20:g} s\n\n"
+                + five_bar_and_pendulum_table(span or 20.0)]
     if not quick:
-        print("\n## Time at equal accuracy (DOP853; penalty: Radau)\n")
-        print(equal_accuracy_table())
+        sections.append("## Time at equal accuracy (DOP853; penalty: Radau)\n\n" + equal_accuracy_table())
+    text = "\n\n".join(sections) + "\n"
+    print(text)
+    if not quick:
+        (EXAMPLES.parent / "benchmarks" / "RESULTS_formulations.md").write_text(text, encoding="utf-8")
+    return text
 
 
 if __name__ == "__main__":

@@ -71,9 +71,9 @@ class Result:
             targets = np.array([cm.targets(t) for t in self.t]).reshape(N, nc, 3)
             for row, target in self._targets.items():
                 targets[:, row] = target
-            out = (np.empty((N, cm.nv)), np.empty((N, n, 3, 3)), np.empty((N, n, 3)), np.empty((N, n, 6)),
-                   np.empty((N, n, 6)), np.zeros((N, nc)), np.zeros((N, nc, 6)), np.zeros((N, nc)),
-                   np.empty((N, n, 6)))
+            # NaN where the pass stops: a state the dynamics cannot take (the end of a failed run)
+            out = tuple(np.full(shape, np.nan) for shape in ((N, cm.nv), (N, n, 3, 3), (N, n, 3), (N, n, 6),
+                                                             (N, n, 6), (N, nc), (N, nc, 6), (N, nc), (N, n, 6)))
             data = cm.new_data(active=self.active, formulation="lagrange" if self._penalty is None else "penalty",
                                penalty=self._penalty)
             if self._slide is not None:
@@ -81,8 +81,8 @@ class Result:
             if self._load_friction is not None:
                 data.cw.friction[:] = self._load_friction
             status = constrained_trajectory(cm.arrays, data, self.u_force, self.tau, self.q, self.v, targets, *out)
-            if status != OK:
-                out[0][:] = np.nan
+            if status != OK:             # the accelerations of the failing sample are partly written
+                out[0][np.isnan(out[7]).any(axis=1) if nc else np.isnan(out[2]).any(axis=(1, 2))] = np.nan
             self._dynamics = out
         return self._dynamics
 

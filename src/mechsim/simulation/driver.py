@@ -25,11 +25,11 @@ from ..analysis.result import JoinedResult, Result
 from ..analysis.state import State
 from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.api import singular_node_error
+from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from ..dynamics.system import correct_state, signal_values, state_derivative
 from ..errors import MechsimError, ModelError
 from ..integrators import CompiledStepper, ScipyStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
-from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from .events import EventRecord, as_events, compile_signals
 from .formulations import penalty_table
 from .hybrid import Modes
@@ -100,8 +100,11 @@ class Driver:
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         if hasattr(self, "data"):
             self._log_charts()
+        if opts["formulation"] != "penalty":
+            self.penalty = None
+        elif getattr(self, "cm", None) is not cm:      # the springs of a model, set where it starts
+            self.penalty = penalty_table(cm, q, opts["penalty"])[:3]
         self.cm, self.charts_logged = cm, 0
-        self.penalty = penalty_table(cm, q, opts["penalty"])[:3] if opts["formulation"] == "penalty" else None
         self.data = cm.new_data(active=active, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
                                 baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]),
                                 signal_i=signal_i, signal_f=signal_f, formulation=opts["formulation"],

@@ -17,9 +17,13 @@ def quat_to_matrix(quat):
 
 
 def matrix_to_quat(R):
-    """Scalar-first unit quaternion(s) (w >= 0) of a rotation matrix (3, 3) or matrices (N, 3, 3)."""
-    xyzw = _Rotation().from_matrix(R).as_quat()
-    q = np.roll(xyzw, 1, axis=-1)
+    """Scalar-first unit quaternion(s) (w >= 0) of a rotation matrix (3, 3) or matrices (N, 3, 3); NaN
+    for a matrix that is not finite (the samples of a failed run's last evaluation)."""
+    R = np.asarray(R, dtype=float)
+    finite = np.isfinite(R).all(axis=(-2, -1))
+    q = np.full(R.shape[:-2] + (4,), np.nan)
+    if np.any(finite):
+        q[finite] = np.roll(_Rotation().from_matrix(R[finite]).as_quat(), 1, axis=-1)
     return q * np.where(q[..., :1] < 0, -1.0, 1.0)
 
 
