@@ -111,6 +111,48 @@ def cholesky_solve(A, b, n, x):
 
 
 @njit(**INLINE)
+def pivot_column(A, k, n_rows, n_cols, perm, norms):
+    """Step k of a QR with column pivoting (LAPACK xGEQP3's order) on A[:n_rows, :n_cols]: the remaining
+    column of largest norm (``norms``: the squared norms of the columns' parts below row k) swapped into
+    column k, with its entry of ``perm``. Returns its norm, |A[k:, k]|."""
+    p = k
+    for j in range(k + 1, n_cols):
+        if norms[j] > norms[p]:
+            p = j
+    if p != k:
+        for i in range(n_rows):
+            A[i, k], A[i, p] = A[i, p], A[i, k]
+        perm[k], perm[p] = perm[p], perm[k]
+        norms[k], norms[p] = norms[p], norms[k]
+    alpha = 0.0
+    for i in range(k, n_rows):
+        alpha += A[i, k] * A[i, k]
+    return np.sqrt(alpha)
+
+
+@njit(**INLINE)
+def reflect_columns(A, k, n_rows, n_cols, norm, norms):
+    """The Householder reflection I - 2 u u^T / u^T u that zeroes A[k+1:, k] (norm: |A[k:, k]|): u into
+    A[k:, k], applied to the columns after k, whose ``norms`` are updated. Returns (R_kk, u^T u)."""
+    alpha = -norm if A[k, k] > 0 else norm
+    A[k, k] -= alpha
+    unorm2 = 0.0
+    for i in range(k, n_rows):
+        unorm2 += A[i, k] * A[i, k]
+    for j in range(k + 1, n_cols):
+        s = 0.0
+        for i in range(k, n_rows):
+            s += A[i, k] * A[i, j]
+        s *= 2.0 / unorm2
+        norms[j] = 0.0
+        for i in range(k, n_rows):
+            A[i, j] -= s * A[i, k]
+            if i > k:
+                norms[j] += A[i, j] * A[i, j]
+    return alpha, unorm2
+
+
+@njit(**INLINE)
 def truncated_qr_solve(A, b, n, x, work):
     """x = E [R11^-1 Q~^T b; 0] (Wood & Kennedy 2003, eqs. 17–20): Householder QR of A (overwritten) with column
     pivoting, rank r = max k with |R_kk| > RANK_TOL |R_11| (eq. 18, tolerance above); the minimum-norm
@@ -125,41 +167,14 @@ def truncated_qr_solve(A, b, n, x, work):
         norms[j] = s
     rank, r11 = n, 0.0
     for k in range(n):
-        p = k                                             # pivot: the largest remaining column
-        for j in range(k + 1, n):
-            if norms[j] > norms[p]:
-                p = j
-        if p != k:
-            for i in range(n):
-                A[i, k], A[i, p] = A[i, p], A[i, k]
-            perm[k], perm[p] = perm[p], perm[k]
-            norms[k], norms[p] = norms[p], norms[k]
-        alpha = 0.0
-        for i in range(k, n):
-            alpha += A[i, k] * A[i, k]
-        alpha = np.sqrt(alpha)
+        norm = pivot_column(A, k, n, n, perm, norms)
         if k == 0:
-            r11 = alpha
-        if not alpha > RANK_TOL * r11:
+            r11 = norm
+        if not norm > RANK_TOL * r11:
             rank = k
             break
-        if A[k, k] > 0:
-            alpha = -alpha
-        A[k, k] -= alpha                                  # Householder vector in A[k:, k]
-        vnorm2 = 0.0
-        for i in range(k, n):
-            vnorm2 += A[i, k] * A[i, k]
-        for j in range(k + 1, n):                         # apply I - 2 v v^T / v^T v to the other columns
-            s = 0.0
-            for i in range(k, n):
-                s += A[i, k] * A[i, j]
-            s *= 2.0 / vnorm2
-            for i in range(k, n):
-                A[i, j] -= s * A[i, k]
-            norms[j] = 0.0
-            for i in range(k + 1, n):
-                norms[j] += A[i, j] * A[i, j]
-        s = 0.0
+        alpha, vnorm2 = reflect_columns(A, k, n, n, norm, norms)
+        s = 0.0                                           # Q~^T b
         for i in range(k, n):
             s += A[i, k] * qtb[i]
         s *= 2.0 / vnorm2

@@ -37,10 +37,9 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
 from ..status import NOT_CONVERGED, OK, SINGULAR
-from .constraints import evaluate_rows, velocity_product_accelerations
-from .kernels import carve, crba_tables, first_pass, kinematic_map, normalize_quaternions, rnea_tables
-from .multipliers import cholesky_solve
-from .projection import MAX_ITERATIONS, PROJECTION, STABILIZATION, integrate_coordinates
+from .kernels import crba_tables, kinematic_map, normalize_quaternions, rnea_tables
+from .multipliers import cholesky_solve, pivot_column, reflect_columns
+from .projection import MAX_ITERATIONS, PROJECTION, STABILIZATION, constraint_state_tables, integrate_coordinates
 
 TURN_LIMIT = 10.0        # |X| (tan of the turn of the feasible motions since the chart, ~84 deg): a new chart
 RANK_TOL = 1e-8          # pivots of G^T below this times the largest: dependent rows (eq. 4's numerically null R22)
@@ -88,40 +87,13 @@ def decompose(G, rows, ns):
             Q[i, j] = 1.0 if i == j else 0.0
     rank, r11 = 0, 0.0
     for k in range(min(m, nv)):
-        p = k
-        for j in range(k + 1, m):
-            if norms[j] > norms[p]:
-                p = j
-        if p != k:
-            for i in range(nv):
-                W[i, k], W[i, p] = W[i, p], W[i, k]
-            ns.rows[k], ns.rows[p] = ns.rows[p], ns.rows[k]
-            norms[k], norms[p] = norms[p], norms[k]
-        alpha = 0.0
-        for i in range(k, nv):
-            alpha += W[i, k] * W[i, k]
-        alpha = np.sqrt(alpha)
+        norm = pivot_column(W, k, nv, m, ns.rows, norms)
         if k == 0:
-            r11 = alpha
-        if not alpha > RANK_TOL * r11:
+            r11 = norm
+        if not norm > RANK_TOL * r11:
             break
         rank = k + 1
-        if W[k, k] > 0:
-            alpha = -alpha
-        W[k, k] -= alpha                                  # Householder vector u = W[k:, k]
-        unorm2 = 0.0
-        for i in range(k, nv):
-            unorm2 += W[i, k] * W[i, k]
-        for j in range(k + 1, m):                         # W <- (I - 2 u u^T / u^T u) W
-            s = 0.0
-            for i in range(k, nv):
-                s += W[i, k] * W[i, j]
-            s *= 2.0 / unorm2
-            norms[j] = 0.0
-            for i in range(k, nv):
-                W[i, j] -= s * W[i, k]
-                if i > k:
-                    norms[j] += W[i, j] * W[i, j]
+        alpha, unorm2 = reflect_columns(W, k, nv, m, norm, norms)
         for i in range(nv):                               # Q <- Q (I - 2 u u^T / u^T u)
             s = 0.0
             for l in range(k, nv):
@@ -240,22 +212,12 @@ def outside_span(G, ns):
 
 
 @njit(**JIT)
-def chart_rows(node_i, node_f, con_i, con_f, con_t, rows, ws, cw, q, v):
-    """The kinematics at (q, v) and the rows ``rows`` evaluated into cw (h, hd, gamma, G)."""
-    w = carve(ws)
-    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
-    velocity_product_accelerations(node_i, w.c, cw.acc0)
-    evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
-                  cw.gamma, cw.G)
-
-
-@njit(**JIT)
 def current_chart(node_i, node_f, con_i, con_f, con_t, held, ws, cw, ns, q, v, t, log):
     """Every held row evaluated at (q, v) and a chart fit for q factored: the current one, or a new
     one when there is none, A has lost rank, |X| > TURN_LIMIT or a dependent row has left the
     independent rows' span (checked when ``log``: after a step; logged with t). Returns whether A
     could be factored."""
-    chart_rows(node_i, node_f, con_i, con_f, con_t, held, ws, cw, q, v)
+    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, held)
     turn = factor_chart(cw.G, ns) if ns.meta[VALID] else np.inf
     if turn <= TURN_LIMIT and log and outside_span(cw.G, ns) > RANK_GROWTH:
         turn = GREW
@@ -379,7 +341,7 @@ def nullspace_derivative(node_i, node_f, force_i, force_f, gravity, nq, u_force,
     if not current_chart(node_i, node_f, con_i, con_f, con_t, held, ws, cw, ns, q, v, t, False):
         return SINGULAR
     consistent_velocity(ns, cw, con_t, v, 0.0, vhat)
-    chart_rows(node_i, node_f, con_i, con_f, con_t, ns.rows[:ns.meta[RANK]], ws, cw, q, vhat)   # gamma at v^
+    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, vhat, ns.rows[:ns.meta[RANK]])  # gamma
     for i in range(qdd.shape[0]):
         qdd[i] = 0.0
     status = reduced_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, ws, cw, ns, q, vhat, qdd)
@@ -418,7 +380,7 @@ def nullspace_correct(node_i, node_f, quat_q, con_i, con_f, con_t, held, ws, cw,
             dq[i] = acc
         integrate_coordinates(node_i, q, dq)
         normalize_quaternions(quat_q, q)
-        chart_rows(node_i, node_f, con_i, con_f, con_t, held, ws, cw, q, v)
+        constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, held)
         if factor_chart(cw.G, ns) == np.inf:
             return SINGULAR
     if iterations and not residual < max(1e3 * atol, 1e-9):
