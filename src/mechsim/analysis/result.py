@@ -31,7 +31,7 @@ class Result:
     def __init__(self, compiled, t, q, v, u_force, tau=None, events=None, message="", success=True, active=None,
                  stats=None, targets=None, slide=None, friction=None, penalty=None):
         self._cm = compiled
-        self._penalty = penalty       # the penalty formulation's springs (rows, stiffness, damping), or None
+        self._penalty = penalty       # the penalty formulation's Penalty (simulation/formulations.py), or None
         self._slide = slide           # the sliding contacts of the run's mode (ConstraintWorkspace.slide)
         self._load_friction = friction   # and its slipping load frictions (ConstraintWorkspace.friction)
         self.active = active          # the constraint rows the run kept (None: the model's latest analysis)

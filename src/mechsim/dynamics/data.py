@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from .kernels import new_workspace
-from .multipliers import CHOLESKY, QR, new_constraint_workspace
+from .multipliers import CHOLESKY, COMPLIANCE, DAMPING, QR, STIFFNESS, new_constraint_workspace
 from .nullspace import new_nullspace_workspace
 from .projection import PROJECTION, STABILIZATION
 
@@ -41,8 +41,9 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
     rows ``active`` (default: the model's redundancy analysis, else every row), drift control and
     multiplier solver by name, Baumgarte's (alpha, beta), the tolerances rtol, atol (projection drives
     the constraint residual below 1e-3 atol; its metric is M^-1, projection.py), the compiled event
-    signals (simulation/events.py) and the formulation: "penalty" with ``penalty`` = (rows, stiffness,
-    damping) arrays, the rows turned into spring-dampers (they leave the active and held rows);
+    signals (simulation/events.py) and the formulation: "penalty" with ``penalty`` a Penalty
+    (simulation/formulations.py), the rows turned into spring-dampers or held by the augmented Lagrangian
+    (they leave the active and held rows: no projection, no events);
     "nullspace" with drift "baumgarte" holds the positions by method B at rate ``sigma`` (nullspace.py)."""
     code, form = DRIFT_CODES[drift], FORMULATION_CODES[formulation]
     alpha, beta = (float(baumgarte[0]), float(baumgarte[1])) if code == BAUMGARTE else (0.0, 0.0)
@@ -52,14 +53,15 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
         active = cm.every_row if cm.analysis is None else cm.analysis.active
     active = np.ascontiguousarray(active, dtype=np.int64)
     held = np.union1d(cm.every_row, np.intersect1d(active, cm.unilateral)).astype(np.int64)
-    penalized = np.zeros(0, dtype=np.int64)
+    penalized, iterations = np.zeros(0, dtype=np.int64), 0
     if form == PENALTY and penalty is not None:
-        penalized = np.asarray(penalty[0], dtype=np.int64)
+        penalized, iterations = np.asarray(penalty.rows, dtype=np.int64), penalty.iterations
         active, held = np.setdiff1d(active, penalized), np.setdiff1d(held, penalized)
-    cw = new_constraint_workspace(cm.n_nodes, cm.n_rows, cm.nv, len(cm.load_frictions), penalized)
+    cw = new_constraint_workspace(cm.n_nodes, cm.n_rows, cm.nv, len(cm.load_frictions), penalized, iterations)
     cw.friction[:] = cm.friction_table()
     if penalized.size:
-        cw.penalty[penalized, 0], cw.penalty[penalized, 1] = penalty[1], penalty[2]
+        cw.penalty[penalized, STIFFNESS], cw.penalty[penalized, DAMPING] = penalty.stiffness, penalty.damping
+        cw.penalty[penalized, COMPLIANCE] = penalty.compliance
     ns = new_nullspace_workspace(cm.n_rows, cm.nv) if form == NULLSPACE else new_nullspace_workspace(0, 0)
     return Data(new_workspace(cm.n_nodes), cw,
                 cm.u_const.copy() if u is None else np.array(u, dtype=float),

@@ -35,24 +35,30 @@ RANK_TOL = 1e-9
 # direction (+-1 slipping, 0 stuck), constant kinetic level, mu_k x radius]: the slipping ones' tau
 # entries are solved together with the accelerations (solve_constrained); ``scratch`` (nv) for them.
 # ``penalized``: the rows the penalty formulation turns into spring-dampers, ``penalty`` per row [stiffness,
-# damping, the force lambda of the last evaluation], ``tau_p`` (nv) the generalized forces with theirs.
+# damping, the force lambda of the last evaluation, compliance 1/alpha of the augmented Lagrangian], ``tau_p``
+# (nv) the generalized forces with theirs; ``iterations`` [n]: n > 0 solves the penalized rows with the held
+# ones by the augmented Lagrangian (n iterations at most, multipliers), 0 makes them springs (penalty_forces);
+# ``row_set`` (n_rows) holds the rows of one solve, held and penalized together (join_penalized).
 ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide "
-                                                        "friction scratch penalized penalty tau_p")
+                                                        "friction scratch penalized penalty tau_p iterations row_set")
+STIFFNESS, DAMPING, FORCE, COMPLIANCE = range(4)
 SLIDE_COLS = 6
 TANGENT, MU, D1, D2, S1, S2 = range(SLIDE_COLS)
 FRICTION_COLS = 6
 F_VI, F_NODE, F_PRISMATIC, F_SIGN, F_KINETIC, F_MU = range(FRICTION_COLS)
 FRICTION_ITERATIONS = 100
+AL_TOLERANCE = 1e-14    # the augmented Lagrangian stops when an iteration changes lambda less than this, relative
 
 
-def new_constraint_workspace(n_nodes, n_rows, nv, n_friction=0, penalized=()):
+def new_constraint_workspace(n_nodes, n_rows, nv, n_friction=0, penalized=(), iterations=0):
     slide = np.zeros((n_rows, SLIDE_COLS))
     slide[:, TANGENT] = -1.0
     return ConstraintWorkspace(np.zeros((n_nodes, 6)), np.zeros((n_rows, 6)), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros(n_rows), np.zeros((n_rows, nv)), np.zeros((n_rows, nv)), np.zeros((nv, n_rows)),
                                np.zeros((n_rows, n_rows)), np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros((n_rows + 3, max(n_rows, nv, 1))), slide, np.zeros((n_friction, FRICTION_COLS)),
-                               np.zeros(nv), np.array(penalized, dtype=np.int64), np.zeros((n_rows, 3)), np.zeros(nv))
+                               np.zeros(nv), np.array(penalized, dtype=np.int64), np.zeros((n_rows, 4)), np.zeros(nv),
+                               np.array([iterations], dtype=np.int64), np.zeros(n_rows, dtype=np.int64))
 
 
 @njit(**PASS)
@@ -282,12 +288,20 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
     accelerations in qdd; cw.lam holds every row's multiplier (0 for rows left out). Baumgarte's
     -2 alpha hdot - beta^2 h enter f_lambda. With contacts that slide (``sliding``, the force
     directions cw.F from sliding_directions), Lambda = G M^-1 F^T is not symmetric: truncated QR, and
-    each sliding contact's tangent rows get the friction's multipliers -mu s lambda_n. False if the
-    solver fails (qdd unchanged)."""
+    each sliding contact's tangent rows get the friction's multipliers -mu s lambda_n. A row with a
+    compliance d = 1/alpha (cw.penalty, the penalty formulation's augmented Lagrangian) is held instead by
+    lambda = lambda* - alpha (hddot + d c hdot + d k h): d on its diagonal of Lambda, its own stabilization
+    in f_lambda, and the iterations of augmented_lagrangian. False if the solver fails (qdd unchanged)."""
     n, nv = rows.shape[0], qdd.shape[0]
+    soft = False
     for k in range(n):                                    # f_lambda = gamma - G qdd_free (eq. 13)
         row = rows[k]
-        s = cw.gamma[row] - 2.0 * alpha * cw.hd[row] - beta * beta * cw.h[row]
+        d = cw.penalty[row, COMPLIANCE]
+        if d > 0.0:
+            soft = True
+            s = cw.gamma[row] - d * (cw.penalty[row, DAMPING] * cw.hd[row] + cw.penalty[row, STIFFNESS] * cw.h[row])
+        else:
+            s = cw.gamma[row] - 2.0 * alpha * cw.hd[row] - beta * beta * cw.h[row]
         for j in range(nv):
             s -= cw.G[row, j] * qdd[j]
         cw.rhs[k] = s
@@ -297,16 +311,22 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
         solver = QR
     else:
         form_lambda(cw.G, cw.X, rows, cw.Lam)
+    if soft:
+        for k in range(n):
+            cw.Lam[k, k] += cw.penalty[rows[k], COMPLIANCE]
+        copy_square(cw.Lam, cw.work[3:], n)               # kept for the iterations
     if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work):
+        return False
+    cw.lam[:] = 0.0
+    for k in range(n):
+        cw.lam[rows[k]] = cw.mu[k]
+    if soft and not augmented_lagrangian(cw, rows, solver):
         return False
     for j in range(nv):                                   # qdd = qdd_free + X lambda
         s = 0.0
         for k in range(n):
-            s += cw.X[j, k] * cw.mu[k]
+            s += cw.X[j, k] * cw.lam[rows[k]]
         qdd[j] += s
-    cw.lam[:] = 0.0
-    for k in range(n):
-        cw.lam[rows[k]] = cw.mu[k]
     if sliding:
         for row in rows:
             t1 = int(cw.slide[row, TANGENT])
@@ -314,6 +334,60 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
                 cw.lam[t1] = -cw.slide[row, MU] * cw.slide[row, S1] * cw.lam[row]
                 cw.lam[t1 + 1] = -cw.slide[row, MU] * cw.slide[row, S2] * cw.lam[row]
     return True
+
+
+@njit(**INLINE)
+def augmented_lagrangian(cw, rows, solver):
+    """The augmented Lagrangian's iterations (Bayo, García de Jalón & Serna 1988, A modified Lagrangian
+    formulation for the dynamic analysis of constrained mechanical systems, CMAME 71, 183–195; in relative
+    coordinates Blajer 2002, Augmented Lagrangian formulation: geometrical interpretation and application
+    to systems with singularities and redundancy, Multibody Syst. Dyn. 8, 141–159): with alpha = 1/d
+    on the compliant rows, lambda*_{j+1} = lambda_j and (Lambda + D) lambda_{j+1} = f_lambda + D lambda_j,
+    the same as (M + G^T alpha G) qdd_{j+1} = M qdd_j - G^T alpha (c/alpha hdot + k/alpha h - gamma) by
+    the matrix inversion lemma. Each step solves (Lambda + D) delta_{j+1} = D delta_j for the change,
+    cw.iterations[0] steps at most, until it is below AL_TOLERANCE of lambda; they converge to
+    Lambda lambda = f_lambda, as fast as alpha is large against the rows' effective masses. cw.mu holds
+    lambda_1 on entry, cw.work[3:] Lambda + D; False if a solve fails."""
+    n = rows.shape[0]
+    for _ in range(cw.iterations[0]):
+        for k in range(n):
+            cw.rhs[k] = cw.penalty[rows[k], COMPLIANCE] * cw.mu[k]
+        copy_square(cw.work[3:], cw.Lam, n)
+        if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work):
+            return False
+        size, change = 0.0, 0.0
+        for k in range(n):
+            cw.lam[rows[k]] += cw.mu[k]
+            size, change = max(size, abs(cw.lam[rows[k]])), max(change, abs(cw.mu[k]))
+        if change <= AL_TOLERANCE * size:
+            break
+    return True
+
+
+@njit(**INLINE)
+def n_augmented(cw):
+    """How many rows the augmented Lagrangian holds."""
+    return cw.penalized.shape[0] if cw.iterations[0] > 0 else 0
+
+
+@njit(**INLINE)
+def copy_square(A, B, n):
+    """B[:n, :n] = A[:n, :n]."""
+    for i in range(n):
+        for j in range(n):
+            B[i, j] = A[i, j]
+
+
+@njit(**INLINE)
+def join_penalized(rows, cw):
+    """cw.row_set[:n] = ``rows`` followed by the penalized rows, which the augmented Lagrangian solves with
+    the held ones; returns n."""
+    n = rows.shape[0]
+    for k in range(n):
+        cw.row_set[k] = rows[k]
+    for k in range(cw.penalized.shape[0]):
+        cw.row_set[n + k] = cw.penalized[k]
+    return n + cw.penalized.shape[0]
 
 
 @njit(**INLINE)
@@ -406,15 +480,18 @@ def transverse_load(S, f, node, prismatic):
 def constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
                               held, active, cw, solver, alpha, beta, qdd):
     """The accelerations and multipliers at the given tau: the penalized rows' spring-damper forces
-    (penalty_forces) added to tau, the held rows enforced by multipliers (rigid_accelerations)."""
+    (penalty_forces) added to tau, or with the augmented Lagrangian solved with the held rows; the held rows
+    enforced by multipliers (rigid_accelerations)."""
+    springs = cw.penalized.shape[0] > 0 and cw.iterations[0] == 0
     forces = tau
-    if cw.penalized.shape[0]:
+    if springs:
         penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau)
         forces = cw.tau_p
     status = rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, forces, q, v, ws, con_i, con_f,
                                  con_t, held, active, cw, solver, alpha, beta, qdd)
-    for row in cw.penalized:
-        cw.lam[row] = cw.penalty[row, 2]
+    if springs:
+        for row in cw.penalized:
+            cw.lam[row] = cw.penalty[row, FORCE]
     return status
 
 
@@ -423,7 +500,7 @@ def penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau):
     """cw.tau_p = tau + G^T lambda over the penalized rows, lambda = -(k h + c hdot): each constraint
     replaced by a spring-damper on its violation (Khan, Tang & Krovi 2006, eq. 10, with a damper;
     García de Jalón & Bayo 1994, Kinematic and Dynamic Simulation of Multibody Systems, §5.1.4).
-    The forces are kept in cw.penalty[:, 2]; a call of its own, made only by the penalty formulation."""
+    The forces are kept in cw.penalty[:, FORCE]; a call of its own, made only by the penalty formulation."""
     w = carve(ws)
     first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
@@ -431,8 +508,8 @@ def penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau):
                   cw.hd, cw.gamma, cw.G)
     copy_into(tau, cw.tau_p)
     for row in cw.penalized:
-        lam = -(cw.penalty[row, 0] * cw.h[row] + cw.penalty[row, 1] * cw.hd[row])
-        cw.penalty[row, 2] = lam
+        lam = -(cw.penalty[row, STIFFNESS] * cw.h[row] + cw.penalty[row, DAMPING] * cw.hd[row])
+        cw.penalty[row, FORCE] = lam
         for j in range(cw.tau_p.shape[0]):
             cw.tau_p[j] += cw.G[row, j] * lam
 
@@ -444,15 +521,17 @@ def rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau,
     independent set found at assembly); where that set loses rank although the whole set does not
     (a redundancy that moves with the configuration), or where the mechanism is singular, or with
     solver QR, every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent
-    there. No row held (a tree whose joint stops are all open): the tree's accelerations, every
-    multiplier 0."""
+    there. The augmented Lagrangian's rows join either set (join_penalized). No row held (a tree whose joint
+    stops are all open): the tree's accelerations, every multiplier 0."""
     status = aba_tables(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, qdd)
-    if status != OK or held.shape[0] == 0:
+    if status != OK or held.shape[0] + n_augmented(cw) == 0:
         cw.lam[:] = 0.0
         return status
     w = carve(ws)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
     if solver == CHOLESKY:
+        if n_augmented(cw):
+            active = cw.row_set[:join_penalized(active, cw)]
         evaluate_rows(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                       cw.hd, cw.gamma, cw.G)
         sliding = any_sliding(cw.slide, active)
@@ -460,6 +539,8 @@ def rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau,
             sliding_directions(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
         if multipliers(node_i, ws, cw, active, CHOLESKY, alpha, beta, qdd, sliding):
             return OK
+    if n_augmented(cw):
+        held = cw.row_set[:join_penalized(held, cw)]
     evaluate_rows(con_i, con_f, con_t, held, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                   cw.hd, cw.gamma, cw.G)
     sliding = any_sliding(cw.slide, held)

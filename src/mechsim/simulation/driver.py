@@ -49,7 +49,7 @@ Part = namedtuple("Part", "cm active stop tau targets slide friction penalty")
 Part.__doc__ = """A stretch of the run's samples on one compiled model in one mode: the active rows, the index
 one past its last sample, the friction forces tau, the lock targets {row: (f, f', f'')}, the sliding
 contacts and the slipping load frictions (dynamics/multipliers.py: ConstraintWorkspace.slide, .friction),
-the penalty formulation's springs (rows, stiffness, damping) or None."""
+the penalty formulation's Penalty (formulations.py) or None."""
 
 
 def added(counts, stats):
@@ -103,7 +103,7 @@ class Driver:
         if opts["formulation"] != "penalty":
             self.penalty = None
         elif getattr(self, "cm", None) is not cm:      # the springs of a model, set where it starts
-            self.penalty = penalty_table(cm, q, opts["penalty"])[:3]
+            self.penalty = penalty_table(cm, q, opts["penalty"])
         self.cm, self.charts_logged = cm, 0
         self.data = cm.new_data(active=active, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
                                 baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]),

@@ -36,7 +36,8 @@ OPTIONS = {
                                 "drift='baumgarte' (Khan, Tang & Krovi 2006, method B)", "positive"),
     "penalty": Option(None, None, "formulation='penalty': dict(stiffness=, damping=) (numbers, or {constraint: "
                                   "number}) or dict(frequency=, damping_ratio=) (default frequency 1000 rad/s, "
-                                  "critically damped)", "mapping"),
+                                  "critically damped); iterations=n (and factor=, default 1e6): the augmented "
+                                  "Lagrangian (default frequency 10 rad/s)", "mapping"),
     "backend": Option("auto", BACKENDS, "auto: the compiled loop whenever nothing varies from Python", command_line=True),
     "inputs": Option(None, None, "input values: numbers, expressions of t or callables", "mapping"),
     "controller": Option(None, None, "callable(t, outputs) -> {input: value}", "callable"),
