@@ -212,18 +212,18 @@ def outside_span(G, ns):
 
 
 @njit(**JIT)
-def current_chart(node_i, node_f, con_i, con_f, con_t, held, ws, cw, ns, q, v, t, log):
+def current_chart(node_i, node_f, con_i, con_f, con_t, held, ws, cw, ns, q, v, t, after_step):
     """Every held row evaluated at (q, v) and a chart fit for q factored: the current one, or a new
     one when there is none, A has lost rank, |X| > TURN_LIMIT or a dependent row has left the
-    independent rows' span (checked when ``log``: after a step; logged with t). Returns whether A
-    could be factored."""
+    independent rows' span (checked ``after_step`` only). A new chart replacing one is logged with t,
+    a stage's too: it stays in use after the step. Returns whether A could be factored."""
     constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, held)
     turn = factor_chart(cw.G, ns) if ns.meta[VALID] else np.inf
-    if turn <= TURN_LIMIT and log and outside_span(cw.G, ns) > RANK_GROWTH:
+    if turn <= TURN_LIMIT and after_step and outside_span(cw.G, ns) > RANK_GROWTH:
         turn = GREW
     elif turn <= TURN_LIMIT:
         return True
-    if ns.meta[VALID] and log:
+    if ns.meta[VALID]:
         k = ns.meta[CHANGES]
         if k < LOG_CAPACITY:
             ns.log[k, 0], ns.log[k, 1] = t, turn
