@@ -43,7 +43,7 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
     the constraint residual below 1e-3 atol; its metric is M^-1, projection.py), the compiled event
     signals (simulation/events.py) and the formulation: "penalty" with ``penalty`` a Penalty
     (simulation/formulations.py), the rows turned into spring-dampers or held by the augmented Lagrangian
-    (they leave the active and held rows: no projection, no events);
+    (they leave the active and held rows: no events; the augmented Lagrangian's are projected, projection.py);
     "nullspace" with drift "baumgarte" holds the positions by method B at rate ``sigma`` (nullspace.py)."""
     code, form = DRIFT_CODES[drift], FORMULATION_CODES[formulation]
     alpha, beta = (float(baumgarte[0]), float(baumgarte[1])) if code == BAUMGARTE else (0.0, 0.0)

@@ -25,7 +25,7 @@ from .constraints import evaluate_rows, velocity_product_accelerations
 from ..status import NOT_CONVERGED, OK, SINGULAR
 from .kernels import aba_tables, carve, first_pass, normalize_quaternions
 from .layout import PTYPE, QI, VI
-from .multipliers import QR, constraint_jacobian_solves, form_lambda, solve_symmetric
+from .multipliers import QR, constraint_jacobian_solves, form_lambda, join_penalized, n_augmented, solve_symmetric
 
 PROJECTION, STABILIZATION = 0, 1
 MAX_ITERATIONS = 12
@@ -100,8 +100,14 @@ def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, row
     STABILIZATION) over the constraint rows ``rows``, with the force values u, the generalized forces
     tau and the targets con_t (the metric M^-1 comes from an ABA pass); dz is (nv,) scratch; rtol is
     not used (the metric no longer comes from the error weights), atol sets the projection's residual.
-    Returns OK, NOT_CONVERGED, SINGULAR or a singular node. Flat arguments: a compiled call taking
-    the whole model and data would pass all their arrays."""
+    Returns OK, NOT_CONVERGED, SINGULAR or a singular node. The rows the penalty formulation's augmented
+    Lagrangian holds are projected with them: its mass-orthogonal projections (Bayo & Ledesma 1996,
+    Augmented Lagrangian and mass-orthogonal projection methods for constrained multibody dynamics,
+    Nonlinear Dyn. 9, 113–130), without which no acceleration-level scheme passes the singular positions
+    of a driven closed loop. Flat arguments: a compiled call taking the whole model and data would pass
+    all their arrays."""
+    if n_augmented(cw):
+        rows = cw.row_set[:join_penalized(rows, cw)]
     if rows.shape[0] == 0:                                # nothing held (a hybrid mode without contact)
         return OK
     if drift == STABILIZATION:

@@ -17,7 +17,9 @@ the model: what each supports, and the penalty formulation's springs.
   (dynamics/multipliers.py augmented_lagrangian) that converge to the exact multipliers of a violation
   held by alpha hddot + c hdot + k h = 0, with k and c as above on the mass m + alpha (default omega
   10 rad/s, zeta 1, factor 1e6). These rows are solved with the held ones: no Lambda-free evaluation as
-  with springs, but any stiffness without stiff steps, and redundant loops without a rank decision.
+  with springs, but any stiffness without stiff steps, and redundant loops without a rank decision. The
+  drift control projects them with the held rows (Bayo & Ledesma 1996's mass-orthogonal projections);
+  with drift="none" only their own stabilization holds them.
 """
 import numbers
 from collections import namedtuple
