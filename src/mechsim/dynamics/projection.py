@@ -103,8 +103,8 @@ def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, row
     Returns OK, NOT_CONVERGED, SINGULAR or a singular node. The rows the penalty formulation's augmented
     Lagrangian holds are projected with them: its mass-orthogonal projections (Bayo & Ledesma 1996,
     Augmented Lagrangian and mass-orthogonal projection methods for constrained multibody dynamics,
-    Nonlinear Dyn. 9, 113–130), without which no acceleration-level scheme passes the singular positions
-    of a driven closed loop. Flat arguments: a compiled call taking the whole model and data would pass
+    Nonlinear Dyn. 9, 113–130), which carry a driven loop through its singular positions, where the
+    acceleration-level stabilization alone lets it open. Flat arguments: a compiled call taking the whole model and data would pass
     all their arrays."""
     if n_augmented(cw):
         rows = cw.row_set[:join_penalized(rows, cw)]

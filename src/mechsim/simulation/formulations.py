@@ -11,12 +11,13 @@ the model: what each supports, and the penalty formulation's springs.
   effective mass m = 1 / Lambda_ii (Lambda = G M^-1 G^T at the start): k = m omega^2, c = 2 zeta omega m
   (damping default: critical).
   Drivers, joint limits, frictions and contacts stay exact (multipliers). With ``iterations=n`` the
-  penalty is the augmented Lagrangian's (Bayo, García de Jalón & Serna 1988; García de Jalón & Bayo 1994,
-  §5.1.5): a mass penalty alpha = factor m on each row's acceleration besides the spring and damper, force
-  lambda* - alpha (hddot + 2 zeta omega hdot + omega^2 h), and up to n iterations lambda* <- lambda
-  (dynamics/multipliers.py augmented_lagrangian) that converge to the exact multipliers of a violation
-  held by alpha hddot + c hdot + k h = 0, with k and c as above on the mass m + alpha (default omega
-  10 rad/s, zeta 1, factor 1e6). These rows are solved with the held ones: no Lambda-free evaluation as
+  penalty is the augmented Lagrangian's (Bayo, García de Jalón & Serna 1988, A modified Lagrangian
+  formulation for the dynamic analysis of constrained mechanical systems, CMAME 71, 183–195): a mass
+  penalty alpha = factor m on each row's acceleration besides the spring and damper, force
+  lambda* - (alpha hddot + c hdot + k h), and up to n iterations lambda* <- lambda (dynamics/multipliers.py
+  augmented_lagrangian) that converge to the exact multipliers of a violation held by
+  alpha hddot + c hdot + k h = 0, with k and c as above on the mass m + alpha (default omega 10 rad/s,
+  zeta 1, factor 1e6). These rows are solved with the held ones: no Lambda-free evaluation as
   with springs, but any stiffness without stiff steps, and redundant loops without a rank decision. The
   drift control projects them with the held rows (Bayo & Ledesma 1996's mass-orthogonal projections);
   with drift="none" only their own stabilization holds them.
@@ -36,7 +37,8 @@ DEFAULT_AUGMENTED = dict(frequency=10.0, damping_ratio=1.0)    # Bayo et al. 198
 DEFAULT_FACTOR = 1e6                # the augmented Lagrangian's mass penalty over the rows' effective masses
 KEYS = ("stiffness", "damping", "frequency", "damping_ratio", "iterations", "factor")
 # The settings of one run: the penalized rows, each one's stiffness k, damping c and compliance 1 / alpha
-# (0: a spring-damper), the augmented Lagrangian's iterations (0: none) and each row's frequency sqrt(k / m).
+# (0: a spring-damper), the augmented Lagrangian's iterations (0: none) and each row's frequency
+# sqrt(k / (m + alpha)).
 Penalty = namedtuple("Penalty", "rows stiffness damping compliance iterations omega")
 # rad/s: a penalty this fast makes Radau the default solver. Explicit steps are ~3 / omega, so the compiled RK45
 # costs ~omega steps a simulated second; scipy's Radau takes a few hundred, at ~3 ms each from Python. On the
