@@ -5,18 +5,46 @@ function calls or the constants it froze in: a cached caller can outlive an edit
 and then read a workspace laid out the old way. So the cache directory is keyed on the
 source of every module whose code or constants end up compiled; an edit starts a fresh one.
 A NUMBA_CACHE_DIR set by the user is respected as it is.
+
+Compiling takes long the first time (SPEC §6: a first command must not sit silent), so the first
+compilation of a mechsim kernel in a process says so on stderr, once. Numba reports a compilation only
+when the kernel is not in the cache: a warm run prints nothing.
 """
 import hashlib
 import os
+import sys
 from pathlib import Path
+
+from numba.core import config, event
 
 # packages and modules whose code or constants end up compiled (a package: every module in it)
 COMPILED_SOURCES = ("spatial", "dynamics", "integrators", "simulation/problem.py", "modeling/joints.py",
                     "io/expressions.py")       # the expressions' opcodes are frozen into the evaluator
 
+NOTICE = ("note: compiling mechsim's kernels for this machine, once (about a minute for an open chain, a few "
+          "for closed loops; later runs load them from {})")
+
+
+class _FirstCompileNotice(event.Listener):
+    """Prints NOTICE when a mechsim kernel starts compiling, the first time in the process."""
+
+    def __init__(self):
+        self.printed = False
+
+    def on_start(self, ev):
+        py_func = getattr(ev.data.get("dispatcher"), "py_func", None)
+        if not self.printed and getattr(py_func, "__module__", "").startswith("mechsim."):
+            self.printed = True
+            print(NOTICE.format(os.environ.get("NUMBA_CACHE_DIR") or "numba's cache"), file=sys.stderr, flush=True)
+
+    def on_end(self, ev):
+        pass
+
 
 def configure():
-    """Point numba's cache at ~/.cache/mechsim/numba/<digest of the compiled sources>."""
+    """Point numba's cache at ~/.cache/mechsim/numba/<digest of the compiled sources>, and announce the
+    first compilation (NOTICE)."""
+    event.register("numba:compile", _FirstCompileNotice())
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     root = Path(__file__).resolve().parent
@@ -29,8 +57,5 @@ def configure():
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         return                                   # unwritable home: numba's own default applies
-    os.environ["NUMBA_CACHE_DIR"] = str(directory)
-    import sys
-    if "numba" in sys.modules:                   # numba read its config already: tell it directly
-        from numba.core import config
-        config.CACHE_DIR = str(directory)
+    os.environ["NUMBA_CACHE_DIR"] = str(directory)    # for processes started from this one
+    config.CACHE_DIR = str(directory)                  # numba read its configuration when imported

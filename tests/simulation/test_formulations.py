@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
-from mechsim.dynamics.system import state_derivative
+from mechsim.simulation.problem import derivative, system
 from mechsim.status import OK
 from mechsim.simulation.formulations import effective_masses, penalty_table
 
@@ -238,7 +238,7 @@ def accelerations(cm, penalty, q, v):
     """vdot of the penalty formulation with the given Penalty at (q, v), t = 0."""
     data = cm.new_data(formulation="penalty", penalty=penalty, drift="none")
     dy = np.zeros(cm.nq + cm.nv)
-    assert state_derivative(cm.arrays, data, 0.0, np.concatenate([q, v]), dy) == OK
+    assert derivative(system(cm.arrays, data, cm.is_tree), 0.0, np.concatenate([q, v]), dy) == OK
     return dy[cm.nq:]
 
 

@@ -9,7 +9,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import mechsim as ms
-from mechsim.dynamics.system import state_derivative
+from mechsim.simulation.problem import derivative, system
 from mechsim.simulation import driver
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -49,11 +49,11 @@ def double_pendulum_energy(res, g=9.81):
 def scipy_rhs(m):
     """dy/dt of a model as a Python function, for scipy's solvers (the same compiled kernel)."""
     cm = m.compile()
-    data = cm.new_data()
+    problem = system(cm.arrays, cm.new_data(), cm.is_tree)
 
     def f(t, y):
         dy = np.empty_like(y)
-        state_derivative(cm.arrays, data, t, y, dy)
+        derivative(problem, t, y, dy)
         return dy
     return f
 

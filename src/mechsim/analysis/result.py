@@ -80,7 +80,8 @@ class Result:
                 data.cw.slide[:] = self._slide
             if self._load_friction is not None:
                 data.cw.friction[:] = self._load_friction
-            status = constrained_trajectory(cm.arrays, data, self.u_force, self.tau, self.q, self.v, targets, *out)
+            status = constrained_trajectory(cm.arrays, data, None if cm.is_tree else data.cw, self.u_force, self.tau,
+                                            self.q, self.v, targets, *out)
             if status != OK:             # the accelerations of the failing sample are partly written
                 out[0][np.isnan(out[7]).any(axis=1) if nc else np.isnan(out[2]).any(axis=(1, 2))] = np.nan
             self._dynamics = out

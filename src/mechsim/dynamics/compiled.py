@@ -41,6 +41,8 @@ class CompiledModel:
         # some force value or constraint target depends on t or on an input
         self.varies_in_time = bool(self.input_slots or self.expression_slots or self.python_slots
                                    or self.rows.expressions or self.rows.timed)
+        # an open tree: its dynamics are ABA alone; runs compile no constraint machinery (dynamics/system.py)
+        self.is_tree = self.n_rows == 0 and not self.load_frictions
         self.analysis = None                 # redundancy analysis at the last assembly (assembly/redundancy.py)
         self.local = threading.local()       # forward_dynamics' per-thread data (dynamics/api.py)
 

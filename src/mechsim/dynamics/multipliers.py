@@ -529,25 +529,17 @@ def rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau,
         return status
     w = carve(ws)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
-    if solver == CHOLESKY:
+    for attempt in range(solver, QR + 1):                # one call site each below: inlined once
+        rows = active if attempt == CHOLESKY else held
         if n_augmented(cw):
-            active = cw.row_set[:join_penalized(active, cw)]
-        evaluate_rows(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
+            rows = cw.row_set[:join_penalized(rows, cw)]
+        evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                       cw.hd, cw.gamma, cw.G)
-        sliding = any_sliding(cw.slide, active)
+        sliding = any_sliding(cw.slide, rows)
         if sliding:
-            sliding_directions(con_i, con_f, con_t, active, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
-        if multipliers(node_i, ws, cw, active, CHOLESKY, alpha, beta, qdd, sliding):
+            sliding_directions(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
+        if multipliers(node_i, ws, cw, rows, attempt, alpha, beta, qdd, sliding):
             return OK
-    if n_augmented(cw):
-        held = cw.row_set[:join_penalized(held, cw)]
-    evaluate_rows(con_i, con_f, con_t, held, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
-                  cw.hd, cw.gamma, cw.G)
-    sliding = any_sliding(cw.slide, held)
-    if sliding:
-        sliding_directions(con_i, con_f, con_t, held, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
-    if multipliers(node_i, ws, cw, held, QR, alpha, beta, qdd, sliding):
-        return OK
     return SINGULAR
 
 
@@ -569,29 +561,35 @@ def joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd
 
 
 @njit(**JIT)
-def constrained_trajectory(model, data, U_force, TAU, Q, V, CON_T, QDD, R_out, p_out, vel_out, acc_out, LAM, WRENCH, H,
-                           JOINT_F):
+def constrained_trajectory(model, data, cw, U_force, TAU, Q, V, CON_T, QDD, R_out, p_out, vel_out, acc_out, LAM,
+                           WRENCH, H, JOINT_F):
     """Constrained forward dynamics over samples k (force values U_force[k], targets CON_T[k]): QDD[k], every
     node's world pose, spatial velocity and acceleration (a_0 = -g, with the constraint forces), the rows'
     multipliers LAM[k], unit wrenches WRENCH[k], residuals H[k] and the wrenches the joints transmit
-    JOINT_F[k]. Returns OK or the failing status."""
-    node_i, con_i, cw, w = model.node_i, model.con_i, data.cw, carve(data.ws)
+    JOINT_F[k]. ``cw`` is data.cw, or None for an open tree: ABA alone is compiled (dynamics/system.py).
+    Returns OK or the failing status."""
+    node_i, con_i, w = model.node_i, model.con_i, carve(data.ws)
     for k in range(Q.shape[0]):
         copy_into(U_force[k], data.u)
         copy_into(CON_T[k], data.con_t)
-        status = constrained_dynamics(model, data, Q[k], V[k], TAU[k], QDD[k])
+        if cw is None:
+            status = aba_tables(node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, Q[k],
+                                V[k], TAU[k], data.ws, QDD[k])
+        else:
+            status = constrained_dynamics(model, data, Q[k], V[k], TAU[k], QDD[k])
         if status != OK:
             return status
-        evaluate_rows(con_i, model.con_f, data.con_t, data.held, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel,
-                      cw.acc0, cw.wrench, cw.h, cw.hd, cw.gamma, cw.G)            # every residual and wrench
+        if cw is not None:
+            evaluate_rows(con_i, model.con_f, data.con_t, data.held, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel,
+                          cw.acc0, cw.wrench, cw.h, cw.hd, cw.gamma, cw.G)            # every residual and wrench
         joint_wrenches(node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, Q[k], V[k], QDD[k],
-                       con_i, cw.lam, cw.wrench, w, data.dz)
+                       con_i, data.cw.lam, data.cw.wrench, w, data.dz)
         copy_into(w.R, R_out[k])
         copy_into(w.p, p_out[k])
         copy_into(w.vel, vel_out[k])
         copy_into(w.acc, acc_out[k])
         copy_into(w.pA, JOINT_F[k])
-        copy_into(cw.lam, LAM[k])
-        copy_into(cw.wrench, WRENCH[k])
-        copy_into(cw.h, H[k])
+        copy_into(data.cw.lam, LAM[k])
+        copy_into(data.cw.wrench, WRENCH[k])
+        copy_into(data.cw.h, H[k])
     return OK

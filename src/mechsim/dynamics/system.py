@@ -1,19 +1,20 @@
-"""The mechanics as a first-order system y = [q; v] for the integrators, compiled:
+"""The mechanics as a first-order system y = [q; v] for the integrators, compiled, on the arrays each
+step reads (simulation/problem.py hands them on from its System tuple):
 
-- ``state_derivative(model, data, t, y, dy)``: dy/dt = [H(q) v; vdot], vdot with the constraints
-  enforced by their multipliers;
-- ``correct_state(model, data, t, y)``: the drift correction applied after every accepted step
-  and at every output (unit quaternions; projection or stabilization, Wood & Kennedy 2003, §3.3–3.5);
-- ``signal_values(model, data, t, y, g)``: the signals compiled event conditions watch, less
-  the values they cross.
+- ``derivative_tables``: dy/dt = [H(q) v; vdot], vdot with the constraints enforced by their
+  multipliers (or by the null-space formulation);
+- ``correct_tables``: the drift correction applied after every accepted step and at every output
+  (unit quaternions; projection or stabilization, Wood & Kennedy 2003, §3.3–3.5);
+- ``signal_tables``: the signals compiled event conditions watch, less the values they cross.
 
-state_derivative and correct_state first evaluate the time functions of the model (expressions of t for force values and
-constraint targets) at t, so that the whole run stays compiled when nothing else varies; values
-set from Python (inputs, callables) are left as the driver wrote them.
+They first evaluate the time functions of the model (expressions of t for force values and constraint
+targets) at t, so that the whole run stays compiled when nothing else varies; values set from Python
+(inputs, callables) are left as the driver wrote them.
 
-Each is one straight line, inlined by LLVM into its caller (INLINE), that hands a compiled kernel
-(``*_tables``) only the arrays it reads: a compiled call taking the whole model and data passes
-every array in them as a struct of ~10 words.
+A run compiles only what it uses: the constraint workspace ``cw`` is None for an open tree, the null-space
+workspace ``ns`` None unless the formulation is null-space, and numba drops a branch on ``x is None`` of
+an argument before typing it, so a tree's derivative is ABA alone and a run with multipliers compiles no
+null-space code.
 """
 import numpy as np
 from numba import njit
@@ -21,8 +22,8 @@ from numba import njit
 from ..spatial.algebra import INLINE, JIT, transform_point
 from ..status import OK
 from .constraints import evaluate_row, velocity_product_accelerations
-from .data import BAUMGARTE, NULLSPACE
-from .kernels import carve, first_pass, kinematic_map, normalize_quaternions
+from .data import BAUMGARTE
+from .kernels import aba_tables, carve, first_pass, kinematic_map, normalize_quaternions
 from .multipliers import joint_loads, solve_constrained, transverse_load
 from .nullspace import nullspace_correct, nullspace_derivative
 from .projection import project
@@ -55,48 +56,34 @@ def update_time_functions(ops, consts, slot_span, row_span, u, con_t, stack, t):
             con_t[row, 0], con_t[row, 1], con_t[row, 2] = f, df, ddf
 
 
-@njit(**INLINE)
-def state_derivative(model, data, t, y, dy):
-    """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR. One straight line
-    handing derivative_tables the arrays it reads."""
-    return derivative_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.nq,
-                             model.time_ops, model.time_consts, model.slot_span, model.row_span, data.stack, data.u,
-                             data.tau, data.ws, model.con_i, model.con_f, data.con_t, data.held, data.active,
-                             data.cw, data.solver, data.alpha, data.beta, data.formulation, data.ns, t, y, dy)
-
-
 @njit(**JIT)
 def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, time_consts, slot_span, row_span, stack,
-                      u, tau, ws, con_i, con_f, con_t, held, active, cw, solver, alpha, beta, formulation, ns, t, y, dy):
-    """state_derivative on the arrays it reads: the time functions at t, then q' = H(q) v and vdot by
-    the constrained dynamics (multipliers.py), or by the null-space formulation (nullspace.py)."""
+                      u, tau, ws, con_i, con_f, con_t, held, active, cw, solver, alpha, beta, ns, t, y, dy):
+    """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR: the time functions at t,
+    then q' = H(q) v and vdot by ABA (an open tree, cw None), the constrained dynamics (multipliers.py),
+    or the null-space formulation (nullspace.py)."""
     q, v = y[:nq], y[nq:]
     if time_ops.shape[0]:
         update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
-    if formulation == NULLSPACE and held.shape[0]:
+    if ns is not None and held.shape[0]:
         return nullspace_derivative(node_i, node_f, force_i, force_f, gravity, nq, u, tau, ws, con_i, con_f, con_t,
                                     held, cw, ns, alpha, t, y, dy)
     kinematic_map(node_i, q, v, dy[:nq])
+    if cw is None:
+        return aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dy[nq:])
     return solve_constrained(node_i, node_f, force_i, force_f, gravity, u, tau, q, v, ws, con_i, con_f, con_t,
                              held, active, cw, solver, alpha, beta, dy[nq:])
 
 
-@njit(**INLINE)
-def correct_state(model, data, t, y):
-    """Bring y back onto its manifold in place: unit quaternions, and the constraints when the drift
-    control is projection or stabilization. Returns the status. A straight line, as state_derivative."""
-    return correct_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.quat_q,
-                          model.nq, model.time_ops, model.time_consts, model.slot_span, model.row_span, data.stack,
-                          model.con_i, model.con_f, data.held, data.u, data.tau, data.con_t, data.ws, data.cw,
-                          data.dz, data.drift, data.rtol, data.atol, data.formulation, data.ns, t, y)
-
-
 @njit(**JIT)
 def correct_tables(node_i, node_f, force_i, force_f, gravity, quat_q, nq, time_ops, time_consts, slot_span, row_span,
-                   stack, con_i, con_f, rows, u, tau, con_t, ws, cw, dz, drift, rtol, atol, formulation, ns, t, y):
-    """correct_state on the arrays it reads."""
+                   stack, con_i, con_f, rows, u, tau, con_t, ws, cw, dz, drift, rtol, atol, ns, t, y):
+    """Bring y back onto its manifold in place: unit quaternions, and the constraints when the drift
+    control is projection or stabilization. Returns the status."""
     normalize_quaternions(quat_q, y)
-    if formulation == NULLSPACE and rows.shape[0]:
+    if cw is None:
+        return OK
+    if ns is not None and rows.shape[0]:
         if time_ops.shape[0]:
             update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
         return nullspace_correct(node_i, node_f, quat_q, con_i, con_f, con_t, rows, ws, cw, ns, drift, atol, t,
@@ -110,18 +97,6 @@ def correct_tables(node_i, node_f, force_i, force_f, gravity, quat_q, nq, time_o
 
 
 @njit(**INLINE)
-def signal_values(model, data, t, y, g):
-    """g[k] = signal k at (t, y) less the value it crosses (data.signal_i / signal_f)."""
-    if watches_multipliers(data.signal_i):
-        status = state_derivative(model, data, t, y, data.ydot)
-        if status != OK:
-            return status
-    return signal_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, model.nq,
-                         model.con_i, model.con_f, data.con_t, data.signal_i, data.signal_f, data.u, data.ws, data.cw,
-                         y, data.ydot, g)
-
-
-@njit(**INLINE)
 def watches_multipliers(sig_i):
     for k in range(sig_i.shape[0]):
         if sig_i[k, 0] == MULTIPLIER or sig_i[k, 0] == CONE or sig_i[k, 0] == FRICTION_LOAD:
@@ -132,8 +107,8 @@ def watches_multipliers(sig_i):
 @njit(**JIT)
 def signal_tables(node_i, node_f, force_i, force_f, gravity, nq, con_i, con_f, con_t, sig_i, sig_f, u, ws, cw, y,
                   ydot, g):
-    """signal_values on the arrays it reads (cw.lam and ydot: the multipliers and the state derivative at
-    (t, y), when watched)."""
+    """g[k] = signal k at (t, y) less the value it crosses (sig_i / sig_f). cw.lam and ydot: the multipliers
+    and the state derivative at (t, y), when watched; cw None (an open tree): signals of rows never occur."""
     w = carve(ws)
     kinematics_done = loads_done = False
     q, v = y[:nq], y[nq:]
@@ -142,37 +117,40 @@ def signal_tables(node_i, node_f, force_i, force_f, gravity, nq, con_i, con_f, c
         if kind == COORDINATE:
             g[k] = y[index] - sig_f[k, 0]
             continue
-        if kind == FRICTION_LOAD:
-            if not loads_done:               # the joints' loads into w.pA (and the kinematics they need)
-                joint_loads(node_i, node_f, force_i, force_f, gravity, u, q, v, ydot[nq:], con_i, ws, cw)
-                velocity_product_accelerations(node_i, w.c, cw.acc0)
-                loads_done = kinematics_done = True
-            load = transverse_load(w.S, w.pA, component, sig_i[k, 3] > 0)
-            g[k] = sig_f[k, 1] * cw.lam[index] - sig_f[k, 2] - sig_f[k, 3] * load - sig_f[k, 0]
-            continue
-        if kind == MULTIPLIER:
-            g[k] = sig_f[k, 1] * cw.lam[index] - sig_f[k, 0]
-            continue
-        if kind == CONE:
-            normal, t1, t2 = 0.0, 0.0, 0.0
-            for row in range(index, index + 3 * component, 3):
-                normal, t1, t2 = normal + cw.lam[row], t1 + cw.lam[row + 1], t2 + cw.lam[row + 2]
-            g[k] = sig_f[k, 1] * normal - np.sqrt(t1 * t1 + t2 * t2) - sig_f[k, 0]
-            continue
         if kind == SILENT:
             g[k] = 1.0
             continue
+        if cw is not None:
+            if kind == FRICTION_LOAD:
+                if not loads_done:               # the joints' loads into w.pA (and the kinematics they need)
+                    joint_loads(node_i, node_f, force_i, force_f, gravity, u, q, v, ydot[nq:], con_i, ws, cw)
+                    velocity_product_accelerations(node_i, w.c, cw.acc0)
+                    loads_done = kinematics_done = True
+                load = transverse_load(w.S, w.pA, component, sig_i[k, 3] > 0)
+                g[k] = sig_f[k, 1] * cw.lam[index] - sig_f[k, 2] - sig_f[k, 3] * load - sig_f[k, 0]
+                continue
+            if kind == MULTIPLIER:
+                g[k] = sig_f[k, 1] * cw.lam[index] - sig_f[k, 0]
+                continue
+            if kind == CONE:
+                normal, t1, t2 = 0.0, 0.0, 0.0
+                for row in range(index, index + 3 * component, 3):
+                    normal, t1, t2 = normal + cw.lam[row], t1 + cw.lam[row + 1], t2 + cw.lam[row + 2]
+                g[k] = sig_f[k, 1] * normal - np.sqrt(t1 * t1 + t2 * t2) - sig_f[k, 0]
+                continue
         if not kinematics_done:
             first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
-            velocity_product_accelerations(node_i, w.c, cw.acc0)
+            if cw is not None:
+                velocity_product_accelerations(node_i, w.c, cw.acc0)
             kinematics_done = True
-        if kind == GAP or kind == SLIP:
-            for row in range(index, index + (1 if kind == GAP else 2)):
-                evaluate_row(con_i, con_f, con_t, row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
-                             cw.hd, cw.gamma, cw.G)
-            g[k] = (cw.h[index] if kind == GAP else sig_f[k, 1] * cw.hd[index] + sig_f[k, 2] * cw.hd[index + 1]) \
-                - sig_f[k, 0]
-            continue
+        if cw is not None:
+            if kind == GAP or kind == SLIP:
+                for row in range(index, index + (1 if kind == GAP else 2)):
+                    evaluate_row(con_i, con_f, con_t, row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench,
+                                 cw.h, cw.hd, cw.gamma, cw.G)
+                g[k] = (cw.h[index] if kind == GAP else sig_f[k, 1] * cw.hd[index] + sig_f[k, 2] * cw.hd[index + 1]) \
+                    - sig_f[k, 0]
+                continue
         if kind == BODY_OMEGA:
             value = w.vel[index, component]
         else:

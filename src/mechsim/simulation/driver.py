@@ -26,7 +26,6 @@ from ..analysis.state import State
 from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.api import singular_node_error
 from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
-from ..dynamics.system import correct_state, signal_values, state_derivative
 from ..errors import MechsimError, ModelError
 from ..integrators import CompiledStepper, ScipyStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
@@ -34,7 +33,7 @@ from .events import EventRecord, as_events, compile_signals
 from .formulations import penalty_table
 from .hybrid import Modes
 from .options import COMPILED_SOLVERS
-from .problem import system
+from .problem import correct as system_correct, derivative as system_derivative, events as system_signals, system
 from .run_inputs import RunInputs
 
 CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
@@ -110,7 +109,7 @@ class Driver:
                                 signal_i=signal_i, signal_f=signal_f, formulation=opts["formulation"],
                                 penalty=self.penalty, sigma=opts["sigma"])
         self.modes.apply(self.data)
-        self.problem = system(cm.arrays, self.data)
+        self.problem = system(cm.arrays, self.data, cm.is_tree)
 
     def _backend(self):
         """'compiled' or 'python' from the backend option and what varies from Python."""
@@ -142,7 +141,7 @@ class Driver:
     def _rhs(self, t, y):
         self.inputs.python_values(t, y)
         dy = np.empty_like(y)
-        status = state_derivative(self.cm.arrays, self.data, t, y, dy)
+        status = system_derivative(self.problem, t, y, dy)
         if status != OK:
             raise StepError(self._status_message(status, t))
         return dy
@@ -150,7 +149,7 @@ class Driver:
     def _correct(self, t, y):
         """Drift correction of y in place at t (the Python path: Python-given values set first)."""
         self.inputs.python_values(t, y, sample_controller=False)
-        status = correct_state(self.cm.arrays, self.data, t, y)
+        status = system_correct(self.problem, t, y)
         if status != OK:
             raise StepError(self._status_message(status, t))
 
@@ -185,7 +184,7 @@ class Driver:
         if compiled:
             self.inputs.python_values(t, y, sample_controller=False)      # a stop's force needs them at t
             all_compiled = np.empty(len(self.compiled_events))
-            signal_values(self.cm.arrays, self.data, t, y, all_compiled)
+            system_signals(self.problem, t, y, all_compiled)
             for j, k in enumerate(which):
                 if k in self.compiled_events:
                     g[j] = all_compiled[self.compiled_events.index(k)]

@@ -9,7 +9,7 @@ from collections import namedtuple
 
 from numba import njit
 
-from ..dynamics.data import Data, ModelArrays
+from ..dynamics.data import NULLSPACE, Data, ModelArrays
 from ..dynamics.system import correct_tables, derivative_tables, signal_tables, watches_multipliers
 from ..integrators.problem import register_problem
 from ..spatial.algebra import INLINE
@@ -18,9 +18,13 @@ from ..status import OK
 System = namedtuple("System", ModelArrays._fields + Data._fields)
 
 
-def system(model, data):
-    """The System of ModelArrays ``model`` and Data ``data`` (their arrays, shared)."""
-    return System(*model, *data)
+def system(model, data, tree=False):
+    """The System of ModelArrays ``model`` and Data ``data`` (their arrays, shared). Its constraint
+    workspace cw is None for an open ``tree`` (CompiledModel.is_tree), its null-space workspace ns None
+    unless the formulation is null-space: the kernels drop the code a None stands for (dynamics/system.py),
+    so that a run compiles only the machinery it uses."""
+    return System(*model, *data)._replace(cw=None if tree else data.cw,
+                                          ns=data.ns if data.formulation == NULLSPACE else None)
 
 
 @njit(**INLINE)
@@ -28,7 +32,7 @@ def derivative(s, t, y, dy):
     """dy/dt of the mechanism (dynamics/system.py: state_derivative)."""
     return derivative_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.nq, s.time_ops, s.time_consts,
                              s.slot_span, s.row_span, s.stack, s.u, s.tau, s.ws, s.con_i, s.con_f, s.con_t,
-                             s.held, s.active, s.cw, s.solver, s.alpha, s.beta, s.formulation, s.ns, t, y, dy)
+                             s.held, s.active, s.cw, s.solver, s.alpha, s.beta, s.ns, t, y, dy)
 
 
 @njit(**INLINE)
@@ -36,7 +40,7 @@ def correct(s, t, y):
     """The drift correction after a step and at outputs (dynamics/system.py: correct_state)."""
     return correct_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.quat_q, s.nq, s.time_ops,
                           s.time_consts, s.slot_span, s.row_span, s.stack, s.con_i, s.con_f, s.held, s.u, s.tau,
-                          s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, s.formulation, s.ns, t, y)
+                          s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, s.ns, t, y)
 
 
 @njit(**INLINE)
