@@ -14,7 +14,11 @@ from numba import njit
 # atomics cost more on other CPUs. The kernels only read and write arrays the caller owns, so they
 # need no counts; the rule that comes with it: a compiled kernel never allocates an array (scratch
 # lives in Data; numba refuses to compile an allocation here: "NRT required but not enabled").
-JIT = dict(cache=True, fastmath=False, nogil=True, error_model="numpy", _nrt=False)
+# forceinline=False, said explicitly: a kernel compiled for a caller that is inlined (INLINE, the
+# integrators' problem functions) would otherwise inherit forceinline from it (numba's
+# CPUTargetOptions.finalize) and be inlined whole at every call site: the four-bar's integrator loop
+# became one function of 250,000 LLVM instructions and a first run compiled for 20 minutes.
+JIT = dict(cache=True, fastmath=False, nogil=True, error_model="numpy", _nrt=False, forceinline=False)
 # Small steps are compiled once and inlined by LLVM wherever they are used: a numba call passes
 # every array as a struct of ~10 words, as costly as the few dozen flops of a step (SPEC §6).
 INLINE = dict(JIT, forceinline=True)
