@@ -21,8 +21,8 @@ from numba.core import config, event
 COMPILED_SOURCES = ("spatial", "dynamics", "integrators", "simulation/problem.py", "modeling/joints.py",
                     "io/expressions.py")       # the expressions' opcodes are frozen into the evaluator
 
-NOTICE = ("note: compiling mechsim's kernels for this machine, once (about a minute for an open chain, a few "
-          "for closed loops; later runs load them from {})")
+NOTICE = ("note: compiling mechsim's kernels for this machine, once (about a minute for an open chain, several "
+          "minutes for closed loops; later runs load them from {})")
 
 
 class _FirstCompileNotice(event.Listener):
