@@ -41,10 +41,13 @@ class _FirstCompileNotice(event.Listener):
         pass
 
 
+NOTICE_LISTENER = _FirstCompileNotice()
+
+
 def configure():
     """Point numba's cache at ~/.cache/mechsim/numba/<digest of the compiled sources>, and announce the
     first compilation (NOTICE)."""
-    event.register("numba:compile", _FirstCompileNotice())
+    event.register("numba:compile", NOTICE_LISTENER)
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     root = Path(__file__).resolve().parent

@@ -80,8 +80,9 @@ class Result:
                 data.cw.slide[:] = self._slide
             if self._load_friction is not None:
                 data.cw.friction[:] = self._load_friction
+            # q and v contiguous, as the integrators' states: the kernels are compiled for one layout only
             status = constrained_trajectory(cm.arrays, data, None if cm.is_tree else data.cw, self.u_force, self.tau,
-                                            self.q, self.v, targets, *out)
+                                            np.ascontiguousarray(self.q), np.ascontiguousarray(self.v), targets, *out)
             if status != OK:             # the accelerations of the failing sample are partly written
                 out[0][np.isnan(out[7]).any(axis=1) if nc else np.isnan(out[2]).any(axis=(1, 2))] = np.nan
             self._dynamics = out
