@@ -141,6 +141,19 @@ def test_nullspace_with_a_joint_stop_in_the_loop_matches_lagrange():
     assert np.abs(runs[0].q - runs[1].q).max() < 1e-5
 
 
+@pytest.mark.parametrize("options", [dict(formulation="nullspace"), dict(formulation="penalty"),
+                                     dict(formulation="penalty", penalty=dict(iterations=2))])
+def test_every_formulation_runs_an_open_tree_as_lagrange_does(options):
+    """Without loops there is nothing to reduce or penalize: an open tree (the spherical pendulum with its
+    flywheel, QTZ example) runs the tree's dynamics alone under every formulation."""
+    m = ms.load(EXAMPLES / "spherical_pendulum_flywheel.yaml")
+    assert m.compile().is_tree
+    settings = dict(t_end=0.5, solver="DOP853", rtol=1e-9, atol=1e-11)
+    res, reference = m.simulate(**settings, **options), m.simulate(**settings)
+    np.testing.assert_array_equal(res.q, reference.q)
+    np.testing.assert_array_equal(res.v, reference.v)
+
+
 @pytest.mark.parametrize("solver, extra", [("RK4", dict(h=1e-3)), ("Radau", {}), ("RK45", dict(backend="python"))])
 def test_nullspace_runs_with_fixed_step_implicit_and_python_solvers(solver, extra):
     res = four_bar().simulate(t_end=1.0, formulation="nullspace", solver=solver, t_eval=[1.0], **extra)

@@ -21,10 +21,10 @@ System = namedtuple("System", ModelArrays._fields + Data._fields)
 def system(model, data, tree=False):
     """The System of ModelArrays ``model`` and Data ``data`` (their arrays, shared). Its constraint
     workspace cw is None for an open ``tree`` (CompiledModel.is_tree), its null-space workspace ns None
-    unless the formulation is null-space: the kernels drop the code a None stands for (dynamics/system.py),
-    so that a run compiles only the machinery it uses."""
+    unless the formulation is null-space and there are loops to reduce: the kernels drop the code a None
+    stands for (dynamics/system.py), so that a run compiles only the machinery it uses."""
     return System(*model, *data)._replace(cw=None if tree else data.cw,
-                                          ns=data.ns if data.formulation == NULLSPACE else None)
+                                          ns=data.ns if data.formulation == NULLSPACE and not tree else None)
 
 
 @njit(**INLINE)
