@@ -1,6 +1,5 @@
 """``mechsim warmup``: each kind of run compiled ahead, in worker processes, and its models sound."""
 import numpy as np
-import pytest
 
 import mechsim as ms
 from mechsim.cli import warmup
