@@ -14,7 +14,7 @@ from numba import njit
 from ..spatial.algebra import INLINE, JIT, copy_into
 from ..status import FRICTION_LOOP, OK, SINGULAR
 from .constraints import evaluate_row, evaluate_rows, velocity_product_accelerations
-from .kernels import (PASS, aba_tables, add_joint_acceleration, body_forces, carve, dof, first_pass,
+from .kernels import (PASS, aba, aba_tables, add_joint_acceleration, body_forces, carve, dof, first_pass,
                       joint_acceleration, joint_bias_force, transmitted_forces, u_dinv)
 from .layout import NODE_A, NODE_B, PARENT, PTYPE, VI
 
@@ -573,8 +573,7 @@ def constrained_trajectory(model, data, cw, U_force, TAU, Q, V, CON_T, QDD, R_ou
         copy_into(U_force[k], data.u)
         copy_into(CON_T[k], data.con_t)
         if cw is None:
-            status = aba_tables(node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, Q[k],
-                                V[k], TAU[k], data.ws, QDD[k])
+            status = aba(model, data, Q[k], V[k], TAU[k], QDD[k])
         else:
             status = constrained_dynamics(model, data, Q[k], V[k], TAU[k], QDD[k])
         if status != OK:

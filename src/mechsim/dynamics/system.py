@@ -12,9 +12,9 @@ targets) at t, so that the whole run stays compiled when nothing else varies; va
 (inputs, callables) are left as the driver wrote them.
 
 A run compiles only what it uses: the constraint workspace ``cw`` is None for an open tree, the null-space
-workspace ``ns`` None unless the formulation is null-space, and numba drops a branch on ``x is None`` of
-an argument before typing it, so a tree's derivative is ABA alone and a run with multipliers compiles no
-null-space code.
+workspace ``ns`` None unless the formulation is null-space and there are loops (simulation/problem.py
+``system``), and numba drops a branch on ``x is None`` of an argument before typing it, so a tree's
+derivative is ABA alone and a run with multipliers compiles no null-space code.
 """
 import numpy as np
 from numba import njit

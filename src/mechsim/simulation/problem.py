@@ -29,7 +29,7 @@ def system(model, data, tree=False):
 
 @njit(**INLINE)
 def derivative(s, t, y, dy):
-    """dy/dt of the mechanism (dynamics/system.py: state_derivative)."""
+    """dy/dt of the mechanism (dynamics/system.py: derivative_tables)."""
     return derivative_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.nq, s.time_ops, s.time_consts,
                              s.slot_span, s.row_span, s.stack, s.u, s.tau, s.ws, s.con_i, s.con_f, s.con_t,
                              s.held, s.active, s.cw, s.solver, s.alpha, s.beta, s.ns, t, y, dy)
@@ -37,7 +37,7 @@ def derivative(s, t, y, dy):
 
 @njit(**INLINE)
 def correct(s, t, y):
-    """The drift correction after a step and at outputs (dynamics/system.py: correct_state)."""
+    """The drift correction after a step and at outputs (dynamics/system.py: correct_tables)."""
     return correct_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.quat_q, s.nq, s.time_ops,
                           s.time_consts, s.slot_span, s.row_span, s.stack, s.con_i, s.con_f, s.held, s.u, s.tau,
                           s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, s.ns, t, y)
@@ -45,7 +45,7 @@ def correct(s, t, y):
 
 @njit(**INLINE)
 def events(s, t, y, g):
-    """The signals the compiled events watch, less their values (dynamics/system.py: signal_values)."""
+    """The signals the compiled events watch, less their values (dynamics/system.py: signal_tables)."""
     if watches_multipliers(s.signal_i):
         status = derivative(s, t, y, s.ydot)
         if status != OK:
