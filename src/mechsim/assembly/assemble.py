@@ -15,12 +15,13 @@ from .redundancy import RANK_TOL, analyse
 TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in rad)
 
 
-def assemble(model, fixed=None, t=0.0, what="assemble(): fixed"):
-    """A State on the constraint manifold near q0/v0 with the ``fixed`` coordinates held; runs the
-    redundancy analysis at the assembled configuration (state.analysis, also kept as cm.analysis). ``what`` names the
-    argument ``fixed`` in error messages."""
+def assemble(model, fixed=None, t=0.0, what="assemble(): fixed", start=None):
+    """A State on the constraint manifold near q0/v0 (or the (q, v) ``start``) with the ``fixed``
+    coordinates held; runs the redundancy analysis at the assembled configuration (state.analysis, also
+    kept as cm.analysis). ``what`` names the argument ``fixed`` in error messages."""
     cm = model.compile()
-    q, v = cm.q0.copy(), cm.v0.copy()
+    q, v = (cm.q0, cm.v0) if start is None else start
+    q, v = np.array(q, dtype=float), np.array(v, dtype=float)
     held = held_velocities(cm, fixed, q, v, what)
     if cm.n_rows == 0:
         return State(cm, q, v, t)

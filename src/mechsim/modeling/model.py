@@ -173,8 +173,7 @@ class Model:
     def _change(self, item, attr, value):
         """Set argument ``attr`` of an added item: rebuild the model from its arguments with the new
         value (checking it as add_* does), or raise ModelError and leave the model as it was."""
-        specs = {section: [dict(s) for s in table] if isinstance(table, list) else
-                 {name: dict(s) for name, s in table.items()} for section, table in self.specs.items()}
+        specs = self._specs_copy()
         specs[item._section][item.name][attr] = value
         if attr == "frames":        # the new frames are all the body's frames, those of add_frame included
             specs["frames"] = [s for s in specs.get("frames", []) if s["body"] != item.name]
@@ -186,10 +185,15 @@ class Model:
                 raise
             raise ModelError(f"{what}: cannot set {attr} to {value!r}: {exc}") from None
 
-    def _replay(self, specs):
-        """A new Model built by add_* from ``specs`` (this model's inputs and gravity)."""
-        new = Model(self.name, self.gravity)
-        for name, default in self.inputs.items():
+    def _specs_copy(self):
+        """The recorded add_* arguments as plain, changeable lists and dicts."""
+        return {section: [dict(s) for s in table] if isinstance(table, list) else
+                {name: dict(s) for name, s in table.items()} for section, table in self.specs.items()}
+
+    def _replay(self, specs, gravity=None, inputs=None):
+        """A new Model built by add_* from ``specs`` (with this model's inputs and gravity unless given)."""
+        new = Model(self.name, self.gravity if gravity is None else gravity)
+        for name, default in (self.inputs if inputs is None else inputs).items():
             new.add_input(name, default)
         for name, s in specs["bodies"].items():
             new.add_body(name, **s)
@@ -209,6 +213,17 @@ class Model:
         new = self._replay(self.specs)
         new.events, new.simulation = dict(self.events), dict(self.simulation)
         return new
+
+    def with_parameters(self, values):
+        """A copy with parameters set: ``{"bodies.rod.mass": 2.0, "joints.j1.q0": 0.3, "inputs.u": 1.0,
+        "bodies.rod.com[0]": 0.4}`` (modeling/parameters.py); this model stays as it is."""
+        from .parameters import with_parameters
+        return with_parameters(self, values)
+
+    def __getstate__(self):
+        """Pickled without its compiled form (per-thread data and scratch), which is made again where
+        the copy runs (a process of a sweep, a Dask worker)."""
+        return {**vars(self), "_compiled": None}
 
     def _rebuild(self, specs):
         """Build the model anew from ``specs`` (as add_* would) and move the new items into the
