@@ -1,6 +1,6 @@
 """Modular and distributed simulation (SPEC §3 C12): batch runs in threads, parameter sweeps on
 processes, threads or a Dask cluster."""
 from .batch import simulate_batch
-from .sweep import normal, sweep, uniform
+from .sweeps import normal, sweep, uniform
 
 __all__ = ["simulate_batch", "sweep", "normal", "uniform"]

@@ -355,7 +355,10 @@ def sweep(model, parameters, samples=None, seed=None, simulate_kwargs=None, metr
     _check_output(output)
     runs = run_table(parameters, samples, seed)
     first, build = _check_first_run(model, runs[0])
-    checked_options(first, dict(options))
+    try:
+        checked_options(first, dict(options))
+    except ModelError as exc:
+        raise ModelError(f"sweep(): simulate_kwargs: {exc}") from None
     job = Job(uuid.uuid4().hex, None if build else model, build, options, as_metrics(metrics, first),
               None if trajectories is None else str(Path(trajectories).resolve()))
     if trajectories is not None:
