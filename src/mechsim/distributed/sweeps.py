@@ -13,6 +13,7 @@ that fails is recorded with its error and the sweep goes on. A worker process th
 out of memory, crashed) breaks the local pool: the runs it may have been running are re-run one at
 a time in a fresh process, and the one that kills its process again is recorded as failed.
 """
+import importlib.util
 import inspect
 import itertools
 import multiprocessing
@@ -418,11 +419,8 @@ def _check_output(output):
         raise ModelError(f"sweep(): output {output}: use a file name ending in .csv or .parquet")
     if not path.parent.is_dir():
         raise ModelError(f"sweep(): output {output}: the directory {path.parent} does not exist")
-    if path.suffix == ".parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise ModelError("sweep(): writing .parquet needs pyarrow (pip install pyarrow); or write .csv") from None
+    if path.suffix == ".parquet" and importlib.util.find_spec("pyarrow") is None:
+        raise ModelError("sweep(): writing .parquet needs pyarrow (pip install pyarrow); or write .csv")
 
 
 def _write(table, output):
