@@ -10,6 +10,7 @@ import inspect
 import json
 import re
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,7 @@ from .sdf import load_sdf
 from .urdf import load_urdf
 
 IMPORTERS = {".urdf": load_urdf, ".sdf": load_sdf, ".xml": load_mjcf}   # robot descriptions: suffix -> importer
-SECTIONS = ("name", "gravity", "inputs", "bodies", "joints", "constraints", "drivers", "forces", "contacts",
+SECTIONS = ("name", "gravity", "inputs", "submodels", "bodies", "joints", "constraints", "drivers", "forces", "contacts",
             "events", "simulation")
 SIMULATION_KEYS = tuple(key for key in OPTIONS if key not in ("controller", "outputs", "events", "initial"))
 T_EVAL_KEYS = ("start", "stop", "num")
@@ -54,7 +55,11 @@ EVENT_PARAMETERS = _parameters(Model.add_event)
 def load(path, **options):
     """Read a model from a ``.yaml``/``.yml`` or ``.json`` model file, or import a robot description
     (``.urdf``, ``.sdf``, MJCF ``.xml``) with the options of its importer (IMPORTERS: floating_base, package_dirs, ...)."""
-    path = Path(path)
+    return _load(Path(path), options, within=())
+
+
+def _load(path, options, within):
+    """load(); ``within``: the model files being read that include this one (submodels:)."""
     suffix = path.suffix.lower()
     if suffix in IMPORTERS:
         importer = IMPORTERS[suffix]
@@ -74,7 +79,7 @@ def load(path, **options):
     data = _parse_json(text, path) if suffix == ".json" else _parse_yaml(text, path)
     if data is None:
         raise ModelError(f"{path}: the model file is empty")
-    return load_dict(data, source=str(path))
+    return _build(data, str(path), path.parent, within + (path.resolve(),))
 
 
 class _YamlLoader(yaml.SafeLoader):
@@ -145,7 +150,13 @@ def _parse_json(text, path):
 
 
 def load_dict(data, source="<dict>"):
-    """Build a Model from a dict in the model-file format (SPEC §4); ``source`` names it in errors."""
+    """Build a Model from a dict in the model-file format (SPEC §4); ``source`` names it in errors.
+    Submodel files are found relative to the working directory."""
+    return _build(data, source, Path.cwd(), within=())
+
+
+def _build(data, source, base, within):
+    """load_dict(); ``base``: the folder submodel files are relative to; ``within``: see _load."""
     if not isinstance(data, dict):
         raise ModelError(f"{source}: a model file must be a mapping with the sections "
                          f"{', '.join(SECTIONS)}, got {type(data).__name__}")
@@ -153,7 +164,9 @@ def load_dict(data, source="<dict>"):
         _check_keys(data, SECTIONS, "a model file", kind="top-level key")
         model = Model(**{key: data[key] for key in ("name", "gravity") if key in data})
     inputs = [{"name": e} if isinstance(e, str) else e for e in _section(data, "inputs", source)]
+    submodel = partial(_add_submodel, base=base, within=within)
     for section, items, add in (("inputs", inputs, _add_input),
+                                ("submodels", _section(data, "submodels", source), submodel),
                                 ("bodies", _section(data, "bodies", source), _add_body),
                                 ("joints", _section(data, "joints", source), _add_joint),
                                 ("constraints", _section(data, "constraints", source), _add_constraint),
@@ -236,6 +249,21 @@ def _mapping(value, what):
 def _add_input(model, entry):
     _check_keys(entry, list(INPUT_PARAMETERS), "an input")
     model.add_input(**entry)
+
+
+def _add_submodel(model, entry, base, within):
+    """A submodels: entry {name, file, parameters}: the file (relative to the including file's folder)
+    loaded and copied in under its name."""
+    _check_required(entry, ("name", "file"), "a submodel")
+    _check_keys(entry, ["name", "file", "parameters"], "a submodel")
+    if not isinstance(entry["file"], str):
+        raise ModelError(f"file must be a path (a string), got {entry['file']!r}")
+    path = base / entry["file"]
+    if path.resolve() in within:
+        raise ModelError(f"file {entry['file']!r} includes itself (submodels: {' -> '.join(p.name for p in within)} "
+                         f"-> {path.name})")
+    parameters = _mapping(entry.get("parameters"), "parameters")
+    model.add_submodel(entry["name"], _load(path, {}, within), parameters=parameters or None)
 
 
 def _add_body(model, entry):

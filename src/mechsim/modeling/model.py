@@ -144,6 +144,14 @@ class Model:
         self.events[name] = event
         return event
 
+    def add_submodel(self, prefix, other, parameters=None):
+        """Copy model ``other`` into this one under names "<prefix>/<name>" (its inputs, events and
+        signals too), with ``parameters`` set on the copy ({"bodies.thigh.mass": 2.0}, as for
+        with_parameters); join it with add_joint / add_constraint. The ground is shared and this
+        model's gravity applies (modeling/submodel.py)."""
+        from .submodel import add_submodel
+        add_submodel(self, prefix, other, parameters)
+
     def add_input(self, name, default=0.0):
         """Declare a named input; a joint_force may use it as ``value=name``."""
         self._new_name(name, "input")
