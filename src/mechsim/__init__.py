@@ -32,7 +32,7 @@ from ._jit_cache import configure as _configure_jit_cache
 _configure_jit_cache()
 # the imports below compile nothing; numba reads the cache directory set above
 from .analysis import Linearization, Result, State
-from .distributed import normal, simulate_batch, sweep, uniform
+from .distributed import cosimulate, normal, simulate_batch, sweep, uniform
 from .dynamics.api import forward_dynamics, inverse_dynamics, mass_matrix
 from .errors import MechsimError, ModelError, SimulationError
 from .io import load, load_dict
@@ -42,4 +42,4 @@ from .viz.animate import animate
 
 __version__ = "0.1.0"
 __all__ = ["Model", "State", "Result", "Event", "EventRecord", "Linearization", "forward_dynamics", "inverse_dynamics", "mass_matrix",
-           "load", "load_dict", "animate", "simulate_batch", "sweep", "normal", "uniform", "MechsimError", "ModelError", "SimulationError"]
+           "load", "load_dict", "animate", "simulate_batch", "sweep", "normal", "uniform", "cosimulate", "MechsimError", "ModelError", "SimulationError"]

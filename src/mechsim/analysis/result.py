@@ -355,3 +355,55 @@ class JoinedResult(Result):
     def _node_dynamics(self):
         raise MechsimError("this result joins stretches of different models (an event action changed the "
                            "model): take the quantities from its parts (res.parts)")
+
+
+class CoupledResult(Result):
+    """Subsystems run side by side and coupled (ms.cosimulate): their Results in ``parts`` ({name:
+    Result}, sampled at the same times), their signals as "<subsystem>/<signal>", and the couplings'
+    signals ("<coupling>.violation", "<coupling>.force"). Events are named "<subsystem>/<name>"."""
+
+    def __init__(self, parts, t, coupling, message="", success=True):
+        self.parts, self._coupling = dict(parts), dict(coupling)
+        self.t = np.asarray(t, dtype=float)
+        self.model = None
+        self.events = sorted((record._replace(name=f"{s}/{record.name}") for s, part in self.parts.items()
+                              for record in part.events), key=lambda record: record.time)
+        self.t_events, self.y_events = [], []
+        self.message, self.success = message, success
+        self.stats = {s: part.stats for s, part in self.parts.items()}
+        self._cache = {}
+
+    @property
+    def signals(self):
+        return [f"{s}/{name}" for s, part in self.parts.items() for name in part.signals] + list(self._coupling)
+
+    def _compute(self, name):
+        if name in self._coupling:
+            return self._coupling[name]
+        subsystem, _, signal = name.partition("/")
+        if subsystem not in self.parts or signal not in self.parts[subsystem].signals:
+            raise MechsimError(f"unknown signal {name!r}; res.signals lists the available names")
+        return self.parts[subsystem][signal][:len(self.t)]
+
+    def point(self, body, point):
+        """(N, 3) world position of a point of "<subsystem>/<body>"."""
+        subsystem, _, name = body.partition("/")
+        if subsystem not in self.parts:
+            raise MechsimError(f"unknown body {body!r}; name it '<subsystem>/<body>' with a subsystem of "
+                               f"{', '.join(self.parts)}")
+        return self.parts[subsystem].point(name, point)[:len(self.t)]
+
+    @property
+    def constraint_error(self):
+        """(N,) the largest coupling violation at every sample."""
+        values = [np.abs(v).reshape(len(self.t), -1).max(axis=1) for k, v in self._coupling.items()
+                  if k.endswith(".violation")]
+        return np.max(values, axis=0) if values else np.zeros(len(self.t))
+
+    def _node_dynamics(self):
+        raise MechsimError("this result couples subsystems: take the quantities from its parts (res.parts)")
+
+    def __repr__(self):
+        span = f"t = {self.t[0]:g} … {self.t[-1]:g}" if len(self.t) else "empty"
+        return (f"CoupledResult({', '.join(self.parts)}, {len(self.t)} samples, {span}"
+                f"{'' if self.success else ', FAILED'})")

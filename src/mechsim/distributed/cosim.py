@@ -1,0 +1,551 @@
+"""Co-simulation of open-chain subsystems in separate worker processes (SPEC §3 ``ms.cosimulate``, C12).
+
+Khan, Tang & Krovi (2006) compose a closed chain from open subsystems and integrate each on its
+own processor, coupled at the cut (their §5, the four-bar split into a 2-DOF and a 1-DOF chain):
+
+- compliance (Method A, their eqs. 10 and 22): the multipliers are virtual spring–damper forces on
+  the coupling violations, lambda = K C + D C';
+- projection (Method B, eqs. 11–17 and 24–27): the coupling forces keep the constraints, with
+  Baumgarte's stabilization. Here they come from the subsystems' reduced interface dynamics: each
+  subsystem i reports, at its coupling points, the positions x, velocities x', the accelerations
+  a_free it would have without coupling forces and its interface compliance W_i = J_i M_i^-1 J_i^T
+  (3x3 blocks per pair of its points); the coordinator solves the Schur complement
+  Phi lambda = -(C''_free + 2 sigma C' + sigma^2 C), Phi = sum_i G_i W_i G_i^T (the Lambda = G M^-1 G^T
+  of Wood & Kennedy 2003, eq. 10, assembled from its subsystem blocks; sigma from eq. 11 applied
+  twice, critically damped), and sends each subsystem the forces at its points.
+
+The exchange happens at every stage of the subsystems' fixed-step Runge–Kutta method
+(``exchange="stage"``: each processor evaluates its own equations with the coupling forces of the
+current stage state, the distributed right-hand side of their Figs. 2 and 3) or once per macro step
+h, the coupling forces held over the step (``exchange="step"``), Jacobi (all subsystems from the
+states at t_n) or Gauss–Seidel (subsystem k from the states of the subsystems before it at t_n+1).
+
+Each subsystem runs as an ordinary ``m.simulate`` of its model with a body force per coupling point
+(inputs "<coupling>_<end>_f[xyz]"), whose controller does the exchange over a connection to the
+coordinator (multiprocessing.connection, authenticated); its Result therefore has every signal with
+the coupling forces in it. Workers are local processes or tasks on a Dask cluster; they connect back
+to the coordinator, so that both run the same protocol.
+"""
+import os
+import pickle
+import secrets
+import socket
+import sys
+from collections import namedtuple
+from multiprocessing import get_context
+from multiprocessing.connection import Client, Listener
+
+import numpy as np
+
+from ..analysis.result import CoupledResult, Result
+from ..dynamics.api import _evaluate_rows as evaluate_rows, forward_dynamics, mass_matrix
+from ..errors import MechsimError, ModelError, SimulationError
+from ..modeling.model import Model
+
+KINDS = ("point_coincident", "distance")
+METHODS = ("projection", "compliance")
+RANK_TOL = 1e-10            # relative singular value below which a coupling row is redundant (assembly's RANK_TOL)
+CONNECT_TIMEOUT = 120.0      # s for every subsystem to start and connect (a cluster without free slots)
+
+Endpoint = namedtuple("Endpoint", "subsystem body point sign inputs")
+Endpoint.__doc__ = """One end of a coupling: a point (body coordinates) of a body of a subsystem; sign +1 for
+body_a, -1 for body_b (C = x_a - x_b); the names of the inputs of its body force in the worker model."""
+Coupling = namedtuple("Coupling", "name kind ends length")
+
+
+# ----------------------------------------------------------------------------- the plan
+def couplings_of(subsystems, couplings):
+    """Coupling tuples from the user's (name, kind, arguments) with "<subsystem>/<body>" names."""
+    out, names = [], set()
+    for entry in couplings:
+        if not (isinstance(entry, (list, tuple)) and len(entry) == 3 and isinstance(entry[2], dict)):
+            raise ModelError(f"cosimulate(): a coupling is (name, kind, arguments), got {entry!r}")
+        name, kind, args = entry
+        what = f"cosimulate(): coupling {name!r}"
+        if not isinstance(name, str) or not name or any(c in name for c in "./[] "):
+            raise ModelError(f"{what}: give it a name without '.', '/', '[', ']' or spaces")
+        if name in names:
+            raise ModelError(f"{what}: the name is used twice")
+        names.add(name)
+        if kind not in KINDS:
+            raise ModelError(f"{what}: kind {kind!r} is not one of {', '.join(KINDS)}")
+        allowed = {"body_a", "point_a", "body_b", "point_b"} | ({"length"} if kind == "distance" else set())
+        unknown = set(args) - allowed
+        if unknown:
+            raise ModelError(f"{what}: unknown argument(s) {sorted(unknown)}; it takes {sorted(allowed)}")
+        ends = [_endpoint(subsystems, name, args, side, sign, what) for side, sign in (("a", 1.0), ("b", -1.0))]
+        if ends[0].subsystem == ends[1].subsystem:
+            raise ModelError(f"{what}: both ends are in subsystem '{ends[0].subsystem}'; join them with a constraint "
+                             "inside that subsystem")
+        length = None
+        if kind == "distance":
+            length = args.get("length")
+            if not isinstance(length, (int, float)) or not length > 0:
+                raise ModelError(f"{what}: distance needs length= a positive number, got {length!r}")
+        out.append(Coupling(name, kind, tuple(ends), None if length is None else float(length)))
+    if not out:
+        raise ModelError("cosimulate(): give at least one coupling")
+    return out
+
+
+def _endpoint(subsystems, name, args, side, sign, what):
+    key = f"body_{side}"
+    full = args.get(key)
+    sub, _, body = full.partition("/") if isinstance(full, str) else ("", "", "")
+    if sub not in subsystems or not body:
+        raise ModelError(f"{what}: {key} must be '<subsystem>/<body>' with a subsystem of "
+                         f"{', '.join(subsystems)}, got {full!r}")
+    if body not in subsystems[sub].bodies or body == "ground":
+        raise ModelError(f"{what}: subsystem '{sub}' has no moving body {body!r} (bodies: "
+                         f"{', '.join(b for b in subsystems[sub].bodies if b != 'ground')})")
+    point = np.asarray(args.get(f"point_{side}", (0.0, 0.0, 0.0)), dtype=float)
+    if point.shape != (3,) or not np.all(np.isfinite(point)):
+        raise ModelError(f"{what}: point_{side} must be 3 finite numbers")
+    inputs = tuple(f"{name}_{side}_f{axis}" for axis in "xyz")
+    return Endpoint(sub, body, tuple(point), sign, inputs)
+
+
+def worker_model(model, ends):
+    """A subsystem's model with a world-axes body force at each of its coupling points, set by inputs."""
+    m = model.copy()
+    for end in ends:
+        for name in end.inputs:
+            m.add_input(name, 0.0)
+        m.add_force(end.inputs[0][:-3], "body_force", body=end.body, point=end.point, force=end.inputs)
+    return m
+
+
+def probe_model(model, ends):
+    """The model with the ground origin tied to each coupling point: the rows of a point_coincident are
+    x_b - x_a in body_a's axes, here the ground's, so they are the points' world positions h, velocities
+    G v and Jacobians G, and J' v through gamma (used only to evaluate those rows, never simulated)."""
+    m = model.copy()
+    for k, end in enumerate(ends):
+        m.add_constraint(f"_coupling_point_{k}", "point_coincident", body_a="ground", body_b=end.body, point_b=end.point)
+    return m
+
+
+# ----------------------------------------------------------------------------- the worker
+Task = namedtuple("Task", "name model ends options exchange address authkey")
+
+
+# Messages: a tag byte, then raw float64s for the exchange of every stage (pickling them would cost more
+# than the rest of the exchange), or a pickled tuple for the rest (hello, done, failed, stop).
+STAGE, FORCES, OBJECT = b"S", b"F", b"P"
+
+
+def send_numbers(connection, tag, *arrays):
+    connection.send_bytes(tag + np.concatenate([np.ravel(a) for a in arrays]).tobytes())
+
+
+def send_object(connection, message):
+    connection.send_bytes(OBJECT + pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def receive(connection):
+    """(tag, float64 array or unpickled tuple)."""
+    data = connection.recv_bytes()
+    tag, body = data[:1], data[1:]
+    return (tag, pickle.loads(body)) if tag == OBJECT else (tag, np.frombuffer(body))
+
+
+def serve(task):
+    """A subsystem's run: connect, simulate with the exchange in the controller, send the result."""
+    connection = Client(task.address, authkey=task.authkey)
+    try:
+        send_object(connection, ("hello", task.name, os.getpid()))
+        interface = Interface(task.model, task.ends)
+        cm = task.model.compile()
+        names = [name for end in task.ends for name in end.inputs]
+
+        def exchange(t, outputs):
+            q, v = np.empty(cm.nq), np.empty(cm.nv)
+            for joint, block in cm.joint_q.items():
+                q[block] = outputs[f"{joint}.q"]
+            for joint, block in cm.joint_v.items():
+                if block.stop > block.start:
+                    v[block] = outputs[f"{joint}.v"]
+            send_numbers(connection, STAGE, [t], *interface(t, q, v))
+            tag, reply = receive(connection)
+            if tag == OBJECT:
+                raise CouplingStopped(reply[1])
+            return dict(zip(names, reply))
+
+        options = dict(task.options, controller=exchange, progress=False)
+        if task.exchange == "step":
+            options["sample_time"] = options["h"]
+        try:
+            result = task.model.simulate(**options)
+            send_object(connection, ("done", _arrays(result)))
+        except SimulationError as exc:
+            send_object(connection, ("failed", str(exc), None if exc.partial is None else _arrays(exc.partial)))
+    finally:
+        connection.close()
+
+
+class CouplingStopped(MechsimError):
+    """The coordinator ended the run (another subsystem failed)."""
+
+
+class Interface:
+    """A subsystem's reduced interface dynamics at its coupling points (module docstring)."""
+
+    def __init__(self, model, ends):
+        self.model, self.probe = model, probe_model(model, ends).compile()
+        self.n = len(ends)
+
+    def __call__(self, t, q, v):
+        rows = evaluate_rows(self.probe, q, v, t, None, None)          # h, G v (f' = 0), G, gamma
+        G = rows.G
+        qdd = forward_dynamics(self.model, q, v, t=t)                  # coupling inputs at their default 0
+        W = G @ np.linalg.solve(mass_matrix(self.model, q), G.T)
+        return (rows.h.reshape(self.n, 3).copy(), rows.hd.reshape(self.n, 3).copy(),
+                (G @ qdd - rows.gamma).reshape(self.n, 3), W)
+
+
+def _arrays(result):
+    return dict(t=result.t, q=result.q, v=result.v, u_force=result.u_force, tau=result.tau, events=result.events,
+                message=result.message, success=result.success, stats=result.stats)
+
+
+# ----------------------------------------------------------------------------- the coordinator
+class Coupler:
+    """The coupling forces from the subsystems' interface data (module docstring).
+
+    With the coupling points of all subsystems stacked (E of them, subsystem by subsystem), a row r of
+    coupling c with direction n_r pushes endpoint e with -s_e n_r lambda_r (s_e = +1 at body_a, -1 at
+    body_b, C = x_a - x_b): the forces are D lambda, D (3E x R), and the rows' accelerations are
+    C'' = -D^T x'' + (the geometric part of a distance row). With x'' = a_free + W D lambda, W the
+    subsystems' interface compliances on the diagonal, Phi = -D^T W D."""
+
+    def __init__(self, couplings, order, method, sigma, stiffness, damping):
+        self.couplings, self.order, self.method = couplings, order, method
+        self.sigma, self.stiffness, self.damping = sigma, stiffness, damping
+        ends = [(c.name, e) for s in order for c in couplings for e in c.ends if e.subsystem == s]
+        self.index = {(name, e.sign): i for i, (name, e) in enumerate(ends)}
+        self.count = {s: sum(e.subsystem == s for _, e in ends) for s in order}
+        self.rows = [3 if c.kind == "point_coincident" else 1 for c in couplings]
+        self.start = np.concatenate([[0], np.cumsum(self.rows)]).astype(int)
+        self.record = {c.name: [] for c in couplings}     # (t, force on body_b)
+
+    def unpack(self, subsystem, numbers):
+        """(t, (x, x', a_free, W)) from a subsystem's stage message [t, x, x', a_free, W]."""
+        k = self.count[subsystem]
+        x, xd, a = (numbers[1 + 3 * k * i:1 + 3 * k * (i + 1)].reshape(k, 3) for i in range(3))
+        return numbers[0], (x, xd, a, numbers[1 + 9 * k:].reshape(3 * k, 3 * k))
+
+    def forces(self, t, data):
+        """World forces at each subsystem's coupling points: {subsystem: (k, 3)}."""
+        x, xd, a = (np.concatenate([data[s][i] for s in self.order]) for i in range(3))
+        E, R = len(x), self.start[-1]
+        D, C, Cd, geometric = np.zeros((3 * E, R)), np.zeros(R), np.zeros(R), np.zeros(R)
+        for c, r in zip(self.couplings, self.start):
+            ia, ib = self.index[c.name, 1.0], self.index[c.name, -1.0]
+            d, dd = x[ia] - x[ib], xd[ia] - xd[ib]
+            if c.kind == "point_coincident":
+                n = np.eye(3)
+                C[r:r + 3], Cd[r:r + 3] = d, dd
+            else:                                 # C = |d| - L; C'' = n.d'' + (|d'|^2 - (n.d')^2) / |d|
+                length = np.linalg.norm(d)
+                n = (d / length)[None, :]
+                C[r], Cd[r] = length - c.length, n[0] @ dd
+                geometric[r] = (dd @ dd - (n[0] @ dd) ** 2) / length
+            D[3 * ia:3 * ia + 3, r:r + len(n)] = -n.T
+            D[3 * ib:3 * ib + 3, r:r + len(n)] = n.T
+        if self.method == "compliance":           # Khan et al. eq. (10): lambda = K C (+ a damper on C')
+            lam = self.stiffness * C + self.damping * Cd
+        else:
+            lam = self._projected(data, D, -D.T @ a.ravel() + geometric, C, Cd)
+        F = (D @ lam).reshape(E, 3)
+        for c, r in zip(self.couplings, self.start):
+            self.record[c.name].append((t, F[self.index[c.name, -1.0]].copy()))
+        counts = np.cumsum([0] + [self.count[s] for s in self.order])
+        return {s: F[counts[i]:counts[i + 1]] for i, s in enumerate(self.order)}
+
+    def _projected(self, data, D, Cdd_free, C, Cd):
+        """lambda from Phi lambda = -(C''_free + 2 sigma C' + sigma^2 C), Phi = -D^T W D."""
+        W = np.zeros((D.shape[0], D.shape[0]))
+        i = 0
+        for s in self.order:
+            n = 3 * self.count[s]
+            W[i:i + n, i:i + n] = data[s][3]
+            i += n
+        Phi = -D.T @ W @ D
+        rhs = -(Cdd_free + 2 * self.sigma * Cd + self.sigma ** 2 * C)
+        lam = np.zeros(len(rhs))
+        free = np.abs(np.diag(Phi)) > RANK_TOL * np.abs(np.diag(Phi)).max()   # rows a force can move (not z in a plane)
+        try:
+            lam[free] = np.linalg.solve(Phi[np.ix_(free, free)], rhs[free])
+        except np.linalg.LinAlgError:         # couplings that repeat each other: the minimum-norm multipliers
+            lam = np.linalg.lstsq(Phi, rhs, rcond=RANK_TOL)[0]
+        return lam
+
+
+def coupled_model(subsystems, plan):
+    """The whole machine as one model: the subsystems as submodels "<name>/..." joined by the couplings
+    as constraints (the monolithic reference of a co-simulation)."""
+    first = next(iter(subsystems.values()))
+    whole = Model("+".join(subsystems), gravity=first.gravity)
+    for name, model in subsystems.items():
+        whole.add_submodel(name, model)
+    for c in plan:
+        a, b = c.ends
+        whole.add_constraint(c.name, c.kind, body_a=f"{a.subsystem}/{a.body}", point_a=a.point,
+                             body_b=f"{b.subsystem}/{b.body}", point_b=b.point,
+                             **({} if c.length is None else {"length": c.length}))
+    return whole
+
+
+def assembled(subsystems, plan):
+    """The subsystems with q0 and v0 moved onto the couplings (the whole machine assembled as m.simulate
+    does before a run)."""
+    state = coupled_model(subsystems, plan).assemble()
+    return {name: model.with_parameters({f"joints.{j}.{k}0": state[f"{name}/{j}.{k}"] for j in model.compile().joint_q
+                                         for k in ("q", "v") if model.joints[j].nv})
+            for name, model in subsystems.items()}
+
+
+def cosimulate(subsystems, couplings, method="projection", baumgarte=10.0, stiffness=None, damping=0.0, h=None,
+               t_end=None, t_eval=None, solver="RK4", exchange="stage", ordering="jacobi", workers=None,
+               assemble=True):
+    """Co-simulate open-chain ``subsystems`` ({name: Model}) joined by ``couplings`` [(name, kind,
+    arguments with "<subsystem>/<body>" names)], each subsystem in its own worker process (local, or
+    a task on the Dask cluster of the Client ``workers``). Returns a Result whose signals are
+    "<subsystem>/<signal>" of every subsystem, "<coupling>.violation" (C = x_a - x_b; |d| - length)
+    and "<coupling>.force" (the world force on body_b; body_a gets its opposite). See the module
+    docstring for the methods (projection with ``baumgarte`` sigma; compliance with ``stiffness`` k and
+    ``damping``), ``exchange`` ("stage" | "step") and ``ordering`` ("jacobi" | "gauss-seidel", step
+    exchange). ``h`` is the macro step, the subsystems' fixed step of ``solver`` (RK4 or Euler). A
+    subsystem that fails or whose worker dies raises SimulationError naming it, with ``.partial``.
+    ``assemble``: start from the subsystems' q0/v0 moved onto the couplings (default), or as given."""
+    order = _check_subsystems(subsystems)
+    plan = couplings_of(subsystems, couplings)
+    if assemble:
+        subsystems = assembled(subsystems, plan)
+    method, exchange, ordering = _check_settings(method, baumgarte, stiffness, damping, exchange, ordering)
+    if solver not in ("RK4", "Euler"):
+        raise ModelError(f"cosimulate(): solver {solver!r}: the subsystems advance in lockstep with a fixed step; "
+                         "use RK4 or Euler")
+    ends = {s: [e for c in plan for e in c.ends if e.subsystem == s] for s in order}
+    models = {s: worker_model(subsystems[s], ends[s]) for s in order}
+    options = dict(t_end=t_end, h=h, solver=solver, t_eval=t_eval)
+    for s in order:
+        from ..simulation.simulate import checked_options
+        try:
+            checked_options(models[s], dict(options))
+        except ModelError as exc:
+            raise ModelError(f"cosimulate(): {exc}") from None
+    coupler = Coupler(plan, order, method, float(baumgarte), stiffness, damping)
+    authkey = secrets.token_bytes(32)
+    host = _host(workers)
+    listener = _listener(host, authkey)
+    launched, connections = [], {}
+    try:
+        tasks = [Task(s, models[s], tuple(ends[s]), options, exchange, listener.address, authkey) for s in order]
+        launched = _launch(tasks, workers)
+        connections = _accept(listener, order, connections)
+        parts, failure = _coordinate(connections, order, coupler, exchange, ordering)
+    finally:
+        listener.close()
+        for connection in connections.values():      # a worker still waiting gets EOF and ends
+            connection.close()
+        _reap(launched)
+    result = _result(models, order, parts, coupler, plan, failure)
+    if failure is not None:
+        raise SimulationError(failure, partial=result)
+    return result
+
+
+def _check_subsystems(subsystems):
+    if not isinstance(subsystems, dict) or len(subsystems) < 2:
+        raise ModelError("cosimulate(): give at least two subsystems as {name: ms.Model}")
+    for name, model in subsystems.items():
+        if not isinstance(name, str) or not name or any(c in name for c in "./[] "):
+            raise ModelError(f"cosimulate(): subsystem name {name!r} is invalid: use a name without '.', '/', '[', ']' "
+                             "or spaces")
+        if not isinstance(model, Model):
+            raise ModelError(f"cosimulate(): subsystem '{name}' must be an ms.Model, got {type(model).__name__}")
+        if not model.compile().is_tree:
+            raise ModelError(f"cosimulate(): subsystem '{name}' has loops, constraints or load-dependent friction; "
+                             "a subsystem is an open chain (cut it into open chains joined by couplings)")
+    return list(subsystems)
+
+
+def _check_settings(method, baumgarte, stiffness, damping, exchange, ordering):
+    if method not in METHODS:
+        raise ModelError(f"cosimulate(): method {method!r} is not one of {', '.join(METHODS)}")
+    if method == "compliance":
+        if not isinstance(stiffness, (int, float)) or not stiffness > 0:
+            raise ModelError(f"cosimulate(): method 'compliance' needs stiffness= a positive number (N/m), got "
+                             f"{stiffness!r}")
+        if not isinstance(damping, (int, float)) or damping < 0:
+            raise ModelError(f"cosimulate(): damping must be a non-negative number, got {damping!r}")
+    elif stiffness is not None:
+        raise ModelError("cosimulate(): stiffness= is for method='compliance'")
+    if not isinstance(baumgarte, (int, float)) or baumgarte < 0:
+        raise ModelError(f"cosimulate(): baumgarte must be a non-negative rate sigma [1/s], got {baumgarte!r}")
+    if exchange not in ("stage", "step"):
+        raise ModelError(f"cosimulate(): exchange {exchange!r} is not 'stage' or 'step'")
+    if ordering not in ("jacobi", "gauss-seidel"):
+        raise ModelError(f"cosimulate(): ordering {ordering!r} is not 'jacobi' or 'gauss-seidel'")
+    if ordering == "gauss-seidel" and exchange != "step":
+        raise ModelError("cosimulate(): ordering='gauss-seidel' orders macro steps; use it with exchange='step'")
+    return method, exchange, ordering
+
+
+def _host(client):
+    """Where workers reach the coordinator: a Unix socket for local processes (half the latency of
+    TCP), loopback for a local cluster, else this machine's address on the route to the scheduler."""
+    if client is None:
+        return None
+    scheduler = client.scheduler.address.split("://")[-1].rsplit(":", 1)[0]
+    if scheduler in ("127.0.0.1", "localhost", "::1"):
+        return "127.0.0.1"
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect((scheduler, 9))
+        return probe.getsockname()[0]
+
+
+def _listener(host, authkey):
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(CONNECT_TIMEOUT)       # the listening socket's accept() only
+    try:
+        return Listener(family="AF_UNIX", authkey=authkey) if host is None else Listener((host, 0), authkey=authkey)
+    finally:
+        socket.setdefaulttimeout(previous)
+
+
+def _launch(tasks, client):
+    """Start a worker per subsystem: local processes, or tasks on the Dask cluster."""
+    if client is None:
+        context = get_context("fork" if sys.platform.startswith("linux") else "spawn")
+        processes = [context.Process(target=serve, args=(task,), daemon=True) for task in tasks]
+        for process in processes:
+            process.start()
+        return processes
+    return [client.submit(serve, task, pure=False) for task in tasks]
+
+
+def _reap(launched):
+    """Wait for the local worker processes to end (they do once their connection is closed)."""
+    for worker in launched:
+        if hasattr(worker, "join"):
+            worker.join(timeout=10)
+            if worker.is_alive():
+                worker.terminate()
+
+
+def _accept(listener, order, connections):
+    """Fill ``connections`` {subsystem: connection} as the workers connect and say who they are."""
+    try:
+        while len(connections) < len(order):
+            connection = listener.accept()
+            _, (_, name, _) = receive(connection)
+            connections[name] = connection
+    except (socket.timeout, OSError, EOFError) as exc:
+        missing = [s for s in order if s not in connections]
+        raise SimulationError(f"cosimulate(): subsystem(s) {', '.join(missing)} did not start within "
+                              f"{CONNECT_TIMEOUT:g} s ({exc}); a cluster needs a free worker slot per subsystem") from None
+    return connections
+
+
+def _coordinate(connections, order, coupler, exchange, ordering):
+    """The exchange loop: receive from every subsystem that is not waiting for an answer, answer those
+    whose coupling forces can be computed; returns ({subsystem: arrays}, failure message or None)."""
+    parts, failure = {}, None
+    pending = dict(connections)
+    reported = {s: [] for s in order}    # (t, interface data) of each request, in order
+    answered = {s: 0 for s in order}     # requests answered so far
+    while pending:
+        for s in [s for s in order if s in pending and answered[s] == len(reported[s])]:
+            try:
+                tag, message = receive(pending[s])
+            except (EOFError, OSError):
+                failure = failure or f"subsystem '{s}': its worker process died (killed, out of memory or crashed)"
+                del pending[s]
+                continue
+            if tag == STAGE:
+                reported[s].append(coupler.unpack(s, message))
+            else:
+                parts[s] = message[-1] if message[0] == "failed" else message[1]
+                if message[0] == "failed" and failure is None:
+                    failure = f"subsystem '{s}' failed: {message[1]}"
+                del pending[s]
+        waiting = [s for s in order if s in pending and answered[s] < len(reported[s])]
+        if failure is not None:
+            for s in waiting:
+                send_object(pending[s], ("stop", failure))
+                answered[s] += 1
+            continue
+        if not waiting:
+            continue
+        ready = (_gauss_seidel(waiting, pending, order, reported, answered) if ordering == "gauss-seidel"
+                 else _jacobi(waiting, order, reported, answered))
+        if isinstance(ready, str):
+            failure = ready
+            continue
+        for s, data in ready:
+            t = reported[s][answered[s]][0]
+            send_numbers(pending[s], FORCES, coupler.forces(t, data)[s])
+            answered[s] += 1
+    return parts, failure
+
+
+def _jacobi(waiting, order, reported, answered):
+    """Every subsystem from the states at one time (all have asked: the loop received from each)."""
+    ended = [s for s in order if s not in waiting]
+    if ended:
+        return f"subsystem(s) {', '.join(ended)} ended while the others went on: the subsystems are out of step"
+    requests = {s: reported[s][answered[s]] for s in waiting}
+    if len({t for t, _ in requests.values()}) != 1:
+        return f"the subsystems are out of step (times {sorted({t for t, _ in requests.values()})})"
+    data = {s: d for s, (_, d) in requests.items()}
+    return [(s, data) for s in waiting]
+
+
+def _gauss_seidel(waiting, pending, order, reported, answered):
+    """Subsystem k at step n from the states of the subsystems before it at step n + 1 (their last one
+    when they have ended) and of itself and the others at step n; those whose states are in."""
+    ready = []
+    for k, s in enumerate(order):
+        if s not in waiting:
+            continue
+        n, data = answered[s], {}
+        for j, other in enumerate(order):
+            step = n + 1 if j < k else n
+            if step < len(reported[other]):
+                data[other] = reported[other][step][1]
+            elif other not in pending and reported[other]:
+                data[other] = reported[other][-1][1]
+            else:
+                break
+        else:
+            ready.append((s, data))
+    return ready
+
+
+def _result(models, order, parts, coupler, plan, failure):
+    """The subsystems' Results (rebuilt here on the worker models) joined with the coupling signals."""
+    results = {}
+    for s in order:
+        if parts.get(s) is None:
+            continue
+        a = parts[s]
+        results[s] = Result(models[s].compile(), a["t"], a["q"], a["v"], a["u_force"], a["tau"], events=a["events"],
+                            message=a["message"], success=a["success"], stats=a["stats"])
+    n = min((len(r.t) for r in results.values()), default=0)
+    t = next(iter(results.values())).t[:n] if results else np.zeros(0)
+    coupling = {}
+    for c in plan:
+        ea, eb = c.ends
+        if ea.subsystem in results and eb.subsystem in results:
+            d = results[ea.subsystem].point(ea.body, ea.point)[:n] - results[eb.subsystem].point(eb.body, eb.point)[:n]
+            coupling[f"{c.name}.violation"] = d if c.kind == "point_coincident" else np.linalg.norm(d, axis=1) - c.length
+        record = coupler.record[c.name]
+        if record and n:
+            times = np.array([r[0] for r in record])
+            values = np.array([r[1] for r in record])
+            last = len(times) - 1 - np.unique(times[::-1], return_index=True)[1]      # the last exchange at each time
+            coupling[f"{c.name}.force"] = np.column_stack([np.interp(t, times[last], values[last, k]) for k in range(3)])
+    return CoupledResult(results, t, coupling, message=failure or "the subsystems reached t_end",
+                         success=failure is None)
