@@ -39,7 +39,7 @@ import numpy as np
 
 from ..analysis.result import CoupledResult, Result
 from ..dynamics.api import _evaluate_rows as evaluate_rows, forward_dynamics, mass_matrix
-from ..errors import MechsimError, ModelError, SimulationError
+from ..errors import ModelError, SimulationError
 from ..modeling.model import Model
 
 KINDS = ("point_coincident", "distance")
@@ -183,8 +183,9 @@ def serve(task):
         connection.close()
 
 
-class CouplingStopped(MechsimError):
-    """The coordinator ended the run (another subsystem failed)."""
+class CouplingStopped(Exception):
+    """The coordinator ended the run (another subsystem failed); simulate turns it into a
+    SimulationError carrying the partial Result, as for any failing controller."""
 
 
 class Interface:
