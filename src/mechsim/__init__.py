@@ -36,10 +36,11 @@ from .distributed import cosimulate, normal, simulate_batch, sweep, uniform
 from .dynamics.api import forward_dynamics, inverse_dynamics, mass_matrix
 from .errors import MechsimError, ModelError, SimulationError
 from .io import load, load_dict
+from .io.fmu import FMUController
 from .modeling import Model
 from .simulation import Event, EventRecord
 from .viz.animate import animate
 
 __version__ = "0.1.0"
 __all__ = ["Model", "State", "Result", "Event", "EventRecord", "Linearization", "forward_dynamics", "inverse_dynamics", "mass_matrix",
-           "load", "load_dict", "animate", "simulate_batch", "sweep", "normal", "uniform", "cosimulate", "MechsimError", "ModelError", "SimulationError"]
+           "load", "load_dict", "animate", "simulate_batch", "sweep", "normal", "uniform", "cosimulate", "FMUController", "MechsimError", "ModelError", "SimulationError"]

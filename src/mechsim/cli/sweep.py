@@ -91,7 +91,7 @@ def sweep(args):
     values = parameters(args.param)
     options = simulate_options(model, args)
     progress = options.pop("progress", False)
-    client = _client(args.scheduler) if args.scheduler else None
+    client = connect(args.scheduler) if args.scheduler else None
     try:
         runs = ms.sweep(model, values, samples=args.samples, seed=args.seed, simulate_kwargs=options,
                         metrics=args.metric, client=client, workers=args.threads or args.workers,
@@ -110,7 +110,8 @@ def sweep(args):
         print(runs.to_string(max_rows=SHOWN_ROWS))
 
 
-def _client(address):
+def connect(address):
+    """A Dask Client of the scheduler at ``address`` (for --scheduler)."""
     try:
         from distributed import Client
     except ImportError:

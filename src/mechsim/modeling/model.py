@@ -326,6 +326,12 @@ class Model:
         from ..io.model_file import save
         save(self, path)
 
+    def to_fmu(self, path, outputs=None, **options):
+        """Write this model as an FMI 2.0 co-simulation FMU (pythonfmu): its inputs as FMU inputs, the
+        ``outputs`` signals as FMU outputs, each step simulated with ``options`` (io/fmu.py)."""
+        from ..io.fmu import to_fmu
+        return to_fmu(self, path, outputs, **options)
+
     def to_urdf(self, path):
         """Write the model as URDF (io/urdf_export.py); ModelError for what URDF cannot hold."""
         from ..io.urdf_export import write_urdf
