@@ -10,7 +10,7 @@ import pytest
 import mechsim as ms
 from mechsim.distributed.cosim import coupled_model, couplings_of
 
-from distributed_helpers import L0, L2, L3, PIN, four_bar_chains
+from distributed_helpers import L2, L3, PIN, four_bar_chains
 
 REFERENCE = json.loads((Path(__file__).resolve().parents[2] / "examples" / "reference" / "four_bar.json").read_text())
 

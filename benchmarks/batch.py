@@ -1,0 +1,153 @@
+"""Throughput of many small runs (issue 14, SPEC §6): 1000 runs of the 20-link chain for 1 s.
+
+mechsim's ``ms.simulate_batch`` on 2 threads against ``mujoco.rollout`` on 2 threads, at equal
+accuracy; beside them the per-run overhead of ``ms.sweep`` on a local process pool and on a Dask
+LocalCluster with 2 workers. The chain is the speed suite's (mechsim.bench.chains: 20 links, axes
+cycling z, y, x, 1 kg, 0.1 m); run i starts from the suite's initial angles plus N(0, 0.05) rad per
+joint (seed 0), at rest, no contacts.
+
+Accuracy: the largest error of the final joint angles over the first 20 runs against mechsim's
+DOP853 at rtol = atol = 1e-12. Each engine is given its cheapest setting meeting the target: MuJoCo
+its RK4 integrator at the largest timestep of STEPS that meets it (its only knob), mechsim the
+loosest tolerance of its adaptive DOP853 (or RK45) that meets it. Timed: the 1000 runs, after a
+warm-up batch, best of REPEATS; states out for every engine (mechsim: its Results; MuJoCo: the
+rollout's state array).
+
+Run from the repository root (writes benchmarks/RESULTS_batch.md):
+
+    PYTHONPATH=src python benchmarks/batch.py [--quick]
+"""
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+N_LINKS, N_RUNS, T_END, THREADS = 20, 1000, 1.0, 2
+TARGET = 1e-6                      # rad: the accuracy both engines must meet
+STEPS = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4)
+TOLERANCES = (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
+REPEATS = 3
+CHECKED = 20                       # runs whose final state is compared with the reference
+
+
+def initial_states(n_runs):
+    from mechsim.bench.chains import initial_angles
+    rng = np.random.default_rng(0)
+    return initial_angles(N_LINKS) + rng.normal(0.0, 0.05, size=(n_runs, N_LINKS))
+
+
+def mechsim_runs(model, q0s, **options):
+    import mechsim as ms
+    return ms.simulate_batch(model, [{f"joints.j{i}.q0": float(q) for i, q in enumerate(q0)} for q0 in q0s],
+                             threads=THREADS, t_end=T_END, **options)
+
+
+def reference(model, q0s):
+    return np.array([r.q[-1] for r in mechsim_runs(model, q0s, solver="DOP853", rtol=1e-12, atol=1e-12)])
+
+
+def mujoco_rollout(model, datas, q0s, step):
+    import mujoco
+    from mujoco import rollout
+    model.opt.timestep = step
+    model.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    state = np.zeros((len(q0s), mujoco.mj_stateSize(model, mujoco.mjtState.mjSTATE_FULLPHYSICS)))
+    state[:, 1:1 + N_LINKS] = q0s                           # [time, qpos, qvel, ...]
+    out, _ = rollout.rollout(model, datas, state, nstep=round(T_END / step), persistent_pool=True)
+    return out[:, -1, 1:1 + N_LINKS]
+
+
+def best(run, repeats=REPEATS):
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def cpu():
+    try:
+        text = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        return next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or "unknown"
+
+
+def main(quick=False):
+    import mujoco
+
+    import mechsim as ms
+    from mechsim.bench.chains import mechsim_chain, mujoco_chain
+    n_runs = 100 if quick else N_RUNS
+    q0s = initial_states(n_runs)
+    model = mechsim_chain(N_LINKS)
+    exact = reference(model, q0s[:CHECKED])
+    error = lambda final: float(np.abs(final[:CHECKED] - exact).max())
+
+    mj_model, _ = mujoco_chain(N_LINKS, pure=True)
+    datas = [mujoco.MjData(mj_model) for _ in range(THREADS)]
+    mj_step = next((h for h in STEPS if error(mujoco_rollout(mj_model, datas, q0s[:CHECKED], h)) <= TARGET), None)
+    mj_error = error(mujoco_rollout(mj_model, datas, q0s[:CHECKED], mj_step or STEPS[-1]))
+    mj_time = best(lambda: mujoco_rollout(mj_model, datas, q0s, mj_step or STEPS[-1]))
+
+    settings = [dict(solver=solver, rtol=tol, atol=tol) for tol in TOLERANCES for solver in ("DOP853", "RK45")]
+    ms_setting = next((s for s in settings if error(np.array([r.q[-1] for r in mechsim_runs(model, q0s[:CHECKED], **s)]))
+                       <= TARGET), settings[-1])
+    ms_error = error(np.array([r.q[-1] for r in mechsim_runs(model, q0s[:CHECKED], **ms_setting)]))
+    mechsim_runs(model, q0s[:50], **ms_setting)                        # warm-up
+    ms_time = best(lambda: mechsim_runs(model, q0s, **ms_setting))
+
+    parameters = {"joints.j0.q0": list(q0s[:, 0])}
+    kwargs = dict(simulate_kwargs=dict(t_end=T_END, **ms_setting), metrics=["final:j0.q"])
+    pool_time = best(lambda: ms.sweep(model, parameters, workers=THREADS, **kwargs), repeats=1)
+    dask_time = None
+    try:
+        import distributed
+        with distributed.LocalCluster(n_workers=THREADS, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+            ms.sweep(model, {"joints.j0.q0": list(q0s[:20, 0])}, client=client, **kwargs)      # warm-up
+            dask_time = best(lambda: ms.sweep(model, parameters, client=client, **kwargs), repeats=1)
+    except ImportError:
+        pass
+
+    per_run = lambda seconds: f"{seconds / n_runs * 1e3:.2f} ms"
+    setting = f"{ms_setting['solver']} rtol = atol = {ms_setting['rtol']:g}"
+    rows = [
+        ("mujoco.rollout, 2 threads", f"RK4 h = {mj_step or STEPS[-1]:g} s" + ("" if mj_step else " (target not met)"),
+         f"{mj_error:.1e}", f"{mj_time:.2f}", per_run(mj_time), "1.00"),
+        ("ms.simulate_batch, 2 threads", setting, f"{ms_error:.1e}", f"{ms_time:.2f}", per_run(ms_time),
+         f"{mj_time / ms_time:.2f}"),
+        ("ms.sweep, 2 local processes", setting, "", f"{pool_time:.2f}", per_run(pool_time), f"{mj_time / pool_time:.2f}"),
+    ]
+    if dask_time is not None:
+        rows.append(("ms.sweep, Dask LocalCluster (2 workers)", setting, "", f"{dask_time:.2f}", per_run(dask_time),
+                     f"{mj_time / dask_time:.2f}"))
+    header = ("engine", "setting", f"error of final q (<= {TARGET:g})", f"{n_runs} runs [s]", "per run",
+              "speed vs mujoco.rollout")
+    table = "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                      + ["| " + " | ".join(row) + " |" for row in rows])
+    verdict = (f"simulate_batch / mujoco.rollout throughput: {mj_time / ms_time:.2f}x (target >= 2x: "
+               f"{'met' if mj_time / ms_time >= 2 else 'NOT met'}); process-pool overhead per run "
+               f"{(pool_time - ms_time) / n_runs * 1e3:.2f} ms"
+               + ("" if dask_time is None else f", Dask {(dask_time - ms_time) / n_runs * 1e3:.2f} ms"))
+    text = (f"# Many small runs: {n_runs} runs of the {N_LINKS}-link chain for {T_END:g} s\n\n"
+            f"{datetime.date.today()}, {cpu()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"mujoco {mujoco.__version__}, mechsim {ms.__version__}. Written by benchmarks/batch.py "
+            f"(its docstring says what is timed).\n\n{table}\n\n{verdict}\n")
+    print(text)
+    if not quick:
+        (HERE / "RESULTS_batch.md").write_text(text)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="100 runs, nothing written")
+    main(parser.parse_args().quick)
