@@ -157,14 +157,12 @@ def serve(task):
         interface = Interface(task.model, task.ends)
         cm = task.model.compile()
         names = [name for end in task.ends for name in end.inputs]
+        moving = [joint for joint, block in cm.joint_v.items() if block.stop > block.start]
 
         def exchange(t, outputs):
             q, v = np.empty(cm.nq), np.empty(cm.nv)
-            for joint, block in cm.joint_q.items():
-                q[block] = outputs[f"{joint}.q"]
-            for joint, block in cm.joint_v.items():
-                if block.stop > block.start:
-                    v[block] = outputs[f"{joint}.v"]
+            for joint in moving:                       # the controller's default outputs: .q and .v of these
+                q[cm.joint_q[joint]], v[cm.joint_v[joint]] = outputs[f"{joint}.q"], outputs[f"{joint}.v"]
             send_numbers(connection, STAGE, [t], *interface(t, q, v))
             tag, reply = receive(connection)
             if tag == OBJECT:
