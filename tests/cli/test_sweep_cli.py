@@ -65,3 +65,20 @@ def test_mistakes_are_one_error_line(model_file, capsys, argv, message):
     assert main(["sweep", model_file, *argv]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+def test_a_dask_scheduler_address_runs_the_sweep_there(model_file, capsys):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert main(["sweep", model_file, "--param", "bodies.slider.mass=1,2", "--metric", "final:x.q",
+                     "--scheduler", cluster.scheduler_address]) == 0
+    out = capsys.readouterr().out
+    local = ms.sweep(ms.load(model_file), {"bodies.slider.mass": [1, 2]}, metrics=["final:x.q"], isolation=False)
+    assert "2 runs, 2 ok" in out and all(f"{value:.6f}" in out for value in local["final:x.q"])
+
+
+def test_an_unreachable_scheduler_is_one_error_line(model_file, capsys):
+    pytest.importorskip("distributed")
+    assert main(["sweep", model_file, "--param", "bodies.slider.mass=1,2", "--scheduler", "tcp://127.0.0.1:9"]) == 1   # 10 s
+    err = capsys.readouterr().err
+    assert err.startswith("error: --scheduler tcp://127.0.0.1:9: cannot connect") and "Traceback" not in err
