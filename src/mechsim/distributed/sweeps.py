@@ -284,15 +284,19 @@ def on_threads(job, runs, workers, record):
 def on_processes(job, runs, workers, record):
     """A local process pool; the runs a dying worker may have held are re-run alone (module docstring)."""
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    for index in _pool_pass(job, runs, range(len(runs)), workers, context, record):
-        if _pool_pass(job, runs, [index], 1, context, record):
-            record(index, failed("its worker process died twice while running it (killed, out of memory or "
-                                 "crashed)"))
+    remaining = list(range(len(runs)))
+    while remaining:
+        suspects, remaining = _pool_pass(job, runs, remaining, workers, context, record)
+        for index in suspects:
+            if _pool_pass(job, runs, [index], 1, context, record)[0]:
+                record(index, failed("its worker process died twice while running it (killed, out of memory or "
+                                     "crashed)"))
 
 
 def _pool_pass(job, runs, indices, workers, context, record):
-    """Run ``indices`` on a pool of ``workers`` processes, at most two per worker queued at a time;
-    returns the runs left unfinished when a worker died (the pool breaks then)."""
+    """Run ``indices`` on a pool of ``workers`` processes, at most two per worker queued at a time.
+    When a worker dies the pool breaks: returns (the runs that were in flight, the runs not yet
+    started), else ([], [])."""
     pending = list(indices)[::-1]
     in_flight = {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_install,
@@ -310,8 +314,8 @@ def _pool_pass(job, runs, indices, workers, context, record):
                 except BrokenProcessPool:
                     broken.append(index)
             if broken:
-                return broken + list(in_flight.values()) + pending[::-1]
-    return []
+                return broken + list(in_flight.values()), pending[::-1]
+    return [], []
 
 
 def on_dask(client, job, runs, record):
