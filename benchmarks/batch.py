@@ -22,7 +22,6 @@ import datetime
 import os
 import platform
 import subprocess
-import sys
 import time
 from pathlib import Path
 
