@@ -41,3 +41,16 @@ def test_mistakes_are_one_error_line(tmp_path, capsys, edit, message):
     assert main(["cosimulate", str(bad), "--t-end", "0.01"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and "Traceback" not in err
+
+
+def test_a_dask_scheduler_address_runs_the_subsystems_there(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "cosim.csv"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        assert main(["cosimulate", str(FOUR_BAR), "--t-end", "0.02", "-o", str(out),
+                     "--scheduler", cluster.scheduler_address]) == 0
+    arguments = load_cosimulation(FOUR_BAR)
+    arguments["t_end"] = 0.02
+    local = ms.cosimulate(**arguments)
+    data = np.genfromtxt(out, delimiter=",", names=True)
+    assert np.allclose(data["Bj4q"], local["B/j4.q"], rtol=1e-11, atol=0)
