@@ -15,7 +15,7 @@ import numpy as np
 
 from ..analysis.progress import Progress
 from ..errors import ModelError, SimulationError
-from ..modeling.parameters import parse_path
+from ..modeling.parameters import current_value, parse_path, with_entry
 from ..simulation.simulate import checked_options
 
 
@@ -81,12 +81,7 @@ def prepared(model, run, models):
     q, v = cm.q0.copy(), cm.v0.copy()
     for text, path in start.items():
         joint = run_model.joints[path.item]
-        value = run[text]
-        if path.index is not None:
-            value = np.array(getattr(joint, path.argument), dtype=float)
-            if path.index >= value.size:
-                raise ModelError(f"parameter '{text}': index {path.index} is beyond its {value.size} entries")
-            value[path.index] = run[text]
+        value = run[text] if path.index is None else with_entry(current_value(run_model, path), path, run[text])
         if path.argument == "q0":
             q[cm.joint_q[joint.name]] = joint._initial_q(value)
         else:

@@ -41,6 +41,7 @@ from ..analysis.result import CoupledResult, Result
 from ..dynamics.api import _evaluate_rows as evaluate_rows, forward_dynamics, mass_matrix
 from ..errors import ModelError, SimulationError
 from ..modeling.model import Model
+from ..simulation.simulate import checked_options
 
 KINDS = ("point_coincident", "distance")
 METHODS = ("projection", "compliance")
@@ -223,6 +224,7 @@ class Coupler:
         ends = [(c.name, e) for s in order for c in couplings for e in c.ends if e.subsystem == s]
         self.index = {(name, e.sign): i for i, (name, e) in enumerate(ends)}
         self.count = {s: sum(e.subsystem == s for _, e in ends) for s in order}
+        self.first = dict(zip(order, np.cumsum([0] + [self.count[s] for s in order])))   # its first end
         self.rows = [3 if c.kind == "point_coincident" else 1 for c in couplings]
         self.start = np.concatenate([[0], np.cumsum(self.rows)]).astype(int)
         self.record = {c.name: [] for c in couplings}     # (t, force on body_b)
@@ -258,17 +260,14 @@ class Coupler:
         F = (D @ lam).reshape(E, 3)
         for c, r in zip(self.couplings, self.start):
             self.record[c.name].append((t, F[self.index[c.name, -1.0]].copy()))
-        counts = np.cumsum([0] + [self.count[s] for s in self.order])
-        return {s: F[counts[i]:counts[i + 1]] for i, s in enumerate(self.order)}
+        return {s: F[self.first[s]:self.first[s] + self.count[s]] for s in self.order}
 
     def _projected(self, data, D, Cdd_free, C, Cd):
         """lambda from Phi lambda = -(C''_free + 2 sigma C' + sigma^2 C), Phi = -D^T W D."""
         W = np.zeros((D.shape[0], D.shape[0]))
-        i = 0
         for s in self.order:
-            n = 3 * self.count[s]
+            i, n = 3 * self.first[s], 3 * self.count[s]
             W[i:i + n, i:i + n] = data[s][3]
-            i += n
         Phi = -D.T @ W @ D
         rhs = -(Cdd_free + 2 * self.sigma * Cd + self.sigma ** 2 * C)
         lam = np.zeros(len(rhs))
@@ -319,17 +318,16 @@ def cosimulate(subsystems, couplings, method="projection", baumgarte=10.0, stiff
     ``assemble``: start from the subsystems' q0/v0 moved onto the couplings (default), or as given."""
     order = _check_subsystems(subsystems)
     plan = couplings_of(subsystems, couplings)
-    if assemble:
-        subsystems = assembled(subsystems, plan)
     method, exchange, ordering = _check_settings(method, baumgarte, stiffness, damping, exchange, ordering)
     if solver not in ("RK4", "Euler"):
         raise ModelError(f"cosimulate(): solver {solver!r}: the subsystems advance in lockstep with a fixed step; "
                          "use RK4 or Euler")
+    if assemble:
+        subsystems = assembled(subsystems, plan)
     ends = {s: [e for c in plan for e in c.ends if e.subsystem == s] for s in order}
     models = {s: worker_model(subsystems[s], ends[s]) for s in order}
     options = dict(t_end=t_end, h=h, solver=solver, t_eval=t_eval)
     for s in order:
-        from ..simulation.simulate import checked_options
         try:
             checked_options(models[s], dict(options))
         except ModelError as exc:
@@ -343,7 +341,7 @@ def cosimulate(subsystems, couplings, method="projection", baumgarte=10.0, stiff
         tasks = [Task(s, models[s], tuple(ends[s]), options, exchange, listener.address, authkey) for s in order]
         launched = _launch(tasks, workers)
         connections = _accept(listener, order, connections)
-        parts, failure = _coordinate(connections, order, coupler, exchange, ordering)
+        parts, failure = _coordinate(connections, order, coupler, ordering)
     finally:
         listener.close()
         for connection in connections.values():      # a worker still waiting gets EOF and ends
@@ -448,7 +446,7 @@ def _accept(listener, order, connections):
     return connections
 
 
-def _coordinate(connections, order, coupler, exchange, ordering):
+def _coordinate(connections, order, coupler, ordering):
     """The exchange loop: receive from every subsystem that is not waiting for an answer, answer those
     whose coupling forces can be computed; returns ({subsystem: arrays}, failure message or None)."""
     parts, failure = {}, None

@@ -213,7 +213,7 @@ def execute(job, index, values):
     try:
         model, state = prepare_run(job, values, cache)
     except Exception as exc:      # a value add_* refuses, or a build callable that failed
-        return failed(exc if isinstance(exc, MechsimError) else f"{type(exc).__name__}: {exc}")
+        return failed(exc)
     return finish(job, index, model, state)
 
 
@@ -244,6 +244,9 @@ def finish(job, index, model, state):
 
 
 def failed(error):
+    """The row of a failed run: ``error`` a message, a mechsim error, or another exception (named by type)."""
+    if isinstance(error, Exception) and not isinstance(error, MechsimError):
+        error = f"{type(error).__name__}: {error}"
     return {"status": "failed", "error": " ".join(str(error).splitlines())}
 
 
@@ -274,7 +277,7 @@ def on_threads(job, runs, workers, record):
         try:
             ready[index] = prepare_run(job, values, cache)
         except Exception as exc:
-            record(index, failed(exc if isinstance(exc, MechsimError) else f"{type(exc).__name__}: {exc}"))
+            record(index, failed(exc))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(finish, job, index, *run): index for index, run in ready.items()}
         for future in futures:
@@ -327,8 +330,7 @@ def on_dask(client, job, runs, record):
     for future in as_completed(futures):
         index = futures[future]
         if future.status == "error":
-            exc = future.exception()
-            record(index, failed(f"{type(exc).__name__}: {exc}"))
+            record(index, failed(future.exception()))
         else:
             record(index, future.result())
 

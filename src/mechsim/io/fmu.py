@@ -45,15 +45,15 @@ class {class_name}(Fmi2Slave):
                                         setter=lambda value, n=name: self.values.__setitem__(n, value)))
         for name in self.config["outputs"]:
             self.register_variable(Real(name, causality=Fmi2Causality.output, getter=lambda n=name: self.values[n]))
-        self.model = self.state = None
+        self.run = None
 
     def exit_initialization_mode(self):
         from mechsim.io.fmu import start
-        self.model, self.state = start(os.path.join(self.resources, "model.yaml"), self.config, self.values)
+        self.run = start(os.path.join(self.resources, "model.yaml"), self.config, self.values)
 
     def do_step(self, current_time, step_size):
         from mechsim.io.fmu import advance
-        self.state = advance(self.model, self.state, current_time, step_size, self.config, self.values)
+        advance(self.run, current_time, step_size, self.values)
         return True
 '''
 
@@ -105,34 +105,42 @@ def output_signal(model, name):
     return signal, index
 
 
-def _outputs(model, result, config, values):
-    for name in config["outputs"]:
-        signal, index = output_signal(model, name)
-        value = result[signal][-1]
-        values[name] = float(value if index is None else value.ravel()[index])
+class SlaveRun:
+    """An exported FMU's run: the model, the state reached, its inputs and its outputs as
+    (name, signal, entry or None), read once at initialization."""
+
+    def __init__(self, model_file, config):
+        from .model_file import load
+        self.model = load(model_file)
+        self.inputs, self.options = list(config["inputs"]), config["options"]
+        self.outputs = [(name, *output_signal(self.model, name)) for name in config["outputs"]]
+        self.state = self.model.assemble()
+
+    def read(self, result, values):
+        """The outputs at the result's last sample into ``values``."""
+        for name, signal, index in self.outputs:
+            value = result[signal][-1]
+            values[name] = float(value if index is None else value.ravel()[index])
 
 
 def start(model_file, config, values):
     """The FMU's initialization: the model loaded and assembled, the outputs at the start."""
-    from .model_file import load
-    model = load(model_file)
-    state = model.assemble()
-    cm = model.compile()
-    inputs = {name: values[name] for name in config["inputs"]}
-    y = np.concatenate([state.q, state.v])
-    _outputs(model, Result.at(cm, state.t, y, cm.force_values(state.t, inputs)), config, values)
-    return model, state
+    run = SlaveRun(model_file, config)
+    cm, state = run.model.compile(), run.state
+    inputs = {name: values[name] for name in run.inputs}
+    run.read(Result.at(cm, state.t, np.concatenate([state.q, state.v]), cm.force_values(state.t, inputs)), values)
+    return run
 
 
-def advance(model, state, t, h, config, values):
-    """One doStep: simulate [t, t + h] from ``state`` with the inputs held; the outputs at t + h."""
+def advance(run, t, h, values):
+    """One doStep: simulate [t, t + h] from the state reached with the inputs held; the outputs at t + h."""
+    state = run.state
     state.t = t
-    result = model.simulate(t_end=t + h, initial=state, inputs={name: values[name] for name in config["inputs"]},
-                            t_eval=[t, t + h], **config["options"])
-    _outputs(model, result, config, values)
-    end = State(model.compile(), result.q[-1], result.v[-1], result.t[-1])
-    end.analysis = state.analysis
-    return end
+    result = run.model.simulate(t_end=t + h, initial=state, inputs={name: values[name] for name in run.inputs},
+                                t_eval=[t, t + h], **run.options)
+    run.read(result, values)
+    run.state = State(run.model.compile(), result.q[-1], result.v[-1], result.t[-1])
+    run.state.analysis = state.analysis
 
 
 class FMUController:

@@ -71,7 +71,7 @@ def current_value(model, path):
     return getattr(getattr(model, path.section)[path.item], path.argument, None)
 
 
-def _with_entry(current, path, value):
+def with_entry(current, path, value):
     """``current`` (a vector argument) with entry path.index set to value."""
     vector = [float(x) for x in np.atleast_1d(np.asarray(current, dtype=float)).ravel()]
     if path.index >= len(vector):
@@ -91,7 +91,7 @@ def with_parameters(model, values):
         if hasattr(value, "tolist"):
             value = value.tolist()
         if path.index is not None:
-            value = _with_entry(current_value(model, path) if path.section != "gravity" else gravity, path, value)
+            value = with_entry(current_value(model, path) if path.section != "gravity" else gravity, path, value)
         if path.section == "gravity":
             gravity = value
         elif path.section == "inputs":
