@@ -258,7 +258,7 @@ def test_damping_limits_and_friction(tmp_path):
     friction = m.forces["spin_friction"]
     assert friction.kind == "joint_friction" and friction.static == friction.kinetic == 0.5
     m, messages = load_warned(path, limits=False)
-    assert not m.forces and "the limits and friction of 1 tree, loop or multi-DOF joint(s)" in messages[0]
+    assert not m.forces and "the limits and friction of 1 joint(s) (spin) are kept" in messages[0]
 
 
 GEOMETRY = """

@@ -26,8 +26,10 @@ the links' and joints' names:
   ``floating_base=True`` (its q = 0 at the <pose>);
 - ``<axis><dynamics>`` of a revolute or prismatic joint: ``<damping>`` and ``<spring_stiffness>``
   about ``<spring_reference>`` -> a ``joint_spring_damper`` ``<joint>_damping`` (damping only) or
-  ``<joint>_spring`` (with a stiffness); ``<axis><limit>`` and ``<dynamics><friction>`` are kept in
-  ``model.urdf_limits`` and ``model.urdf_friction`` and not simulated yet, which a warning says;
+  ``<joint>_spring`` (with a stiffness); ``<axis><limit>`` and ``<dynamics><friction>`` -> a rigid
+  ``joint_limit`` and a ``joint_friction`` as in the URDF importer, and kept in ``model.urdf_limits``
+  and ``model.urdf_friction``; a cut joint with any of these trades places with the other joint of its
+  child link where it can (io/urdf.py _trade_cuts), else they are not simulated, which a warning says;
 - ``<visual>``/``<collision>`` (spec link/visual/geometry: box, cylinder, sphere, mesh) -> the body's
   ``geometry`` as in the URDF importer; a mesh ``<uri>`` ``model://name/rest`` is found through
   ``package_dirs[name]``, ``file://p`` at p, any other relative to the file's folder.
@@ -41,8 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from ..modeling.model import Model
-from .urdf import (IDENTITY, MODEL_FRAME, ROOT_JOINT, _add_bodies, _compose, _Element, _flag, _limits_and_friction, _starts_within_limits,
-                   _Link, _name, _package_dirs, _resolve_meshes, _sdf_pose, _Source, _text_numbers, read_xml)
+from .urdf import (IDENTITY, MODEL_FRAME, ROOT_JOINT, _add_bodies, _add_spring_damper, _compose, _Element, _flag,
+                   _inverse, _limits_and_friction, _Link, _name, _package_dirs, _read_axis_extras, _resolve_meshes,
+                   _sdf_pose, _Source, _starts_within_limits, _text_numbers, _trade_cuts, _value, read_xml)
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
                "ball": "spherical", "universal": "universal", "fixed": "weld"}
@@ -64,19 +67,6 @@ def _parse(path):
     except ValueError:
         raise src.error(sdf, f"<sdf version=\"{sdf.get('version')}\">: expected a version such as 1.6") from None
     return model, version
-
-
-def _value(src, parent, tag, default, what, count=1):
-    """The number(s) of the child element ``tag`` of ``parent``, ``default`` when it is absent."""
-    element = parent.find(tag)
-    if element is None:
-        return default
-    values = _text_numbers(src, element, count, what)
-    return float(values[0]) if count == 1 else values
-
-
-def _inverse(pose):
-    return -pose[1].T @ pose[0], pose[1].T
 
 
 # ------------------------------------------------------------------------------------ links
@@ -170,6 +160,10 @@ class _Joint:
     limit: dict = field(default_factory=dict)
     cut: bool = False
 
+    @property
+    def kind(self):
+        return JOINT_KINDS[self.type]
+
 
 def _read_joint(src, element, links, model_poses, version):
     """A _Joint from a <joint>; its parent and child links exist."""
@@ -229,22 +223,6 @@ def _axis(src, axis, model_joint, model_poses, version, what):
     return vector / norm
 
 
-def _read_axis_extras(src, joint, axis, what):
-    """Damping, spring and friction from <axis><dynamics>, limits from <axis><limit>."""
-    if axis is None:
-        return
-    dynamics = axis.find("dynamics")
-    if dynamics is not None:
-        joint.damping = _value(src, dynamics, "damping", 0.0, what)
-        joint.stiffness = _value(src, dynamics, "spring_stiffness", 0.0, what)
-        joint.rest = _value(src, dynamics, "spring_reference", 0.0, what)
-        joint.friction = _value(src, dynamics, "friction", 0.0, what)
-    limit = axis.find("limit")
-    if limit is not None:
-        joint.limit = {key: _value(src, limit, key, None, what) for key in ("lower", "upper", "effort", "velocity")
-                       if limit.find(key) is not None}
-
-
 # ------------------------------------------------------------------------------------ the tree
 def _read_model(src, model, version):
     """(links, their poses in the model frame, joints), by name in file order."""
@@ -294,7 +272,7 @@ def _spanning_tree(src, links, joints):
 
 # ------------------------------------------------------------------------------------ the model
 def _add_joints(src, model, joints, model_poses, root, floating_base, q0):
-    """The root joint, then every joint (cut joints marked) with its damper."""
+    """The root joint, then every joint (cut joints marked), a tree joint with its damper or spring."""
     if root != WORLD:
         model.add_joint(ROOT_JOINT, "free" if floating_base else "weld", "ground", root,
                         parent_frame=model_poses[root])
@@ -308,10 +286,8 @@ def _add_joints(src, model, joints, model_poses, root, floating_base, q0):
         with src.at(joint.element):
             model.add_joint(joint.name, kind, parent, joint.child, parent_frame=parent_frame,
                             child_frame=joint.pose, cut=joint.cut, q0=q0.get(joint.name), **options)
-        if (joint.damping or joint.stiffness) and kind in ("revolute", "prismatic"):
-            with src.at(joint.element):
-                model.add_force(f"{joint.name}_{'spring' if joint.stiffness else 'damping'}", "joint_spring_damper",
-                                joint=joint.name, stiffness=joint.stiffness, damping=joint.damping, rest=joint.rest)
+        if not joint.cut:
+            _add_spring_damper(src, model, joint, kind)
 
 
 def load_sdf(path, floating_base=False, package_dirs=None, loops=True, limits=True):
@@ -325,6 +301,11 @@ def load_sdf(path, floating_base=False, package_dirs=None, loops=True, limits=Tr
     element, version = _parse(path)
     links, model_poses, joints = _read_model(src, element, version)
     root = _spanning_tree(src, links, joints)
+    if loops and limits:                     # cut joints with limits, friction or dampers trade places
+        traded = _trade_cuts({j.child: j for j in joints if not j.cut}, [j for j in joints if j.cut],
+                             lambda joint: joint.type != "fixed")
+        for joint in joints:
+            joint.cut ^= joint.name in traded
     if root == WORLD and floating_base:
         raise src.error(element, "the model hangs from 'world', the ground: there is no base to float "
                                  "(leave floating_base=False)")
@@ -338,5 +319,5 @@ def load_sdf(path, floating_base=False, package_dirs=None, loops=True, limits=Tr
     if missing:
         warnings.warn(f"{path}: {len(missing)} mesh file(s) not found, their shapes left out: "
                       f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}", stacklevel=2)
-    _limits_and_friction(src, model, tree, [j for j in kept if j.cut], JOINT_KINDS, simulated=limits)
+    _limits_and_friction(src, model, tree, [j for j in kept if j.cut], simulated=limits)
     return model

@@ -35,13 +35,17 @@ a body named after it and each joint a joint named after it, so that signals rea
   lies with every tree joint at zero (as for a loop-closing ``<joint>``); ``<axis><xyz>`` (default
   0 0 1) is in the joint frame, or in the model frame (the root link frame at zero) with
   ``<use_parent_model_frame>1</use_parent_model_frame>``; revolute and continuous -> revolute,
-  prismatic -> prismatic, ball -> spherical, fixed -> weld; a parent ``world`` is the ground;
+  prismatic -> prismatic, ball -> spherical, fixed -> weld, ``<axis><limit>`` and ``<axis><dynamics>``
+  as in SDF (io/sdf.py); a parent ``world`` is the ground;
 - ``<limit lower upper>`` of a tree joint -> a rigid ``joint_limit`` ``<joint>_limit`` (a joint whose
   zero lies outside its limits starts at the nearest one, with a warning); ``<dynamics friction>``
   -> a ``joint_friction`` ``<joint>_friction`` with static = kinetic = the friction; every limit and
   friction is kept in ``model.urdf_limits`` and ``model.urdf_friction`` (joint name -> values, for
-  export), and what is not simulated — effort and velocity limits, loop joints' limits and friction
-  — is said by a warning;
+  export), and what is not simulated — effort and velocity limits, the elements of a cut joint — is
+  said by a warning;
+- a revolute or prismatic loop joint (or <gazebo> joint) with limits, friction or a damper goes into the
+  spanning tree, and the other joint of its child link is cut instead, so that its elements act on a
+  coordinate (_trade_cuts); when that joint has elements too, the loop joint stays cut;
 - ``<visual>``/``<collision>`` geometry (box, cylinder, sphere, mesh) -> the body's ``geometry``: a list
   of dicts with ``kind``, ``role`` ("visual"/"collision"), ``pose`` in the link frame and the
   dimensions; mesh file names (``package://pkg/...`` through ``package_dirs``, ``file://``, or relative
@@ -272,6 +276,8 @@ class _Joint:
     limit: dict = field(default_factory=dict)
     mimic: tuple = None          # (joint, multiplier, offset, element)
     kind: str = None             # the mechsim kind when ``type`` is not a URDF type (a <gazebo> joint)
+    stiffness: float = 0.0       # an SDF spring (a <gazebo> joint's <axis><dynamics>)
+    rest: float = 0.0
 
 
 def _read_joint(src, element):
@@ -458,26 +464,40 @@ def _add_bodies(src, model, links, root):
                            frames=dict(link.frames) or None, geometry=geometry or None)
 
 
-def _add_joints(src, model, links, joints, root, floating_base, q0):
-    """The root joint, then every joint with its damper."""
+def _add_joints(src, model, links, joints, root, floating_base, q0, cut):
+    """The root joint, then every tree joint with its damper; the joints named in ``cut`` are cut joints
+    (tree joints that traded places with a loop joint, _trade_cuts)."""
     if root != WORLD:
         with src.at(links[root].element):
             model.add_joint(ROOT_JOINT, "free" if floating_base else "weld", "ground", root)
     for joint in joints:
-        _add_joint(src, model, joint, _body(joint.parent, root), joint.child, q0, parent_frame=joint.origin)
+        _add_joint(src, model, joint, _body(joint.parent, root), joint.child, q0, parent_frame=joint.origin,
+                   cut=joint.name in cut)
 
 
-def _add_joint(src, model, joint, parent, child, q0, **frames):
-    """One joint (``frames``: its parent_frame, and child_frame and cut for a loop joint) and its damper."""
-    kind = joint.kind or JOINT_KINDS[joint.type]
+def _add_joint(src, model, joint, parent, child, q0, cut, **frames):
+    """One joint (``frames``: its parent_frame, and child_frame for a loop joint) and, unless it is cut,
+    its damper or spring."""
+    kind = _kind(joint)
     options = {"normal": joint.axis} if kind == "planar" else \
         {"axis": joint.axis} if kind in ("revolute", "prismatic") else {}
     with src.at(joint.element):
-        model.add_joint(joint.name, kind, parent, child, q0=q0.get(joint.name), **frames, **options)
-    if joint.damping and kind != "weld":
-        with src.at(joint.element.find("dynamics")):
-            model.add_force(f"{joint.name}_damping", "joint_spring_damper", joint=joint.name,
-                            damping=joint.damping)
+        model.add_joint(joint.name, kind, parent, child, q0=q0.get(joint.name), cut=cut, **frames, **options)
+    if not cut:
+        _add_spring_damper(src, model, joint, kind)
+
+
+def _kind(joint):
+    return joint.kind or JOINT_KINDS[joint.type]
+
+
+def _add_spring_damper(src, model, joint, kind):
+    """A joint_spring_damper '<joint>_damping' (damping alone) or '<joint>_spring' (with a stiffness about
+    the rest position) of a tree joint without quaternion coordinates (also io/sdf.py's)."""
+    if (joint.damping or joint.stiffness) and kind in ("revolute", "prismatic", "planar"):
+        with src.at(joint.element):
+            model.add_force(f"{joint.name}_{'spring' if joint.stiffness else 'damping'}", "joint_spring_damper",
+                            joint=joint.name, stiffness=joint.stiffness, damping=joint.damping, rest=joint.rest)
 
 
 def _body(link, root):
@@ -505,25 +525,66 @@ def _moved(poses, pose, start, end):
     return _compose(_inverse(poses[end]), _compose(poses[start], pose))
 
 
-def _add_cut_joint(src, model, joint, on_parent, on_child, owner, root, q0):
-    """The cut joint ``joint`` with its frames ``on_parent`` and ``on_child`` in its parent's and
-    child's link frames, carried over to the links these are merged into."""
+def _add_loop_joint(src, model, joint, on_parent, on_child, owner, root, q0, traded):
+    """The loop joint ``joint`` with its frames ``on_parent`` and ``on_child`` in its parent's and
+    child's link frames, carried over to the links these are merged into: a cut joint, or a tree joint
+    when it is in ``traded`` (_trade_cuts)."""
     (parent, at_parent), (child, at_child) = owner[joint.parent], owner[joint.child]
-    _add_joint(src, model, joint, _body(parent, root), _body(child, root), q0, cut=True,
+    _add_joint(src, model, joint, _body(parent, root), _body(child, root), q0, cut=joint.name not in traded,
                parent_frame=_compose(at_parent, on_parent), child_frame=_compose(at_child, on_child))
 
 
-def _add_loop_joints(src, model, loops, poses, owner, root, q0):
-    """A cut joint per loop joint. Its joint frame F is placed by <origin> on the parent link, as for
-    any joint. Its child link already has its frame from the tree, so the frame M the joint carries on
-    the child is where F lies on the child with every joint at zero: the file must show the loop
-    closed at zero joint coordinates, as CAD exporters write it."""
+def _loop_frames(src, loops, poses, root):
+    """(joint, frame on the parent link, frame on the child link) per loop joint. Its joint frame F is
+    placed by <origin> on the parent link, as for any joint. Its child link already has its frame from
+    the tree, so the frame M the joint carries on the child is where F lies on the child with every
+    joint at zero: the file must show the loop closed at zero joint coordinates, as CAD exporters write
+    it."""
     for joint in loops:
         if joint.parent not in poses or joint.child not in poses:
             raise src.error(joint.element, f"joint '{joint.name}' closes a loop with a link not connected to the "
                                            f"root link '{root}'")
-        _add_cut_joint(src, model, joint, joint.origin, _moved(poses, joint.origin, joint.parent, joint.child),
-                       owner, root, q0)
+    return [(joint, joint.origin, _moved(poses, joint.origin, joint.parent, joint.child)) for joint in loops]
+
+
+def _carries_elements(joint):
+    """Whether the joint's <limit> bounds, friction, damping or spring become force elements. These act on
+    a joint's coordinates, which only tree joints have."""
+    return bool({"lower", "upper"} & set(joint.limit) or joint.friction or joint.damping or joint.stiffness)
+
+
+def _trade_cuts(parent_of, loops, movable):
+    """Names of the loop joints that trade places with a tree joint, and of those tree joints. A loop
+    joint whose child link already hangs from a tree joint closes the loop at that link; either of the two
+    may be the cut joint. A revolute or prismatic loop joint with force elements (_carries_elements) whose
+    zero lies within its limits goes into the tree, and the child's tree joint is cut instead, when that
+    one carries none, ``movable(joint)`` holds for it and the loop joint's parent does not hang from
+    the child. ``parent_of``: link -> its tree joint, updated."""
+    traded = set()
+    for loop in loops:
+        tree = parent_of.get(loop.child)
+        lower, upper = loop.limit.get("lower", 0.0), loop.limit.get("upper", 0.0)
+        if tree is None or _kind(loop) not in ("revolute", "prismatic") or not _carries_elements(loop) or \
+                not lower <= 0.0 <= upper or _carries_elements(tree) or not movable(tree) or \
+                _hangs_from(loop.parent, loop.child, parent_of):
+            continue
+        parent_of[loop.child] = loop
+        traded |= {loop.name, tree.name}
+    return traded
+
+
+def _hangs_from(link, ancestor, parent_of):
+    """Whether ``link`` is ``ancestor`` or hangs from it in the tree."""
+    seen = set()
+    while link not in seen:
+        if link == ancestor:
+            return True
+        seen.add(link)
+        joint = parent_of.get(link)
+        if joint is None:
+            return False
+        link = joint.parent
+    return False
 
 
 # ------------------------------------------------------------------------------------ <gazebo> joints
@@ -543,6 +604,31 @@ def _text_numbers(src, element, count, what):
         raise src.error(element, f"{what}<{element.tag}>{text.strip()}</{element.tag}>: expected {count} "
                                  "finite number(s)")
     return values
+
+
+def _value(src, parent, tag, default, what, count=1):
+    """The number(s) of the child element ``tag`` of ``parent``, ``default`` when it is absent."""
+    element = parent.find(tag)
+    if element is None:
+        return default
+    values = _text_numbers(src, element, count, what)
+    return float(values[0]) if count == 1 else values
+
+
+def _read_axis_extras(src, joint, axis, what):
+    """An SDF joint's damping, spring and friction from <axis><dynamics>, its limits from <axis><limit>."""
+    if axis is None:
+        return
+    dynamics = axis.find("dynamics")
+    if dynamics is not None:
+        joint.damping = _value(src, dynamics, "damping", 0.0, what)
+        joint.stiffness = _value(src, dynamics, "spring_stiffness", 0.0, what)
+        joint.rest = _value(src, dynamics, "spring_reference", 0.0, what)
+        joint.friction = _value(src, dynamics, "friction", 0.0, what)
+    limit = axis.find("limit")
+    if limit is not None:
+        joint.limit = {key: _value(src, limit, key, None, what) for key in ("lower", "upper", "effort", "velocity")
+                       if limit.find(key) is not None}
 
 
 def _sdf_pose(src, element, what):
@@ -603,18 +689,20 @@ def _gazebo_joints(src, robot, poses, root):
                 if _flag(axis, "use_parent_model_frame"):
                     vector = joint_frame[1].T @ vector
             joint = _Joint(name, element, kind, parent, child, IDENTITY, vector, kind=GAZEBO_KINDS[kind])
+            _read_axis_extras(src, joint, axis, what)
             joints.append((joint, _moved(poses, on_child, child, parent), on_child))
     return joints
 
 
-def _add_gazebo_joints(src, model, gazebo, owner, root, q0):
-    """A cut joint per <gazebo> joint; its parent ``world`` is the ground."""
+def _add_loop_joints(src, model, loops, owner, root, q0, traded):
+    """Each loop joint and <gazebo> joint (``loops``: _loop_frames, _gazebo_joints); a parent ``world``
+    is the ground."""
     owner = {WORLD: ("ground", IDENTITY), **owner}
-    for joint, on_parent, on_child in gazebo:
+    for joint, on_parent, on_child in loops:
         with src.at(joint.element):
             if joint.name in model.joints:
                 raise ModelError(f"<gazebo> joint '{joint.name}': the robot has a joint of that name already")
-        _add_cut_joint(src, model, joint, on_parent, on_child, owner, root, q0)
+        _add_loop_joint(src, model, joint, on_parent, on_child, owner, root, q0, traded)
 
 
 BALL = "drake:ball_constraint"
@@ -676,31 +764,33 @@ def _add_mimics(src, model, joints):
                 model.add_constraint(f"{joint.name}_mimic", "gear", joints=(joint.name, source), ratio=multiplier)
 
 
-def _limits_and_friction(src, model, tree, loops, kinds=JOINT_KINDS, simulated=True):
+def _limits_and_friction(src, model, tree, loops, simulated=True):
     """A tree joint's <limit lower upper> -> a rigid joint_limit '<joint>_limit' (restitution 0), its
-    <dynamics friction> -> a joint_friction '<joint>_friction' (static = kinetic = friction). Every
-    <limit> and friction is also kept in model.urdf_limits / urdf_friction (for export); what is not
-    simulated — effort and velocity limits, loop joints' limits and friction — is said by a warning."""
+    friction -> a joint_friction '<joint>_friction' (static = kinetic = friction). Every <limit> and
+    friction is also kept in model.urdf_limits / urdf_friction (for export); what is not simulated —
+    effort and velocity limits, the limits, friction, damping and springs of cut joints (see _trade_cuts),
+    friction on joints of several coordinates, and with ``simulated=False`` every limit and friction — is
+    said by a warning (also io/sdf.py's)."""
     model.urdf_limits = {joint.name: joint.limit for joint in tree + loops if joint.limit}
     model.urdf_friction = {joint.name: joint.friction for joint in tree + loops if joint.friction}
-    if not simulated:
-        tree, loops = [], tree + loops
-    for joint in tree:
+    one_coordinate = [joint for joint in tree if _kind(joint) in ("revolute", "prismatic")]
+    for joint in tree if simulated else []:
         stops = {key: joint.limit[key] for key in ("lower", "upper") if key in joint.limit}
         if stops and not ("lower" in stops and "upper" in stops and stops["lower"] >= stops["upper"]):
-            with src.at(joint.element.find("limit")):
+            with src.at(joint.element):
                 model.add_force(f"{joint.name}_limit", "joint_limit", joint=joint.name, **stops)
-        if joint.friction and (getattr(joint, "kind", None) or kinds[joint.type]) in ("revolute", "prismatic"):
+        if joint.friction and joint in one_coordinate:
             with src.at(joint.element):
                 model.add_force(f"{joint.name}_friction", "joint_friction", joint=joint.name,
                                 static=joint.friction, kinetic=joint.friction)
     rates = [joint.name for joint in tree + loops if {"effort", "velocity"} & set(joint.limit)]
-    unsimulated = [joint.name for joint in loops if joint.limit or joint.friction] + \
-        [joint.name for joint in tree if joint.friction and
-         (getattr(joint, "kind", None) or kinds[joint.type]) not in ("revolute", "prismatic")]
+    kept = [joint.name for joint in tree if (not simulated and {"lower", "upper"} & set(joint.limit)) or
+            (joint.friction and (not simulated or joint not in one_coordinate))]
+    cut = [joint.name for joint in loops if _carries_elements(joint)]
     said = [f"the effort and velocity limits of {len(rates)} joint(s)"] if rates else []
-    said += [f"the limits and friction of {len(unsimulated)} {'' if simulated else 'tree, '}loop or multi-DOF "
-             "joint(s)"] if unsimulated else []
+    said += [f"the limits and friction of {len(kept)} joint(s) ({', '.join(kept)})"] if kept else []
+    said += [f"the limits, friction, damping and springs of {len(cut)} cut joint(s) ({', '.join(cut)})"] if cut \
+        else []
     if said:
         warnings.warn(f"{src.path}: {' and '.join(said)} are kept in model.urdf_limits and model.urdf_friction, "
                       "not simulated", stacklevel=4)
@@ -742,22 +832,28 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
                                               "(leave floating_base=False)")
     carried = _carried(links, order)
     _check_moving_mass(src, links, order, carried)
+    loops = _loop_frames(src, loops, poses, root) + gazebo
+    loop_joints = [joint for joint, _, _ in loops]
+    geared = {name for joint in order + loop_joints if joint.mimic for name in (joint.name, joint.mimic[0])}
+    traded = _trade_cuts({joint.child: joint for joint in order}, loop_joints, lambda joint: (
+        joint.type != "fixed" and joint.name not in geared)) if limits else set()
     # massless links on fixed joints are frames (the kernels take no massless leaf body)
     links, order, owner = _merge_fixed(links, order, root, lambda joint: joint.type == "fixed" and (
         merge_fixed or carried[joint.child] == 0))
+    tree = [joint for joint in order + loop_joints if (joint in loop_joints) == (joint.name in traded)]
     missing = _resolve_meshes(src, links, folders)
     model = Model(robot.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
     _add_bodies(src, model, links, root)
-    q0 = _mimic_q0(src, order + loops) if mimic else {}
-    q0 = _starts_within_limits(src, order, q0) if limits else q0
-    _add_joints(src, model, links, order, root, floating_base, q0)
-    _add_loop_joints(src, model, loops, poses, owner, root, q0)
-    _add_gazebo_joints(src, model, gazebo, owner, root, q0)
+    q0 = _mimic_q0(src, order + loop_joints) if mimic else {}
+    q0 = _starts_within_limits(src, [joint for joint in order if joint.name not in traded], q0) if limits else q0
+    _add_joints(src, model, links, order, root, floating_base, q0, traded)
+    _add_loop_joints(src, model, loops, owner, root, q0, traded)
     _add_ball_constraints(src, model, robot, owner, root)
     if mimic:
-        _add_mimics(src, model, order + loops)
+        _add_mimics(src, model, order + loop_joints)
     if missing:
         warnings.warn(f"{path}: {len(missing)} mesh file(s) not found, their shapes left out: "
                       f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}", stacklevel=3)
-    _limits_and_friction(src, model, order, loops, simulated=limits)
+    _limits_and_friction(src, model, tree, [joint for joint in order + loop_joints if joint not in tree],
+                         simulated=limits)
     return model
