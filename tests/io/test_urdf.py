@@ -473,7 +473,9 @@ def test_pr2_sensor_mount_inertia_is_refused_where_it_is():
     """PR2's sensor_mount_link (line 781) has principal moments 0.001, 0.001, 0.01: no rigid body has
     them. Merged with its fixed neighbours (merge_fixed=True) the sum is a valid inertia."""
     with pytest.raises(ModelError, match=r"pr2.urdf line 782: body 'sensor_mount_link': principal moments .* "
-                                         "violate the triangle inequality"):
+                                         "violate the triangle inequality I1 \\+ I2 >= I3; no rigid body has this "
+                                         "inertia; load with merge_fixed=True to add it to the inertia of "
+                                         "'head_plate_frame' \\(as Pinocchio does\\), or correct the file"):
         load("pr2")
 
 

@@ -88,12 +88,13 @@ class _Source:
         return ModelError(f"{self.path} line {element.line}: {message}")
 
     @contextmanager
-    def at(self, element):
-        """Prefix a ModelError raised inside the block (by the modeling API) with the element's line."""
+    def at(self, element, hint=""):
+        """Prefix a ModelError raised inside the block (by the modeling API) with the element's line, and
+        end it with ``hint``."""
         try:
             yield
         except ModelError as exc:
-            raise self.error(element, str(exc)) from None
+            raise self.error(element, str(exc) + hint) from None
 
 
 def read_xml(path, what):
@@ -445,9 +446,11 @@ def _package_dirs(package_dirs):
 
 
 # ------------------------------------------------------------------------------------ the model
-def _add_bodies(src, model, links, root):
+def _add_bodies(src, model, links, root, fixed_to=None):
     """A body per link; a ``world`` root is the ground, which takes the frames of the links merged into
-    it but no mass or geometry."""
+    it but no mass or geometry. ``fixed_to``: link on a fixed joint -> its parent link (the link its
+    inertia may be merged into, which a refused inertia's error suggests)."""
+    fixed_to = fixed_to or {}
     for link in links.values():
         if link.name == root == WORLD:
             with src.at(link.element):
@@ -459,7 +462,9 @@ def _add_bodies(src, model, links, root):
             continue
         geometry = [{"role": role, "pose": _plain_pose(pose), **shape} for role, pose, shape, _ in link.geometry]
         inertial = link.element.find("inertial")
-        with src.at(link.element if inertial is None else inertial):
+        hint = f"; load with merge_fixed=True to add it to the inertia of '{fixed_to[link.name]}' (as Pinocchio " \
+            "does), or correct the file" if link.name in fixed_to else ""
+        with src.at(link.element if inertial is None else inertial, hint):
             model.add_body(link.name, mass=link.mass, com=link.com, inertia=link.inertia,
                            frames=dict(link.frames) or None, geometry=geometry or None)
 
@@ -843,7 +848,7 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
     tree = [joint for joint in order + loop_joints if (joint in loop_joints) == (joint.name in traded)]
     missing = _resolve_meshes(src, links, folders)
     model = Model(robot.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
-    _add_bodies(src, model, links, root)
+    _add_bodies(src, model, links, root, {joint.child: joint.parent for joint in order if joint.type == "fixed"})
     q0 = _mimic_q0(src, order + loop_joints) if mimic else {}
     q0 = _starts_within_limits(src, [joint for joint in order if joint.name not in traded], q0) if limits else q0
     _add_joints(src, model, links, order, root, floating_base, q0, traded)
