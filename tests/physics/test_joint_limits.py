@@ -170,3 +170,33 @@ def test_forward_dynamics_has_every_stop_open():
     for q in (0.3, STOP, STOP - 0.2):
         qdd = ms.forward_dynamics(m, np.array([q]), np.array([-1.0]), np.array([0.25]))
         assert qdd[0] == pytest.approx((-M * G * C * np.cos(q) + 0.25) / I, rel=1e-13)
+
+
+def test_elements_on_each_translation_coordinate_of_a_free_joint():
+    """A free joint's translation is one node of three coordinates (joints.py PRIM_T); a stop, a driver
+    and friction on its x, y and z each act on their own coordinate. A box (m = 2 kg) starts at
+    z = h = 0.5 m with x' = 3 m/s under gravity -z: the stop at z = 0 (restitution 0.5) is hit at
+    t1 = sqrt(2h/g) with z' = -g t1, and rebounds at 0.5 g t1; the driver holds y = A sin(w t), so its
+    force is m y'' = -m A w^2 sin(w t); the exact friction on x (kinetic 4 N) slows x' at F/m = 2 m/s^2
+    until it sticks at t = 1.5 s, x = 3^2 / (2 * 2) = 2.25 m, and stays."""
+    mass, h, A, w, F = 2.0, 0.5, 0.1, 3.0, 4.0
+    m = ms.Model(gravity=(0, 0, -G))
+    m.add_body("box", mass=mass, inertia=(0.1, 0.2, 0.3))
+    m.add_joint("j", "free", parent="ground", child="box", q0=[0, 0, h, 1, 0, 0, 0], v0=[3.0, A * w, 0, 0, 0, 0])
+    m.add_force("floor", "joint_limit", joint="j", coordinate=2, lower=0.0, restitution=0.5)
+    m.add_driver("j", coordinate=1, position=f"{A} * sin({w} * t)", name="sway")
+    m.add_force("rub", "joint_friction", joint="j", coordinate=0, static=F, kinetic=F)
+    t1 = np.sqrt(2 * h / G)
+    t = np.array([0.5 * t1, t1 + 0.05, 1.0, 1.5, 2.0])
+    res = m.simulate(t_end=2.0, t_eval=t, solver="DOP853", rtol=1e-11, atol=1e-12)
+    assert res.success, res.message
+    hit = [e.time for e in res.events if e.name == "floor"][0]
+    assert abs(hit - t1) < 1e-9
+    z_up = 0.5 * G * t1                            # rebound speed; then a free flight from z = 0
+    np.testing.assert_allclose(res["j.q"][:2, 2], [h - 0.5 * G * (0.5 * t1) ** 2, z_up * 0.05 - 0.5 * G * 0.05 ** 2],
+                               atol=1e-9)
+    np.testing.assert_allclose(res["j.q"][:, 1], A * np.sin(w * t), atol=1e-9)
+    np.testing.assert_allclose(res["j.force"][:, 1], -mass * A * w ** 2 * np.sin(w * t), atol=1e-7)
+    x_expected = np.where(t < 1.5, 3.0 * t - t ** 2, 2.25)
+    np.testing.assert_allclose(res["j.q"][:, 0], x_expected, atol=1e-9)
+    np.testing.assert_allclose(res["rub.force"][:3], -F, atol=1e-9)

@@ -24,7 +24,7 @@ from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError
-from ..modeling.joints import PRIM_H, PRIM_S
+from ..modeling.joints import PRIM_NV, PRIM_S
 from ..simulation.options import CHECKS, is_number
 from .result import Result
 from .state import State
@@ -353,11 +353,12 @@ class _Linearizer:
                              [self.names[k] for k in ind], state)
 
     def _q_scale(self):
-        """|q| per velocity coordinate (R, P, H coordinates; 0 for rotation vectors)."""
+        """|q| per velocity coordinate (R, P, H, T coordinates; 0 for rotation vectors)."""
         out = np.zeros(self.cm.nv)
         for ptype, qi, vi in self.cm.node_i[:, 1:4]:
-            if ptype <= PRIM_H:
-                out[vi] = abs(self.q[qi])
+            if ptype != PRIM_S:
+                n = PRIM_NV[ptype]
+                out[vi:vi + n] = np.abs(self.q[qi:qi + n])
         return out
 
     def _tangent_rates(self):

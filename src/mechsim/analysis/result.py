@@ -3,7 +3,7 @@ import numpy as np
 
 from ..dynamics.constraints import contact_samples
 from ..dynamics.kernels import compliant_contact, joint_friction_force, joint_stop_force
-from ..dynamics.layout import F_JOINT_STOP, QI, VI
+from ..dynamics.layout import F_JOINT_STOP
 from ..dynamics.multipliers import constrained_trajectory
 from ..errors import MechsimError
 from ..modeling.contacts import CONTACT_SIGNALS
@@ -182,9 +182,9 @@ class Result:
         if limit.rigid:
             rows = [k for k, o in enumerate(cm.rows.owner) if o[:2] == ("limit", limit.name)]
             return self._node_dynamics()[5][:, rows].sum(axis=1)
-        node = cm.joint_nodes[limit.joint][limit.primitive]
-        e = next(k for k, f in enumerate(cm.force_i) if f[0] == F_JOINT_STOP and f[1] == cm.node_i[node, VI])
-        q, v = self.q[:, cm.node_i[node, QI]], self.v[:, cm.node_i[node, VI]]
+        _, qi, vi = cm.coordinate_slot(limit)
+        e = next(k for k, f in enumerate(cm.force_i) if f[0] == F_JOINT_STOP and f[1] == vi)
+        q, v = self.q[:, qi], self.v[:, vi]
         return np.array([joint_stop_force(cm.force_f[e], qk, vk) for qk, vk in zip(q, v)])
 
     def _friction(self, friction, kind):
@@ -192,7 +192,7 @@ class Result:
         the run applied while slipping; a regularized friction's smooth force) or mode: 1 slipping, 2 stuck
         (its lock row takes part; a regularized friction: slower than its slip tolerance)."""
         cm = self._cm
-        vi = cm.node_i[cm.joint_nodes[friction.joint][friction.primitive], VI]
+        vi = cm.coordinate_slot(friction)[2]
         if not friction.exact:                  # 1 slipping, 2 within the slip tolerance
             v = self.v[:, vi]
             if kind == "mode":

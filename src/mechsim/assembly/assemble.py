@@ -9,7 +9,7 @@ from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import ModelError
-from ..modeling.joints import PRIM_H, PRIM_S
+from ..modeling.joints import PRIM_NQ, PRIM_S
 from .redundancy import RANK_TOL, analyse
 
 TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in rad)
@@ -93,12 +93,11 @@ def _set(x, index, value, name, what):
 
 
 def _velocity_of_position(cm):
-    """For every q index, the v indices of the same primitive (a quaternion's 4 map to its 3)."""
+    """For every q index, the v indices it moves with: its own, or a quaternion's 3 for each of its 4."""
     out = {}
     for ptype, qi, vi in cm.node_i[:, 1:4]:
-        nq, nv = (4, 3) if ptype == PRIM_S else ((1, 1) if ptype <= PRIM_H else (0, 0))
-        for k in range(nq):
-            out[qi + k] = list(range(vi, vi + nv))
+        for k in range(PRIM_NQ[ptype]):
+            out[qi + k] = list(range(vi, vi + 3)) if ptype == PRIM_S else [vi + k]
     return out
 
 

@@ -30,15 +30,13 @@ class ConstraintRows:
         for constraint in model.constraints.values():
             self._constraint(constraint)
         for driver in model.drivers.values():
-            node = cm.joint_nodes[driver.joint][driver.primitive]
-            self._row(L.ROW_COORD, node, -1, ("driver", driver.name, driver.joint), motion=driver.motion)
+            self._coordinate_row(driver, ("driver", driver.name, driver.joint), motion=driver.motion)
         for force in model.forces.values():             # rows held only in some modes (simulation/hybrid.py)
             if force.kind == "joint_limit" and force.rigid:   # q = the stop's value, while closed
-                node = cm.joint_nodes[force.joint][force.primitive]
                 for side, value, _ in force.stops():
-                    self._row(L.ROW_COORD, node, -1, ("limit", force.name, side), C0=value)
+                    self._coordinate_row(force, ("limit", force.name, side), C0=value)
             if force.kind == "joint_friction" and force.exact:     # q = where it stuck (a target), while stuck
-                self._row(L.ROW_COORD, cm.joint_nodes[force.joint][force.primitive], -1, ("lock", force.name, "lock"))
+                self._coordinate_row(force, ("lock", force.name, "lock"))
         rates = [self._contact(contact) for contact in model.contacts.values() if contact.model == "rigid"]
         self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)
         self.con_f = np.array(self._f, dtype=float).reshape(-1, L.CON_F_COLS)
@@ -51,6 +49,11 @@ class ConstraintRows:
                 self.constant_targets[row] = m(0.0)
         for rows, rate in rates:                          # slip measured against the surface material
             self.constant_targets[rows, 1] = rate
+
+    def _coordinate_row(self, element, owner, **params):
+        """A ROW_COORD row on the joint coordinate of a driver, stop or friction (CompiledModel.coordinate_slot)."""
+        node, _, vi = self.cm.coordinate_slot(element)
+        self._row(L.ROW_COORD, node, -1, owner, KA=vi - self.cm.node_i[node, L.VI], **params)
 
     def _row(self, kind, na, nb, owner, motion=None, **params):
         f = np.zeros(L.CON_F_COLS)

@@ -55,9 +55,9 @@ class CompiledModel:
         multipliers.py), none slipping: a row per element of ``load_frictions``."""
         table = np.zeros((len(self.load_frictions), FRICTION_COLS))
         for k, f in enumerate(self.load_frictions):
-            node = self.joint_nodes[f.joint][f.primitive]
+            node, _, vi = self.coordinate_slot(f)
             table[k, [F_VI, F_NODE, F_PRISMATIC, F_KINETIC, F_MU]] = \
-                self.node_i[node, L.VI], node, self.node_i[node, L.PTYPE] == PRIM_P, f.kinetic, f.mu_kinetic * f.radius
+                vi, node, self.node_i[node, L.PTYPE] == PRIM_P, f.kinetic, f.mu_kinetic * f.radius
         return table
 
     def _model_arrays(self):
@@ -145,6 +145,14 @@ class CompiledModel:
                                  + (f" (contact '{touching[0]}' is on it)" if touching else "") +
                                  "; give it a positive mass (and inertia), or weld it to its parent")
 
+    def coordinate_slot(self, element):
+        """(node, q index, v index) of the joint coordinate a driver, joint_limit or joint_friction acts on
+        (``element.joint``, ``element.coordinate``, ``element.primitive``): a coordinate of a node of one
+        coordinate, or one of a translation node's three (qdot = v on both)."""
+        node = self.joint_nodes[element.joint][element.primitive]
+        vi = self.joint_v[element.joint].start + element.coordinate
+        return node, int(self.node_i[node, L.QI] + vi - self.node_i[node, L.VI]), vi
+
     def body_point_in_node(self, body, point):
         """(node, point in node coordinates) of a point given in body coordinates."""
         node, R_nb, p_nb = self._body_lookup[body]
@@ -167,13 +175,12 @@ class CompiledModel:
                     rows_i.append([L.F_JOINT_SPRING, vs.start + k, qs.start + k, -1])
                     rows_f.append([force.stiffness[k], force.damping[k], force.rest[k], 0, 0, 0, 0, 0, 0])
             elif force.kind == "joint_limit" and not force.rigid:
-                node = self.joint_nodes[force.joint][force.primitive]
-                rows_i.append([L.F_JOINT_STOP, self.node_i[node, L.VI], self.node_i[node, L.QI], -1])
+                _, qi, vi = self.coordinate_slot(force)
+                rows_i.append([L.F_JOINT_STOP, vi, qi, -1])
                 rows_f.append([force.stiffness, force.damping, force.lower or 0.0, force.upper or 0.0,
                                force.lower is not None, force.upper is not None, 0, 0, 0])
             elif force.kind == "joint_friction" and not force.exact:
-                node = self.joint_nodes[force.joint][force.primitive]
-                rows_i.append([L.F_JOINT_FRICTION, self.node_i[node, L.VI], -1, -1])
+                rows_i.append([L.F_JOINT_FRICTION, self.coordinate_slot(force)[2], -1, -1])
                 rows_f.append([force.kinetic, force.slip_tolerance])
             elif force.kind == "spring_damper":
                 na, pa = self.body_point_in_node(force.body_a, force.point_a)

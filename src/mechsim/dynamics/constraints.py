@@ -15,7 +15,7 @@ from ..spatial.algebra import INLINE, JIT
 from .kernels import PASS, dof
 from .motion import (add_scaled, contact_geometry, cross, dot, direction_motion, node_entry, point_motion,
                      surface_tangent)
-from .layout import (C0, C1, DA, DB, EA, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
+from .layout import (C0, C1, DA, DB, EA, KA, KB, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
                      ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_PERP, ROW_SCREW, ROW_TYPE, RS, SURF, TK, VI)
 
 
@@ -156,13 +156,15 @@ def evaluate_row(con_i, con_f, con_t, row, node_i, q, v, R, p, S, vel, acc0, wre
     side gamma = f'' - (Gdot v) (Wood & Kennedy 2003, eq. 10), Jacobian row G (nv), wrench on node b (6)."""
     G[row, :] = 0.0
     kind, na, nb, f = con_i[row, ROW_TYPE], con_i[row, NODE_A], con_i[row, NODE_B], con_f[row]
-    if kind == ROW_COORD:                  # q_a - C1 q_b (R, P, H coordinates: qdot = v)
-        value, rate = q[node_i[na, QI]], v[node_i[na, VI]]
-        G[row, node_i[na, VI]] += 1.0
+    if kind == ROW_COORD:                  # q_a - C1 q_b (R, P, H, T coordinates: qdot = v)
+        ka = int(f[KA])
+        value, rate = q[node_i[na, QI] + ka], v[node_i[na, VI] + ka]
+        G[row, node_i[na, VI] + ka] += 1.0
         if nb >= 0:
-            value -= f[C1] * q[node_i[nb, QI]]
-            rate -= f[C1] * v[node_i[nb, VI]]
-            G[row, node_i[nb, VI]] -= f[C1]
+            kb = int(f[KB])
+            value -= f[C1] * q[node_i[nb, QI] + kb]
+            rate -= f[C1] * v[node_i[nb, VI] + kb]
+            G[row, node_i[nb, VI] + kb] -= f[C1]
         accel = 0.0
         wrench[row, :] = 0.0
     else:

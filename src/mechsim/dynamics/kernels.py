@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S
+from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T
 from ..spatial.algebra import (INLINE, JIT, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
                                matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
 from ..status import OK, WRONG_SIZE
@@ -76,8 +76,8 @@ def carve(ws):
 
 @njit(**INLINE)
 def dof(ptype):
-    """Velocity coordinates of a primitive: R, P, H one; S three; weld none."""
-    if ptype == PRIM_S:
+    """Velocity coordinates of a primitive: R, P, H one; S and T three; weld none."""
+    if ptype == PRIM_S or ptype == PRIM_T:
         return 3
     return 1 if ptype <= PRIM_H else 0
 
@@ -114,8 +114,8 @@ def joint_frame(node_i, node_f, R, p, RF, i):
 @njit(**INLINE)
 def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
     """The dof(ptype) columns of S at the world origin (the kernels read no others): a screw of the
-    given pitch (0 for R) about the axis through pi (R, H), a translation along it (P), or rotations
-    about the node axes through pi (S)."""
+    given pitch (0 for R) about the axis through pi (R, H), a translation along it (P), rotations
+    about the node axes through pi (S), or translations along them (T)."""
     if ptype == PRIM_R or ptype == PRIM_H:
         cross3(pi, axis, Si[3:6, 0])
         for r in range(3):
@@ -130,6 +130,11 @@ def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
             cross3(pi, Ri[:, k], Si[3:6, k])
             for r in range(3):
                 Si[r, k] = Ri[r, k]
+    elif ptype == PRIM_T:
+        for k in range(3):
+            for r in range(3):
+                Si[r, k] = 0.0
+                Si[3 + r, k] = Ri[r, k]
 
 
 @njit(**INLINE)
@@ -150,6 +155,8 @@ def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
     shift = q[qi] if ptype == PRIM_P else (f[PITCH] * q[qi] if ptype == PRIM_H else 0.0)
     for r in range(3):
         p[i, r] = pF[r] + axis[r] * shift
+        if ptype == PRIM_T:                  # q[qi:qi + 3] along F's axes
+            p[i, r] += RF[i, r, 0] * q[qi] + RF[i, r, 1] * q[qi + 1] + RF[i, r, 2] * q[qi + 2]
     motion_subspace(ptype, f[PITCH], axis, R[i], p[i], S[i])
 
 
@@ -543,13 +550,14 @@ def crba_tables(node_i, node_f, ws, q, M):
 
 @njit(**JIT)
 def kinematic_map(node_i, q, v, qdot):
-    """qdot = H(q) v: identity for R, P, H; 1/2 q (x) (0, w) for quaternions."""
+    """qdot = H(q) v: identity for R, P, H, T; 1/2 q (x) (0, w) for quaternions."""
     for i in range(node_i.shape[0]):
         ptype, qi, vi = node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
         if ptype == PRIM_S:
             quat_rate(q[qi:qi + 4], v[vi:vi + 3], qdot[qi:qi + 4])
-        elif ptype <= PRIM_H:
-            qdot[qi] = v[vi]
+        else:
+            for k in range(dof(ptype)):
+                qdot[qi + k] = v[vi + k]
 
 
 @njit(**JIT)

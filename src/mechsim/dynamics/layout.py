@@ -35,7 +35,9 @@ GRAVITY, FORCE_VALUES = 0, 3      # columns of model_f's last row
 
 # constraint rows (one scalar equation each): con_i = [type, node_a, node_b], con_f = parameters in
 # node coordinates: points PA (on a), PB (on b), directions DA (fixed in a), DB (fixed in b), EA (a
-# second direction fixed in a), the constant C0 subtracted from the residual and a coefficient C1.
+# second direction fixed in a), the constant C0 subtracted from the residual and a coefficient C1;
+# ROW_COORD rows have no points: KA and KB are their coordinates' places within nodes a and b (a
+# translation T has three).
 # Contacts (dynamics/motion.py contact_geometry): a surface fixed in a — of kind SURF: a plane through
 # PA with normal EA, a sphere of centre PA, or a cylinder about the axis EA through PA; of signed radius
 # RS, > 0 with the shape outside it, < 0 inside (concave) — and a shape on b: a point or sphere (centre
@@ -49,4 +51,5 @@ ROW_TYPE, NODE_A, NODE_B = 0, 1, 2
 SWITCHED_ROWS = ("limit", "lock", "contact")      # owners of rows held only in some modes (simulation/hybrid.py)
 CON_I_COLS = 3
 PA, PB, DA, DB, EA, C0, C1, SURF, RS, TK = 0, 3, 6, 9, 12, 15, 16, 17, 18, 19
+KA, KB = PA, PB
 CON_F_COLS = 20

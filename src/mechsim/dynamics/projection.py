@@ -19,11 +19,11 @@ Position corrections are velocity-space increments mapped onto q (quaternions by
 import numpy as np
 from numba import njit
 
-from ..modeling.joints import PRIM_H, PRIM_S
+from ..modeling.joints import PRIM_S
 from ..spatial.algebra import INLINE, JIT
 from .constraints import evaluate_rows, velocity_product_accelerations
 from ..status import NOT_CONVERGED, OK, SINGULAR
-from .kernels import aba_tables, carve, first_pass, normalize_quaternions
+from .kernels import aba_tables, carve, dof, first_pass, normalize_quaternions
 from .layout import PTYPE, QI, VI
 from .multipliers import QR, constraint_jacobian_solves, form_lambda, join_penalized, n_augmented, solve_symmetric
 
@@ -33,12 +33,13 @@ MAX_ITERATIONS = 12
 
 @njit(**JIT)
 def integrate_coordinates(node_i, q, dv):
-    """q <- q (+) dv: R, P, H coordinates add; a quaternion turns by the body-frame rotation vector dv."""
+    """q <- q (+) dv: R, P, H, T coordinates add; a quaternion turns by the body-frame rotation vector dv."""
     for i in range(node_i.shape[0]):
         ptype, qi, vi = node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
-        if ptype <= PRIM_H:
-            q[qi] += dv[vi]
-        elif ptype == PRIM_S:                     # spherical: q <- q (x) exp(dv / 2)
+        if ptype != PRIM_S:
+            for k in range(dof(ptype)):
+                q[qi + k] += dv[vi + k]
+        else:                                     # spherical: q <- q (x) exp(dv / 2)
             x, y, z = dv[vi], dv[vi + 1], dv[vi + 2]
             angle = np.sqrt(x * x + y * y + z * z)
             c = np.cos(0.5 * angle)

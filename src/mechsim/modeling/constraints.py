@@ -7,7 +7,7 @@ from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .element import Element
 from .forces import Source
-from .joints import PRIM_NQ, PRIM_S, PRIM_WELD, unit_axis
+from .joints import PRIM_NQ, PRIM_NV, PRIM_S, unit_axis
 
 CONSTRAINT_OPTIONS = {
     "gear": ("joints", "ratio"),
@@ -96,19 +96,18 @@ class Driver(Element):
         """Index in the joint's q block of the driven coordinate (a quaternion before it takes 4)."""
         i = k = 0
         for ptype, _, _ in joint.primitives:
-            if ptype == PRIM_WELD:
-                continue
-            if k == self.coordinate:
-                return i
-            i, k = i + PRIM_NQ[ptype], k + (3 if ptype == PRIM_S else 1)
+            if k <= self.coordinate < k + PRIM_NV[ptype]:
+                return i + self.coordinate - k
+            i, k = i + PRIM_NQ[ptype], k + PRIM_NV[ptype]
         raise AssertionError
 
 
 def primitive_of_coordinate(joint, coordinate, what):
-    """Index of the 1-DOF primitive carrying a joint's velocity coordinate (spherical ones refused)."""
+    """Index of the primitive carrying a joint's velocity coordinate: one of a single coordinate, or a
+    translation T (spherical ones refused)."""
     k = 0
     for index, (ptype, _, _) in enumerate(joint.primitives):
-        n = 3 if ptype == PRIM_S else (0 if ptype == PRIM_WELD else 1)
+        n = PRIM_NV[ptype]
         if k <= coordinate < k + n:
             if ptype == PRIM_S:
                 raise ModelError(f"{what}: coordinate {coordinate} of joint '{joint.name}' is part of a spherical "

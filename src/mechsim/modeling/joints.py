@@ -1,4 +1,5 @@
-"""Joints as sequences of primitives (SPEC §2): revolute R, prismatic P, helical H (screw), spherical S.
+"""Joints as sequences of primitives (SPEC §2): revolute R, prismatic P, helical H (screw), spherical S,
+and the translation T along the three axes of F (a free joint's first node, one node instead of three).
 
 Primitive axes are given in the joint's base frame F; each later primitive moves with the
 ones before it (so ``universal`` axes=(a1, a2): a1 on the parent side, a2 carried by a1).
@@ -12,9 +13,9 @@ from ..spatial.rotations import as_rotation, as_vector3, matrix_to_quat
 from .element import Element
 
 # primitive type codes shared with the compiled kernels
-PRIM_R, PRIM_P, PRIM_H, PRIM_S, PRIM_WELD = 0, 1, 2, 3, 4
-PRIM_NQ = {PRIM_R: 1, PRIM_P: 1, PRIM_H: 1, PRIM_S: 4, PRIM_WELD: 0}
-PRIM_NV = {PRIM_R: 1, PRIM_P: 1, PRIM_H: 1, PRIM_S: 3, PRIM_WELD: 0}
+PRIM_R, PRIM_P, PRIM_H, PRIM_S, PRIM_WELD, PRIM_T = 0, 1, 2, 3, 4, 5
+PRIM_NQ = {PRIM_R: 1, PRIM_P: 1, PRIM_H: 1, PRIM_S: 4, PRIM_WELD: 0, PRIM_T: 3}
+PRIM_NV = {PRIM_R: 1, PRIM_P: 1, PRIM_H: 1, PRIM_S: 3, PRIM_WELD: 0, PRIM_T: 3}
 
 EX, EY, EZ = np.eye(3)
 COMMON_OPTIONS = {"parent_frame", "child_frame", "q0", "v0", "cut"}
@@ -124,9 +125,7 @@ JOINT_KINDS = {
     "bushing": JointKind(frozenset(), lambda what, o: [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0),
                                                        (PRIM_R, EX, 0.0), (PRIM_R, EY, 0.0), (PRIM_R, EZ, 0.0)],
                          lambda p: []),
-    "free": JointKind(frozenset(), lambda what, o: [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0),
-                                                    (PRIM_S, EZ, 0.0)],
-                      lambda p: []),
+    "free": JointKind(frozenset(), lambda what, o: [(PRIM_T, EZ, 0.0), (PRIM_S, EZ, 0.0)], lambda p: []),
     "custom": JointKind(frozenset({"primitives"}), lambda what, o: _custom_primitives(what, o.get("primitives")),
                         None),
 }
@@ -198,7 +197,7 @@ class Joint(Element):
                 else:
                     parts.append(matrix_to_quat(as_rotation(item, f"joint '{self.name}' q0")))
             elif ptype != PRIM_WELD:
-                parts.append(np.array([0.0 if item is None else float(item)]))
+                parts.append(np.zeros(PRIM_NQ[ptype]) if item is None else np.array(item, dtype=float).ravel())
         q = np.concatenate(parts) if parts else np.zeros(0)
         if not np.all(np.isfinite(q)):
             raise ModelError(f"joint '{self.name}': q0 must be finite, got {q0!r}")
@@ -215,14 +214,14 @@ class Joint(Element):
             unknown = set(q0) - {"position", "rotation"}
             if unknown:
                 raise ModelError(f"joint '{self.name}': free q0 dict takes 'position' and 'rotation', got {sorted(unknown)}")
-            return list(as_vector3(q0.get("position", (0, 0, 0)), f"joint '{self.name}' q0 position")) + [q0.get("rotation")]
+            return [as_vector3(q0.get("position", (0, 0, 0)), f"joint '{self.name}' q0 position"), q0.get("rotation")]
         flat = np.atleast_1d(np.asarray(q0, dtype=float)).ravel()
         if flat.size != self.nq:
             raise ModelError(f"joint '{self.name}' ({self.kind}): q0 must have {self.nq} number(s), got {flat.size}")
         items, i = [], 0
         for ptype, _, _ in self.primitives:
             k = PRIM_NQ[ptype]
-            items.append(flat[i:i + 4] if ptype == PRIM_S else (flat[i] if k else None))
+            items.append(flat[i:i + k] if k > 1 else (flat[i] if k else None))
             i += k
         return items
 

@@ -46,7 +46,6 @@ from scipy.optimize import linprog, lsq_linear
 from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_accelerations, constraint_values
 from ..dynamics.kernels import crba, rnea
-from ..dynamics.layout import QI, VI
 from ..dynamics.multipliers import F_PRISMATIC, F_SIGN, friction_loads
 from ..dynamics.system import CONE, COORDINATE, FRICTION_LOAD, GAP, MULTIPLIER, SILENT, SLIP
 from ..errors import SimulationError
@@ -64,8 +63,7 @@ class Switched:
     def __init__(self, cm, force, owner):
         self.force, self.name = force, force.name
         self.row = cm.rows.owner.index(owner)
-        node = cm.joint_nodes[force.joint][force.primitive]
-        self.qi, self.vi = int(cm.node_i[node, QI]), int(cm.node_i[node, VI])
+        _, self.qi, self.vi = cm.coordinate_slot(force)
 
 
 class StopSide(Switched):

@@ -7,7 +7,7 @@ matplotlib state, so it is safe inside interactive sessions and in worker proces
 import numpy as np
 
 from ..errors import MechsimError
-from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_WELD
+from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T, PRIM_WELD
 
 ANGULAR = {"q": ["rad"], "v": ["rad/s"], "a": ["rad/s²"], "force": ["N·m"]}
 PRIMITIVE_UNITS = {        # units of a joint primitive's coordinates in the signals .q, .v, .a, .force
@@ -15,6 +15,7 @@ PRIMITIVE_UNITS = {        # units of a joint primitive's coordinates in the sig
     PRIM_P: {"q": ["m"], "v": ["m/s"], "a": ["m/s²"], "force": ["N"]},
     PRIM_S: {"q": [""] * 4, "v": ["rad/s"] * 3, "a": ["rad/s²"] * 3, "force": ["N·m"] * 3},   # q: a quaternion
     PRIM_WELD: {"q": [], "v": [], "a": [], "force": []},
+    PRIM_T: {"q": ["m"] * 3, "v": ["m/s"] * 3, "a": ["m/s²"] * 3, "force": ["N"] * 3},
 }
 BODY_UNITS = {"position": ["m"] * 3, "rotation": [""] * 9, "quat": [""] * 4, "velocity": ["m/s"] * 3,
               "omega": ["rad/s"] * 3, "acceleration": ["rad/s²"] * 3 + ["m/s²"] * 3}
