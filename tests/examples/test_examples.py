@@ -228,6 +228,7 @@ SCRIPT_RUNS = {          # id -> (script, arguments, MECHSIM_EXAMPLE_T_END)
     "pendulum_stop": ("pendulum_stop", [], "4"),
     "newtons_cradle": ("newtons_cradle", [], "1"),
     "disk_fence": ("disk_fence", [], "10"),
+    "conveyor_pendulum": ("conveyor_pendulum", [], "0.5"),
 }
 
 

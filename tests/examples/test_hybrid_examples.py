@@ -1,6 +1,6 @@
 """The hybrid-mechanics examples (examples/bouncing_ball.py, stick_slip_belt.py, clutch.py,
 billiard_ball.py, disk_on_ramp.py, stacked_blocks.py, box_on_incline.py, pendulum_stop.py,
-newtons_cradle.py, disk_fence.py) against their closed forms, derived in the scripts' docstrings."""
+newtons_cradle.py, disk_fence.py, conveyor_pendulum.py) against their closed forms, derived in the scripts' docstrings."""
 import numpy as np
 import pytest
 
@@ -193,3 +193,19 @@ def test_disk_fence_decided_at_seven_seconds_is_added_at_P_rolled_along_and_left
     tau = res.t[-1] - t_exit                                               # then a parabola in tilted gravity
     g = df.G * np.array([np.sin(df.PHI), -np.cos(df.PHI)])
     np.testing.assert_allclose(res["roll.q"][-1, :2], q[:2] + v[:2] * tau + 0.5 * g * tau ** 2, atol=1e-7)
+
+
+def test_conveyor_pendulum_rebounds_strikes_the_belt_slides_and_sticks():
+    """examples/conveyor_pendulum.py (Gillespie et al. 2005, Table II): the strikes and the sticking time
+    of tests/physics/test_impact_laws.py's independent derivation, for Smith's law and for Newton's; the
+    tip stays on the belt after the plastic strike, moving with it once stuck."""
+    cp = script("conveyor_pendulum")
+    for law, res in cp.compare_laws().items():
+        assert res.success, res.message
+        np.testing.assert_allclose(cp.switches(res)[:4], cp.SWITCHES[law], atol=1e-8)
+        height, velocity = cp.tip(res)
+        t_strike, t_stick = cp.SWITCHES[law][2:]
+        on_belt = res.t > t_strike + 1e-9
+        assert np.abs(height[on_belt]).max() < 1e-9
+        stuck = (res.t > t_stick + 1e-9) & (res.t < 1.05)
+        np.testing.assert_allclose(velocity[stuck], cp.VB, atol=1e-9)

@@ -1,6 +1,7 @@
 """Contacts (SPEC §3 ``add_contact``): a shape on a body touching a surface on another body (or the
 ground), rigid: a unilateral normal row and two tangent rows whose modes (open, sliding, sticking
-or rolling) the run switches (simulation/hybrid.py), impacts by Newton's law with Coulomb friction.
+or rolling) the run switches (simulation/hybrid.py), impacts by Newton's law with Coulomb friction
+(``impact_law="newton"``, the default) or with Smith's (1991) friction law (``"smith"``).
 
 ``model="compliant"`` instead: a Hunt-Crossley spring-damper on the penetration (``stiffness``,
 ``damping``, ``exponent``: 1.5 for a sphere or disk, Hertz's) with Coulomb friction regularized over
@@ -35,8 +36,11 @@ SURFACES = ("plane", "sphere", "cylinder")
 CONTACT_SIGNALS = ("normal_force", "friction_force", "slip_velocity", "gap", "mode")
 CONTACT_OPTIONS = ("body", "shape", "radius", "point", "axis", "size", "surface", "origin", "normal",
                    "surface_velocity", "restitution", "static", "kinetic", "min_bounce_speed", "model", "stiffness",
-                   "damping", "exponent", "slip_tolerance", "surface_shape", "surface_radius", "surface_axis", "inside")
-RIGID_ONLY, COMPLIANT_ONLY = ("restitution", "min_bounce_speed"), ("stiffness", "damping", "exponent", "slip_tolerance")
+                   "damping", "exponent", "slip_tolerance", "surface_shape", "surface_radius", "surface_axis", "inside",
+                   "impact_law")
+RIGID_ONLY = ("restitution", "min_bounce_speed", "impact_law")
+COMPLIANT_ONLY = ("stiffness", "damping", "exponent", "slip_tolerance")
+IMPACT_LAWS = ("newton", "smith")       # simulation/hybrid.py contact_impact
 CORNERS = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
 
 
@@ -99,6 +103,10 @@ class Contact(Element):
         self.static = finite_number(opts, "static", 0.0, what)
         self.kinetic = finite_number(opts, "kinetic", self.static, what)
         self.min_bounce_speed = finite_number(opts, "min_bounce_speed", MIN_BOUNCE_SPEED, what)
+        self.impact_law = opts.get("impact_law", "newton")
+        if self.impact_law not in IMPACT_LAWS:
+            raise ModelError(f"{what}: impact_law must be one of {', '.join(map(repr, IMPACT_LAWS))}, got "
+                             f"{self.impact_law!r}")
         if not 0 <= self.restitution <= 1:
             raise ModelError(f"{what}: restitution must be in [0, 1], got {self.restitution:g}")
         if not 0 <= self.kinetic <= self.static:

@@ -41,7 +41,7 @@ during it and strike in turn if it leaves them approaching (Newton's cradle).
 """
 import numpy as np
 from scipy.linalg import null_space
-from scipy.optimize import linprog, lsq_linear
+from scipy.optimize import least_squares, linprog, lsq_linear
 
 from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_accelerations, constraint_values
@@ -451,10 +451,13 @@ class Modes:
         """Post-impact velocities of contact points closing together at (q, v), with the rows that hold:
         Newton's law v_n+ = -e v_n- at each, and sticking impulses (no slip after, relative to the surface
         material) when each lies within its static friction cone |P_t| <= mu_s P_n; else sliding
-        impulses P_t = -mu_k P_n s along each point's slip s (Pfeiffer & Glocker 1996 §7; Brogliato
-        2016 §4.3). Should Newton's law with friction give energy (Kane's paradox), the impact is taken
-        as plastic (e = 0), which never does. The rows ``released`` do not hold (``impact``). Returns
-        (v+, {key: sticks}, {key: P_n})."""
+        impulses P_t = -mu_k P_n s. The direction s is the point's slip before the impact, s = s-/|s-|
+        (``impact_law="newton"``; Pfeiffer & Glocker 1996 §7; Brogliato 2016 §4.3), or Smith's mean of
+        the slips before and after, s = (s- + s+) / (|s-| + |s+|) (``impact_law="smith"``: Smith 1991,
+        eq. 15, as Gillespie et al. 2005 §6 use it), which never reverses the slip against the friction
+        and never gives energy. Should an impact still give energy (Kane's paradox of Newton's law with
+        friction), it is taken as plastic (e = 0), which never does. The rows ``released`` do not hold
+        (``impact``). Returns (v+, {key: sticks}, {key: P_n})."""
         rows = [p.rows for p in points]
         _, hd, G = constraint_values(driver.cm, q, v, t, rows=np.ravel(rows))
         target = G @ v - hd                                     # f': the surface's velocity on the slip rows
@@ -463,18 +466,50 @@ class Modes:
         P = P.reshape(len(points), 3)
         if all(np.hypot(*P_p[1:]) <= p.contact.static * P_p[0] * (1 + 1e-12) for p, P_p in zip(points, P)):
             return v_plus, {p.key: True for p in points}, {p.key: P_p[0] for p, P_p in zip(points, P)}
-        forces = {}
-        for p, P_p in zip(points, P):
-            slip = hd[p.tangents]
-            s = slip / np.hypot(*slip) if np.hypot(*slip) > 0 else -P_p[1:] / max(np.hypot(*P_p[1:]), 1e-300)
-            forces[p.row] = G[p.row] - p.contact.kinetic * (s @ G[p.tangents])
+        before = np.array([hd[p.tangents] for p in points])
+        coulomb = np.array([s / np.hypot(*s) if np.hypot(*s) > 0 else -P_p[1:] / max(np.hypot(*P_p[1:]), 1e-300)
+                            for s, P_p in zip(before, P)])
+        forces = lambda s: {p.row: G[p.row] - p.contact.kinetic * (s_p @ G[p.tangents]) for p, s_p in zip(points, s)}
         M = self.mass_matrix(driver, q)
         for scale in (1.0, 0.0):
             b = [-scale * e * hd[p.row] for p, e in zip(points, restitutions)]
-            v_plus, P = self.impact(driver, t, q, v, [p.row for p in points], b, released, forces)
+            solve = lambda s: self.impact(driver, t, q, v, [p.row for p in points], b, released, forces(s))
+            s = coulomb
+            if any(p.contact.impact_law == "smith" for p in points):
+                s = self._smith_directions(solve, points, G, target, before, coulomb)
+            v_plus, P = solve(s)
             if v_plus @ M @ v_plus <= v @ M @ v * (1 + 1e-12):
                 break
         return v_plus, {}, {p.key: P_p for p, P_p in zip(points, P)}
+
+    @staticmethod
+    def _smith_directions(solve, points, G, target, before, coulomb):
+        """The friction directions of Smith's law (Smith 1991, eq. 15) at the sliding points, the others
+        keeping Coulomb's: s = (s- + s+) / (|s-| + |s+|), with the slips s+ after the impact that the
+        directions give (``solve(s)`` -> (v+, P)). Coulomb's directions where they reverse no slip (then
+        s+ and s- point alike), else that fixed point by scipy's bounded least squares (|s| <= 1 per
+        component, where a root lies)."""
+        smith = np.array([p.contact.impact_law == "smith" for p in points])
+
+        def residual(x):
+            s = coulomb.copy()
+            s[smith] = x.reshape(-1, 2)
+            v_plus = solve(s)[0]
+            after = np.array([G[p.tangents] @ v_plus - target[p.tangents] for p in points])
+            size = np.hypot(*before.T) + np.hypot(*after.T)
+            mean = (before + after) / np.maximum(size, 1e-300)[:, None]
+            return (s - mean)[smith].ravel()
+
+        if np.abs(residual(coulomb[smith].ravel())).max(initial=0.0) <= 1e-12:
+            return coulomb                                 # no slip reversed: Smith's law is Coulomb's
+        found = least_squares(residual, 0.5 * coulomb[smith].ravel(), bounds=(-1.0, 1.0), xtol=1e-15,
+                              ftol=1e-15, gtol=1e-15)
+        if np.abs(found.fun).max(initial=0.0) > 1e-10:
+            raise SimulationError(f"Smith's impact law has no solution at contact(s) "
+                                  f"{', '.join(p.key for p in points)}: {found.message}")
+        s = coulomb.copy()
+        s[smith] = found.x.reshape(-1, 2)
+        return s
 
     # ---------------------------------------------------------------- the mode of a Data
     def apply(self, data):
