@@ -206,3 +206,37 @@ def test_a_cycling_mode_iteration_falls_back_on_the_complementarity_solve(monkey
     res = stacked(F1, F2, P).simulate(t_end=0.5, t_eval=[0.5], solver="DOP853", rtol=1e-10, atol=1e-12)
     assert any("complementarity solve" in e.detail for e in res.events)
     assert res["x2.q"][0] == pytest.approx(0.5 * (P - F2 / 2) * 0.25, rel=1e-9) and abs(res["x1.q"][0]) < 1e-12
+
+
+def resting(shape, theta, mu):
+    """A ball (radius 0.1 m, 1 kg, solid) or a flat box (0.2 m cube) resting on a plane tilted by theta:
+    gravity (g sin theta, -g cos theta, 0) against the plane y = 0, friction mu_s = mu_k = mu."""
+    model = ms.Model("incline", gravity=(G * np.sin(theta), -G * np.cos(theta), 0))
+    model.add_body("b", mass=1.0, inertia=(0.004, 0.004, 0.004) if shape == "sphere" else (1 / 150,) * 3)
+    model.add_joint("free", "free", "ground", "b", q0=[0, 0.1, 0, 1, 0, 0, 0])
+    size = {"radius": 0.1} if shape == "sphere" else {"size": (0.2, 0.2, 0.2)}
+    model.add_contact("c", body="b", shape=shape, normal=(0, 1, 0), static=mu, kinetic=mu, **size)
+    return model
+
+
+@pytest.mark.parametrize("shape, theta, mu, sticks", [
+    ("sphere", 0.5, 0.2, True),      # rolling needs mu >= (2/7) tan(theta) = 0.156
+    ("sphere", 0.5, 0.12, False),
+    ("box", 0.3, 0.35, True),        # the flat box needs mu >= tan(theta) = 0.309
+    ("box", 0.3, 0.28, False),
+])
+def test_complementarity_solve_keeps_contact_friction_within_its_cone(shape, theta, mu, sticks):
+    """A ball or box resting on an incline: the complementarity solve's friction cones decide stick (rolling)
+    or slide, at the closed-form friction need, (2/7) m g sin(theta) for the rolling ball, m g sin(theta) for
+    the box; a sliding point slides down the slope (+x), against its friction force."""
+    driver, t, y = started_driver(resting(shape, theta, mu))
+    modes = driver.modes
+    modes.complementarity(driver, t, y)
+    down = [c for c in modes.contacts if c.row in modes.closed]
+    assert down and len(down) == (1 if shape == "sphere" else 4)
+    for c in down:
+        if sticks:
+            assert c.t1 in modes.closed and c.key not in modes.sliding
+        else:
+            assert c.t1 not in modes.closed
+            np.testing.assert_allclose(modes.sliding[c.key], (1.0, 0.0), atol=1e-6)

@@ -41,7 +41,7 @@ during it and strike in turn if it leaves them approaching (Newton's cradle).
 """
 import numpy as np
 from scipy.linalg import null_space
-from scipy.optimize import least_squares, linprog, lsq_linear
+from scipy.optimize import least_squares, linprog, lsq_linear, minimize
 
 from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_accelerations, constraint_values
@@ -646,6 +646,9 @@ class Modes:
             if (c.row in closed_before) != (c.row in self.closed):
                 driver.log(t, "contact" if c.row in self.closed else "separate", c.name,
                            f"{'closes' if c.row in self.closed else 'opens'} {why}")
+            elif c.row in self.closed and (c.t1 in closed_before) != (c.t1 in self.closed):
+                driver.log(t, "stick" if c.t1 in self.closed else "slide", c.name,
+                           f"{'sticks' if c.t1 in self.closed else 'slides'} {why}")
         return y
 
     def complementarity(self, driver, t, y):
@@ -657,20 +660,24 @@ class Modes:
         l, a <= 0 at u  (A = G M^-1 G^T, b = G qdd_free - gamma, a the rows' accelerations; Cottle, Pang &
         Stone, The Linear Complementarity Problem, 1992, §1.2: a convex QP), solved as the bounded least
         squares  min |L^-1 G^T lambda + L^T (qdd_free - x)|  (M = L L^T, G x = gamma) by scipy's BVLS.
+        The contact points at rest on their surface add their tangent rows with Coulomb's cone
+        |lambda_t| <= mu_s lambda_n (Stewart & Trinkle 1996; a second-order cone, so the convex QP is
+        solved by scipy's SLSQP from the BVLS solution); sliding points keep their kinetic friction.
         Closed: the points and stops whose multiplier pushes; stuck: the frictions strictly inside their
-        level, the others slipping against the bound they reach. The contacts' tangent rows are taken as
-        in the current mode (the normal forces and stops are exact; friction cones would make it
-        nonlinear)."""
+        level, the others slipping against the bound they reach; a point at rest sticks strictly inside
+        its cone and slides on it, against its friction force."""
         cm, q, v = driver.cm, y[:self.nq], y[self.nq:]
         rates = self._rates(driver, t, y)
         touching = [c for c in self.contacts if c.row in self.closed or
                     abs(rates[c.key][0][c.row]) <= 1e-9 and abs(rates[c.key][1][c.row]) <= TOUCH_SPEED]
+        at_rest = [c for c in touching if np.hypot(*rates[c.key][1][c.tangents]) <= TOUCH_SPEED]
         stops = [s for s in self.sides if s.row in self.closed or
                  abs(q[s.qi] - s.value) <= TOUCH * max(1.0, abs(s.value)) and abs(v[s.vi]) <= TOUCH_SPEED]
         resting = [lk for lk in self.locks if lk.row in self.closed or v[lk.vi] == 0.0]
         static = self.static_levels(driver, y, driver.dynamics(t, y)[0][self.nq:])
         bounds = {int(r): (-np.inf, np.inf) for r in cm.every_row}
         bounds.update({r: (-np.inf, np.inf) for c in touching if c.t1 in self.closed for r in c.tangents})
+        bounds.update({r: (-np.inf, np.inf) for c in at_rest for r in c.tangents})
         bounds.update({c.row: (0.0, np.inf) for c in touching})
         bounds.update({s.row: (0.0, np.inf) if s.sign > 0 else (-np.inf, 0.0) for s in stops})
         bounds.update({lk.row: (-static[lk.name], static[lk.name]) for lk in resting})
@@ -686,8 +693,11 @@ class Modes:
         L = np.linalg.cholesky(M)
         x = np.linalg.lstsq(G, gamma, rcond=None)[0]
         lower, upper = np.array([bounds[r] for r in rows]).T
-        lam = lsq_linear(np.linalg.solve(L, G.T), -L.T @ (free - x), bounds=(lower, upper), method="bvls",
-                         tol=1e-14).x
+        A, b = np.linalg.solve(L, G.T), -L.T @ (free - x)
+        lam = lsq_linear(A, b, bounds=(lower, upper), method="bvls", tol=1e-14).x
+        cones = [([rows.index(r) for r in c.rows], c.contact.static) for c in at_rest]
+        if cones:
+            lam = self._within_cones(A, b, lam, lower, upper, cones)
         scale = 1e-9 * max(1.0, np.abs(lam).max())
         pushing = {r for r, value in zip(rows, lam) if value > scale or value < -scale}
         for c in touching:
@@ -697,6 +707,15 @@ class Modes:
             else:
                 self.closed.difference_update(c.tangents)
                 self.sliding.pop(c.key, None)
+        for c in at_rest:
+            if c.row in pushing:
+                normal, friction = lam[rows.index(c.row)], lam[[rows.index(r) for r in c.tangents]]
+                if np.hypot(*friction) < c.contact.static * normal * (1 - 1e-6):
+                    self.sliding.pop(c.key, None)
+                    self.closed.update(c.tangents)
+                else:                                      # on its cone: it slides against its friction
+                    self.closed.difference_update(c.tangents)
+                    self.sliding[c.key] = tuple(-friction / max(np.hypot(*friction), 1e-300))
         for s in stops:
             self.closed.discard(s.row)
             if s.row in pushing:
@@ -707,6 +726,29 @@ class Modes:
             else:
                 self.closed.discard(lk.row)
                 self.slip[lk.name] = -np.sign(value)
+
+    @staticmethod
+    def _within_cones(A, b, start, lower, upper, cones):
+        """min |A lambda - b|^2 within the bounds and the friction cones ``cones`` [([normal, t1, t2]
+        indices, mu_s)]: mu_s^2 lambda_n^2 - |lambda_t|^2 >= 0 (with lambda_n >= 0 from the bounds), by
+        scipy's SLSQP from ``start``, pulled into the cones first."""
+        start = start.copy()
+        for (n, t1, t2), mu in cones:
+            size = np.hypot(start[t1], start[t2])
+            if size > mu * start[n]:
+                start[[t1, t2]] *= mu * start[n] / size
+        H, g = A.T @ A, A.T @ b
+
+        def cone(i, mu):
+            n, t1, t2 = i
+            value = lambda lam: mu ** 2 * lam[n] ** 2 - lam[t1] ** 2 - lam[t2] ** 2
+            gradient = lambda lam: np.bincount(i, [2 * mu ** 2 * lam[n], -2 * lam[t1], -2 * lam[t2]], len(lam))
+            return {"type": "ineq", "fun": value, "jac": gradient}
+
+        found = minimize(lambda lam: 0.5 * lam @ H @ lam - g @ lam, start, jac=lambda lam: H @ lam - g,
+                         bounds=list(zip(lower, upper)), constraints=[cone(i, mu) for i, mu in cones],
+                         method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
+        return found.x
 
     def _iterate(self, driver, t, y, lam, a):
         """One change towards a consistent mode; False when the mode is consistent."""
