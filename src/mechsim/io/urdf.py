@@ -496,11 +496,17 @@ def _kind(joint):
     return joint.kind or JOINT_KINDS[joint.type]
 
 
+def _part(joint, tag):
+    """The joint's element ``tag`` (URDF: a child; SDF: under <axis>), where an error in it is reported."""
+    element = joint.element.find(f".//{tag}")
+    return joint.element if element is None else element
+
+
 def _add_spring_damper(src, model, joint, kind):
     """A joint_spring_damper '<joint>_damping' (damping alone) or '<joint>_spring' (with a stiffness about
     the rest position) of a tree joint without quaternion coordinates (also io/sdf.py's)."""
     if (joint.damping or joint.stiffness) and kind in ("revolute", "prismatic", "planar"):
-        with src.at(joint.element):
+        with src.at(_part(joint, "dynamics")):
             model.add_force(f"{joint.name}_{'spring' if joint.stiffness else 'damping'}", "joint_spring_damper",
                             joint=joint.name, stiffness=joint.stiffness, damping=joint.damping, rest=joint.rest)
 
@@ -782,10 +788,10 @@ def _limits_and_friction(src, model, tree, loops, simulated=True):
     for joint in tree if simulated else []:
         stops = {key: joint.limit[key] for key in ("lower", "upper") if key in joint.limit}
         if stops and not ("lower" in stops and "upper" in stops and stops["lower"] >= stops["upper"]):
-            with src.at(joint.element):
+            with src.at(_part(joint, "limit")):
                 model.add_force(f"{joint.name}_limit", "joint_limit", joint=joint.name, **stops)
         if joint.friction and joint in one_coordinate:
-            with src.at(joint.element):
+            with src.at(_part(joint, "dynamics")):
                 model.add_force(f"{joint.name}_friction", "joint_friction", joint=joint.name,
                                 static=joint.friction, kinetic=joint.friction)
     rates = [joint.name for joint in tree + loops if {"effort", "velocity"} & set(joint.limit)]

@@ -661,8 +661,8 @@ class Modes:
         Stone, The Linear Complementarity Problem, 1992, §1.2: a convex QP), solved as the bounded least
         squares  min |L^-1 G^T lambda + L^T (qdd_free - x)|  (M = L L^T, G x = gamma) by scipy's BVLS.
         The contact points at rest on their surface add their tangent rows with Coulomb's cone
-        |lambda_t| <= mu_s lambda_n (Stewart & Trinkle 1996; a second-order cone, so the convex QP is
-        solved by scipy's SLSQP from the BVLS solution); sliding points keep their kinetic friction.
+        |lambda_t| <= mu_s lambda_n (Pfeiffer & Glocker 1996, §7; a second-order cone, so the convex QP
+        is solved by scipy's SLSQP from the BVLS solution); sliding points keep their kinetic friction.
         Closed: the points and stops whose multiplier pushes; stuck: the frictions strictly inside their
         level, the others slipping against the bound they reach; a point at rest sticks strictly inside
         its cone and slides on it, against its friction force."""
