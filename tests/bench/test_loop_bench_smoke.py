@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
-from mechsim.bench import loops, models, report
+from mechsim.bench import chains, loops, models, report
 
 SHORT = 1.0                                    # four-bar horizon with a reference sample (t = 1 s)
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -37,7 +37,8 @@ def test_the_shipped_four_bar_reference_is_the_examples_one():
 @pytest.mark.parametrize("built, example", [
     (lambda: models.four_bar(loops.FOUR_BAR, loops.four_bar_initial()), "four_bar.yaml"),
     (lambda: models.andrews(loops.ANDREWS, loops.ANDREWS_Q0), "andrews_squeezer.yaml"),
-    (lambda: models.n_four_bar(loops.N_FOUR_BAR), "n_four_bar.yaml")])
+    (lambda: models.n_four_bar(loops.N_FOUR_BAR), "n_four_bar.yaml"),
+    (lambda: models.bricard(loops.BRICARD), "bricard.yaml")])
 def test_the_shipped_mechanisms_are_the_examples(built, example):
     """The suite's own models (built from the published parameters, so that it needs no file outside the
     package) have the example files' coordinates, initial state, loops and dynamics."""
@@ -134,3 +135,84 @@ def test_n_four_bar_peer_runs_and_follows_the_parallelogram_motion(engine):
     error = abs(out["phi"] - loops.n_four_bar_reference(t_end))
     assert np.isfinite(error) and error < 1e-4
     assert np.isfinite(out["closure"]) and out["closure"] < 1e-5
+
+
+# ------------------------------------------------------------------------------------------ Bricard, 20-link chain
+BRICARD_JSON = json.loads((EXAMPLES / "reference" / "bricard.json").read_text())
+TINY = 0.05                                     # peer horizon of the smoke tests (one Bricard reference sample)
+
+
+def test_the_shipped_bricard_reference_is_the_examples_one_and_mechsim_follows_it():
+    t, p3 = np.array(BRICARD_JSON["t"]), np.array(BRICARD_JSON["P3"])
+    np.testing.assert_array_equal(loops._at(t, p3, range(1, 11)), np.array(loops.BRICARD_REFERENCE))
+    assert loops.bricard_error({"ts": t, "p3": p3}) == 0.0
+    run, evaluate = loops.mechsim_bricard(t_end=1.0, rtol=1e-10)
+    out = evaluate(run())
+    first = np.linalg.norm(loops._at(out["ts"], out["p3"], (1.0,))[0] - loops.BRICARD_REFERENCE[0])
+    assert first < 1e-8 and out["closure"] < 1e-10          # the reference is good to ~3e-9 m
+
+
+@pytest.mark.parametrize("engine", ["exudyn", "mujoco"])
+def test_bricard_peer_runs_and_agrees_with_the_reference(engine):
+    pytest.importorskip(engine)
+    build = loops.exudyn_bricard if engine == "exudyn" else loops.mujoco_bricard
+    out = build(1e-3, t_end=TINY)()
+    assert out["t"] == pytest.approx(TINY, abs=1e-9)
+    error = np.linalg.norm(loops._at(out["ts"], out["p3"], (TINY,))[0] - BRICARD_JSON["P3"][1])
+    assert np.isfinite(error) and error < 1e-6 and np.isfinite(out["closure"]) and out["closure"] < 1e-6
+
+
+def test_the_shipped_chain_is_the_example():
+    """chains.mechsim_chain with CHAIN20's link and chain20_q0 has the dynamics of examples/chain20.yaml."""
+    mine, theirs = chains.mechsim_chain(20, loops.chain20_q0(), loops.CHAIN20["link"]), ms.load(EXAMPLES / "chain20.yaml")
+    q = mine.compile().q0
+    np.testing.assert_array_equal(q, theirs.compile().q0)
+    v = np.random.default_rng(1).uniform(-1, 1, q.size)
+    np.testing.assert_allclose(ms.mass_matrix(mine, q), ms.mass_matrix(theirs, q), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ms.forward_dynamics(mine, q, v), ms.forward_dynamics(theirs, q, v), rtol=1e-10, atol=1e-10)
+
+
+def test_chain_reference_energy_and_mechsim_agree():
+    """mechsim follows the shipped table to 1 s; its energy (chain_energy, own kinematics) is conserved; the
+    error measure is 0 on the table itself."""
+    run, evaluate = loops.mechsim_chain20(t_end=1.0, rtol=1e-12)
+    res = run()
+    out = evaluate(res)
+    assert np.max(np.abs(out["q"][-1] - loops.CHAIN20_REFERENCE[0])) < 1e-9
+    assert out["closure"] < 1e-9 and abs(loops.chain_energy(out["q"][:1], np.zeros((1, 20)))[0]) > 0.1
+    assert loops.chain20_error({"ts": np.array(loops.CHAIN20_REFERENCE_T), "q": np.array(loops.CHAIN20_REFERENCE)}) == 0.0
+    kinetic = 0.5 * res.v[-1] @ ms.mass_matrix(chains.mechsim_chain(20, loops.chain20_q0(), loops.CHAIN20["link"]),
+                                        res.q[-1]) @ res.v[-1]
+    potential = loops.chain_energy(res.q[-1:], np.zeros((1, 20)))[0]
+    assert loops.chain_energy(res.q[-1:], res.v[-1:])[0] == pytest.approx(kinetic + potential, rel=1e-12, abs=1e-12)
+
+
+def test_the_shipped_chain_reference_is_pinocchios():
+    pytest.importorskip("pinocchio")
+    ref = loops.chain20_reference(times=loops.CHAIN20_REFERENCE_T[:1])
+    np.testing.assert_allclose(ref, np.array(loops.CHAIN20_REFERENCE[:1]), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["exudyn", "mujoco", "drake"])
+def test_chain_peer_runs_and_agrees_with_mechsim(engine):
+    pytest.importorskip("pydrake" if engine == "drake" else engine)
+    build = {"exudyn": lambda: loops.exudyn_chain20("DOPRI5", 1e-10, t_end=TINY, sample=0.01),
+             "mujoco": lambda: loops.mujoco_chain20(1e-4, t_end=TINY, sample=0.01),
+             "drake": lambda: loops.drake_chain20("runge_kutta5", 1e-10, t_end=TINY, sample=0.01)}[engine]
+    run, evaluate = build()
+    out = evaluate(run())
+    ms_run, ms_evaluate = loops.mechsim_chain20(t_end=TINY, rtol=1e-12)
+    expected = ms_evaluate(ms_run())
+    assert out["t"] == pytest.approx(TINY, abs=1e-9) and len(out["ts"]) == 6
+    error = np.max(np.abs(out["q"][-1] - expected["q"][-1]))
+    assert np.isfinite(error) and error < 1e-8 and np.isfinite(out["closure"]) and out["closure"] < 1e-8
+
+
+def test_a_missing_peer_is_skipped_with_the_install_hint(monkeypatch):
+    monkeypatch.setattr(loops, "_engine_available", lambda engine: engine != "drake")
+    case = loops.Case("x", "x", 1.0, "e", 1e-6, None, {"source": "s"}, lambda out: 0.0,
+                      lambda quick, t_end: [("mechsim", "m", lambda: (lambda: {"t": 1.0, "closure": 0.0})),
+                                            ("drake", "d", lambda: None)])
+    out = loops.run_case(case, engines=("drake",), repeats=1)
+    assert [r["engine"] for r in out["rows"]] == ["mechsim"]
+    assert out["notes"] == ['drake not installed: its rows are skipped — pip install "mechsim[bench]"']

@@ -1,11 +1,11 @@
 """`mechsim bench`: the speed suite of SPEC §6 (forward dynamics vs Pinocchio and MuJoCo, a whole
 fixed-step run vs a Python loop around pin.aba, CLI start-up, closed loops and real robots against
-Exudyn, MuJoCo and Pinocchio), written to benchmarks/RESULTS.md. It uses mechsim's public API only
+Exudyn, MuJoCo, Drake and Pinocchio), written to benchmarks/RESULTS.md. It uses mechsim's public API only
 and ships the models it needs (models.py, robot_files/), so it runs from an installed package;
 nothing in mechsim imports it but the ``mechsim bench`` command.
 
     import mechsim.bench
-    numbers = mechsim.bench.run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco"))
+    numbers = mechsim.bench.run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco", "exudyn", "drake"))
 
 Peers are optional: install them with ``pip install "mechsim[bench]"``.
 """
@@ -27,8 +27,9 @@ def build_parser(parser=None):
     parser.add_argument("--quick", action="store_true", help="fewer chain sizes and repeats (a smoke run)")
     parser.add_argument("--output", "-o", default="benchmarks/RESULTS.md", metavar="PATH",
                         help="where to write the Markdown report (default: benchmarks/RESULTS.md)")
-    parser.add_argument("--engines", default="pin,mujoco",
-                        help="comparison engines, comma-separated (default: pin,mujoco; empty for none)")
+    parser.add_argument("--engines", default="pin,mujoco,exudyn,drake",
+                        help="comparison engines, comma-separated (default: pin,mujoco,exudyn,drake; exudyn and drake "
+                             "take part in the loops group only; empty for none)")
     parser.add_argument("--no-startup", action="store_true", help="skip the CLI start-up measurement")
     parser.add_argument("--groups", default=None, metavar="NAMES",
                         help="sections to run, comma-separated (default: all; see mechsim.bench.suite.GROUPS)")

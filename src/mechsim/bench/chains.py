@@ -17,6 +17,7 @@ INERTIA = (MASS * RADIUS ** 2 / 2.0,
            MASS * (3.0 * RADIUS ** 2 + LENGTH ** 2) / 12.0,
            MASS * (3.0 * RADIUS ** 2 + LENGTH ** 2) / 12.0)
 GRAVITY = (0.0, 0.0, -9.81)
+LINK = dict(length=LENGTH, mass=MASS, com=COM, inertia=INERTIA)   # every link; the builders take another one as ``link``
 
 DESCRIPTION = ("N-link chain: revolute joints with axes alternating y, z, y, z, … (joint 0 about y); links are "
                "uniform rods along body x, 1 m long, 1 kg, radius 0.05 m (COM (0.5, 0, 0), inertia about COM "
@@ -34,20 +35,20 @@ def initial_angles(n):
     return 0.5 * np.sin(np.arange(1, n + 1))
 
 
-def mechsim_chain(n, q0=None):
+def mechsim_chain(n, q0=None, link=LINK):
     """The chain as an ms.Model (joints j0 … j{n-1}, bodies link0 … link{n-1})."""
     q0 = np.zeros(n) if q0 is None else np.asarray(q0, dtype=float)
     m = ms.Model(f"chain{n}", gravity=GRAVITY)
     parent = "ground"
     for i in range(n):
-        m.add_body(f"link{i}", mass=MASS, com=COM, inertia=INERTIA)
-        m.add_joint(f"j{i}", "revolute", parent, f"link{i}", parent_frame=(LENGTH, 0.0, 0.0) if i else (0.0, 0.0, 0.0),
+        m.add_body(f"link{i}", mass=link["mass"], com=link["com"], inertia=link["inertia"])
+        m.add_joint(f"j{i}", "revolute", parent, f"link{i}", parent_frame=(link["length"] if i else 0.0, 0.0, 0.0),
                     axis=axis(i), q0=float(q0[i]))
         parent = f"link{i}"
     return m
 
 
-def pinocchio_chain(n):
+def pinocchio_chain(n, link=LINK):
     """The chain as a (pin.Model, pin.Data) pair: JointModelRY / JointModelRZ, pin.Inertia, SE3 placements."""
     import pinocchio as pin
     model = pin.Model()
@@ -55,21 +56,23 @@ def pinocchio_chain(n):
     parent = 0
     for i in range(n):
         joint = pin.JointModelRY() if i % 2 == 0 else pin.JointModelRZ()
-        placement = pin.SE3(np.eye(3), np.array([LENGTH if i else 0.0, 0.0, 0.0]))
+        placement = pin.SE3(np.eye(3), np.array([link["length"] if i else 0.0, 0.0, 0.0]))
         parent = model.addJoint(parent, joint, placement, f"j{i}")
-        model.appendBodyToJoint(parent, pin.Inertia(MASS, np.array(COM), np.diag(INERTIA)), pin.SE3.Identity())
+        model.appendBodyToJoint(parent, pin.Inertia(link["mass"], np.array(link["com"]), np.diag(link["inertia"])),
+                                pin.SE3.Identity())
     return model, model.createData()
 
 
-def mujoco_xml(n):
-    """The chain as an MJCF string: nested bodies with hinge joints and explicit <inertial> (no geoms)."""
-    parts = [f'<mujoco model="chain{n}"><option gravity="{GRAVITY[0]!r} {GRAVITY[1]!r} {GRAVITY[2]!r}"/><worldbody>']
+def mujoco_xml(n, link=LINK, option=None):
+    """The chain as an MJCF string: nested bodies with hinge joints and explicit <inertial> (no geoms); ``option``:
+    the <option> element (default: gravity only)."""
+    option = option or f'<option gravity="{GRAVITY[0]!r} {GRAVITY[1]!r} {GRAVITY[2]!r}"/>'
+    f = lambda v: " ".join(repr(float(c)) for c in v)                                    # noqa: E731
+    parts = [f'<mujoco model="chain{n}">{option}<worldbody>']
     for i in range(n):
-        ax = " ".join(repr(a) for a in axis(i))
-        parts.append(f'<body name="link{i}" pos="{LENGTH if i else 0.0!r} 0 0">'
-                     f'<joint name="j{i}" type="hinge" axis="{ax}"/>'
-                     f'<inertial pos="{COM[0]!r} {COM[1]!r} {COM[2]!r}" mass="{MASS!r}" '
-                     f'diaginertia="{INERTIA[0]!r} {INERTIA[1]!r} {INERTIA[2]!r}"/>')
+        parts.append(f'<body name="link{i}" pos="{link["length"] if i else 0.0!r} 0 0">'
+                     f'<joint name="j{i}" type="hinge" axis="{f(axis(i))}"/>'
+                     f'<inertial pos="{f(link["com"])}" mass="{link["mass"]!r}" diaginertia="{f(link["inertia"])}"/>')
     parts.append("</body>" * n + "</worldbody></mujoco>")
     return "".join(parts)
 

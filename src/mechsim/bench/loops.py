@@ -39,7 +39,7 @@ import time
 
 import numpy as np
 
-from . import models
+from . import chains, models
 
 # ------------------------------------------------------------------------------------------ four-bar
 FOUR_BAR = dict(l0=3.0, l1=1.0, l2=4.0, l3=2.5, m=1.0, g=9.81, torque=6.0, theta0=1.5708, t_end=10.0,
@@ -200,22 +200,29 @@ def mujoco_four_bar(h, t_end=FOUR_BAR["t_end"], integrator="RK4", sample=0.01, d
     return four_bar_run
 
 
-def _mujoco_runner(mujoco, model, data, setup, site_pairs, h, t_end, sample):
+def _mujoco_runner(mujoco, model, data, setup, site_pairs, h, t_end, sample, record=None):
+    """run() -> {"t", "qpos", "closure" (max gap of the site pairs at every ``sample`` s; 0 without pairs),
+    "records" ([record(data)] at t = 0 and every ``sample`` s when ``record`` is given)}."""
     n_steps = int(round(t_end / h))
     per = max(1, int(round(sample / h)))
     chunks = [per] * (n_steps // per) + ([n_steps % per] if n_steps % per else [])
     a_ids = [a for a, _ in site_pairs]
     b_ids = [b for _, b in site_pairs]
 
+    def gap():
+        return float(np.max(np.linalg.norm(data.site_xpos[a_ids] - data.site_xpos[b_ids], axis=1))) if a_ids else 0.0
+
     def run():
         mujoco.mj_resetData(model, data)
         setup(data)
         mujoco.mj_forward(model, data)
-        closure = float(np.max(np.linalg.norm(data.site_xpos[a_ids] - data.site_xpos[b_ids], axis=1)))
+        closure, records = gap(), [record(data)] if record else []
         for n in chunks:
             mujoco.mj_step(model, data, nstep=n)
-            closure = max(closure, float(np.max(np.linalg.norm(data.site_xpos[a_ids] - data.site_xpos[b_ids], axis=1))))
-        return {"t": float(data.time), "qpos": data.qpos.copy(), "closure": closure,
+            closure = max(closure, gap())
+            if record:
+                records.append(record(data))
+        return {"t": float(data.time), "qpos": data.qpos.copy(), "closure": closure, "records": records,
                 "finite": bool(np.all(np.isfinite(data.qpos)))}
     return run
 
@@ -495,6 +502,330 @@ def exudyn_n_four_bar(h, t_end=N_FOUR_BAR["t_end"], spectral_radius=0.9, newton_
     return run
 
 
+# ------------------------------------------------------------------------------------------ Bricard (IFToMM A04)
+# González, Dopico, Lugrís & Cuadrado (2006), Multibody Syst. Dyn. 16:179-190, benchmark A04: five slender rods
+# (1 m, 1 kg, m L²/12 about their transverse axes, none about their own) P1 → P2 → … → P6, the ground closing
+# P6 → P1, revolutes at P1 … P6 about the axes below; gravity 9.81 along −y; released at rest; 10 s. Grübler
+# gives 0 DOF, the special axes 1: the closure at P6 (5 equations) has rank 4 everywhere on the motion.
+# Body frames at each rod's first joint, parallel to the world axes at q = 0 (examples/bricard.py).
+BRICARD = dict(m=1.0, length=1.0, g=9.81, t_end=10.0,
+               points=((0, 0, 0), (1, 0, 0), (1, -1, 0), (1, -1, 1), (0, -1, 1), (0, 0, 1)),   # P1 … P6 (× length)
+               axes=((0, 1, 0), (0, 0, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 0)))        # joint axes at P1 … P6
+# P3 (end of rod 2, the benchmark's output) at t = 1, 2, …, 10 s, from examples/reference/bricard.json: computed
+# without mechsim (the loop's own kinematics, its one-DOF configuration curve traced and splined, Lagrange's
+# equation along it by scipy DOP853 rtol 1e-12; halving the tracing step changes the angles by < 3e-8 rad).
+BRICARD_REFERENCE = ((0.27333391578309396, -0.886544000788192, -0.46264428524134577),
+                     (-0.7799472279182476, -0.9806356304582456, -0.19584116083132053),
+                     (-0.7686064616019525, -0.97884105716089, -0.2046220535918632),
+                     (0.2883299195746095, -0.8887290081052502, -0.4584329287390552),
+                     (0.9998161179100299, -0.9999999830967969, -0.0001838651836594225),
+                     (0.25830852359918843, -0.8844482162414408, -0.4666383533180092),
+                     (-0.7910781102904829, -0.9823413084427551, -0.18709771170961942),
+                     (-0.757062989491776, -0.9769588362857222, -0.21342781497088734),
+                     (0.30329434458312343, -0.8909984885249584, -0.4540062702719528),
+                     (0.9992646093662846, -0.9999997297990842, -0.0007351202340241282))
+BRICARD_SOURCE = ("examples/reference/bricard.json: the one-DOF configuration curve traced in the loop's own kinematics, "
+                  "Lagrange's equation along it by scipy DOP853 rtol 1e-12, no mechsim; good to ~3e-8")
+MJ_MIN_INERTIA = 1e-12          # kg m²: MuJoCo refuses a zero principal inertia; the rods' axial one in MJCF
+
+
+def bricard_rods(p=BRICARD):
+    """[(P_i, d_i = P_{i+1} − P_i, axis of the joint at P_i)] for rods 1 … 5, arrays in m."""
+    pts = np.asarray(p["points"], float) * p["length"]
+    return [(pts[i], pts[i + 1] - pts[i], np.asarray(p["axes"][i], float)) for i in range(5)]
+
+
+def bricard_closing_points(p=BRICARD):
+    """The closing revolute at P6 as two points on its axis, in rod 5's frame and in the world: P6 and P6 +
+    length · axis (their gaps measure position and axis misalignment)."""
+    pts = np.asarray(p["points"], float) * p["length"]
+    tip, axis = pts[5] - pts[4], p["length"] * np.asarray(p["axes"][5], float)
+    return ((tip, pts[5]), (tip + axis, pts[5] + axis))
+
+
+def _at(t, values, times):
+    """Rows of ``values`` (sampled at ``t``) at ``times``: the nearest samples, which must lie within 1e-9 s."""
+    t = np.asarray(t, float)
+    idx = [int(np.argmin(np.abs(t - tk))) for tk in times]
+    if any(abs(t[i] - tk) > 1e-9 for tk, i in zip(times, idx)):
+        raise ValueError(f"no output sample at t = {', '.join(f'{tk:g}' for tk in times)} s")
+    return np.asarray(values)[idx]
+
+
+def bricard_error(out):
+    """max over t = 1, 2, …, 10 s of |P3(t) − P3_ref(t)| (m); out["ts"], out["p3"]: the run's samples."""
+    p3 = _at(out["ts"], out["p3"], range(1, len(BRICARD_REFERENCE) + 1))
+    return float(np.max(np.linalg.norm(p3 - np.asarray(BRICARD_REFERENCE), axis=1)))
+
+
+def mujoco_bricard_xml(h, integrator="RK4", dmax=MJ_DMAX, timeconst=None, p=BRICARD):
+    """MJCF: rods 1 … 5 nested (hinges at P1 … P5), the revolute at P6 closed by two connects at the points of
+    bricard_closing_points (6 equations for its 5, on top of the loop's own redundancy)."""
+    f = lambda v: " ".join(repr(float(c)) for c in v)                                    # noqa: E731
+    option = _mj_option(h, integrator).replace("{g}", f"0 {-p['g']!r} 0")
+    i_rod = p["m"] * p["length"] ** 2 / 12.0
+    (c1, w1), (c2, w2) = bricard_closing_points(p)
+    xml, prev = "", np.zeros(3)
+    for k, (start, d, axis) in enumerate(bricard_rods(p), start=1):
+        inertia = [MJ_MIN_INERTIA if c else i_rod for c in d]
+        xml += (f'<body name="rod{k}" pos="{f(start - prev)}"><joint name="j{k}" type="hinge" axis="{f(axis)}"/>'
+                f'<inertial pos="{f(d / 2)}" mass="{p["m"]!r}" diaginertia="{f(inertia)}"/>'
+                + (f'<site name="P3" pos="{f(d)}"/>' if k == 2 else "")
+                + (f'<site name="c1" pos="{f(c1)}"/><site name="c2" pos="{f(c2)}"/>' if k == 5 else ""))
+        prev = start
+    return (f'<mujoco model="bricard">{option}<worldbody><site name="w1" pos="{f(w1)}"/><site name="w2" pos="{f(w2)}"/>'
+            f'{xml}{"</body>" * 5}</worldbody>'
+            f'<equality>{_mj_equality([("c1", "w1"), ("c2", "w2")], h, dmax, timeconst)}</equality></mujoco>')
+
+
+def mujoco_bricard(h, t_end=BRICARD["t_end"], integrator="RK4", sample=0.01, dmax=MJ_DMAX, timeconst=None, p=BRICARD):
+    """Build the MuJoCo Bricard mechanism; run() -> {"t", "ts", "p3" (P3 at the samples ts), "closure"}."""
+    import mujoco
+    model = mujoco.MjModel.from_xml_string(mujoco_bricard_xml(h, integrator, dmax, timeconst, p))
+    data = mujoco.MjData(model)
+    p3 = model.site("P3").id
+    sites = [(model.site("c1").id, model.site("w1").id), (model.site("c2").id, model.site("w2").id)]
+    run = _mujoco_runner(mujoco, model, data, lambda d: None, sites, h, t_end, sample,
+                         record=lambda d: (d.time, d.site_xpos[p3].copy()))
+
+    def bricard_run():
+        out = run()
+        ts, p3 = zip(*out["records"])
+        return {"t": out["t"], "ts": np.array(ts), "p3": np.array(p3), "closure": out["closure"]}
+    return bricard_run
+
+
+def exudyn_bricard(h, t_end=BRICARD["t_end"], spectral_radius=0.9, newton_rtol=1e-10, sample=0.01, p=BRICARD):
+    """Exudyn Bricard mechanism: five 3-D rigid bodies (Euler-parameter nodes at the COMs, ``CreateRigidBody``) and
+    six revolutes (``CreateRevoluteJoint``, ObjectJointRevoluteZ) — 30 constraint equations of rank 29 — by
+    generalized-α with Eigen's dense solver ignoring the singular Jacobian (Exudyn's own dense and sparse solvers
+    stop: "matrix is not factorized").
+    run() -> {"t", "p3", "closure"} like mujoco_bricard."""
+    import exudyn as exu
+    from exudyn.itemInterface import ObjectGround, SensorBody
+    from exudyn.rigidBodyUtilities import RigidBodyInertia
+    sc = exu.SystemContainer()
+    mbs = sc.AddSystem()
+    ground = mbs.AddObject(ObjectGround())
+    i_rod = p["m"] * p["length"] ** 2 / 12.0
+    rods = bricard_rods(p)
+    bodies = [mbs.CreateRigidBody(referencePosition=start + d / 2, gravity=[0.0, -p["g"], 0.0],
+                                  inertia=RigidBodyInertia(p["m"], np.diag([0.0 if c else i_rod for c in d])))
+              for start, d, _ in rods]
+    links = [ground] + bodies + [ground]
+    points = np.asarray(p["points"], float) * p["length"]
+    for k in range(6):
+        mbs.CreateRevoluteJoint(itemNumbers=[links[k], links[k + 1]], position=points[k],
+                                axis=np.asarray(p["axes"][k], float), useGlobalFrame=True, show=False)
+    position = exu.OutputVariableType.Position
+    sensor = lambda body, local: mbs.AddSensor(SensorBody(bodyNumber=body, localPosition=list(local),  # noqa: E731
+                                                          outputVariableType=position, storeInternal=True,
+                                                          writeToFile=False))
+    com5 = rods[4][1] / 2
+    closing = [(sensor(bodies[4], c - com5), w) for c, w in bricard_closing_points(p)]
+    p3 = sensor(bodies[1], rods[1][1] / 2)
+    mbs.Assemble()
+    settings = _exudyn_settings(exu, h, t_end, spectral_radius, newton_rtol, sample)
+    settings.linearSolver.solverType = exu.LinearSolverType.EigenDense       # EXUdense fails to factorize it
+    settings.linearSolver.ignoreSingularJacobian = True
+
+    def run():
+        exu.SolveDynamic(mbs, settings)
+        data = mbs.GetSensorStoredData(p3)
+        closure = max(float(np.max(np.linalg.norm(mbs.GetSensorStoredData(s)[:, 1:4] - w, axis=1))) for s, w in closing)
+        return {"t": float(data[-1, 0]), "ts": data[:, 0], "p3": data[:, 1:4], "closure": closure}
+    return run
+
+
+# ------------------------------------------------------------------------------------------ 20-link chain
+# examples/chain20.py: 20 slender links (0.1 m, 0.1 kg, inertia diag(2e-6, 8.4e-5, 8.4e-5) kg m² about the COM at
+# (0.05, 0, 0)) hinged end to end, axes alternating y, z, … as in mechsim.bench.chains, straight along +x at q = 0;
+# released at rest with the y hinges at 0.25 rad and the z hinges at 0.15 rad; gravity 9.81 along −z; 10 s. A tree.
+# The motion is chaotic: two accurate solutions (DOP853 at rtol 1e-12 and 1e-13) differ by 2e-12 rad at 1 s, 2e-10
+# at 2 s, 2e-8 at 3 s, 3e-4 at 4 s and by whole radians from 5 s on, so no solution is a reference at 10 s. The
+# error is therefore taken at t = 1, 2, 3 s of the 10 s run, and the energy drift over all 10 s is reported beside
+# it (in place of a loop closure).
+CHAIN20 = dict(n=20, link=dict(length=0.1, mass=0.1, com=(0.05, 0.0, 0.0), inertia=(2.0e-6, 8.4e-5, 8.4e-5)),
+               q0_y=0.25, q0_z=0.15, t_end=10.0, sample=0.1)
+CHAIN20_REFERENCE_T = (1.0, 2.0, 3.0)
+# q(t) at CHAIN20_REFERENCE_T (rows) by chain20_reference: pin.aba integrated by scipy DOP853 at rtol = atol = 1e-13;
+# mechsim's DOP853 at 1e-13 agrees to 5e-9 rad at 3 s, and so does the same pin run at 1e-12.
+CHAIN20_REFERENCE = ((1.917824132140944, -1.163322973234076, 0.0366812305186004, 0.43574498937318706, 0.09298395818475375,
+                      0.3058431518430358, 0.01818460097799648, -0.037267398719018796, 0.18582138565634912, -0.06636222570790813,
+                      -0.15321709100848688, 0.22732521084971094, 0.0589168869010517, 0.180863679332833, -0.19432810407436374,
+                      0.19385175757168785, -0.046504213889080374, 0.1832548727404689, -0.20914791972554247, 0.19653932036952884),
+                     (1.9975871830834009, 0.20492923531555934, -0.46310222548559354, 0.26535148341639486, -0.260964279797893,
+                      -0.10674847303096918, -0.42468253075556045, 0.336481186485228, 0.04835901500290534, 0.15065238384795163,
+                      0.23342923581711522, -0.5451064637490433, -0.24507104529591134, 0.14130384758612494, 0.017275705168042013,
+                      0.23113999274535843, 0.15596866882556462, -0.3687916708980598, -0.9212511378981121, 0.8728760029946081),
+                     (2.0006788869549097, -0.1664497637260202, 0.33073324079226574, 0.263795381882801, -0.6970790883219081,
+                      -0.31209186383638465, -0.6415474147434304, -0.051633335049044965, 0.8441006179636455, 0.12407641969424428,
+                      -0.5267597652408177, -0.6089173934200166, 0.5450101205181959, 0.3442798396622725, 0.2807719740197258,
+                      -0.09458290462559407, -0.24213878024084273, -0.2829017987967226, 0.2830741479673077, -4.365708212348866))
+CHAIN20_SOURCE = ("pin.aba integrated by scipy DOP853 rtol = atol = 1e-13 (mechsim.bench.loops.chain20_reference); "
+                  "mechsim DOP853 at 1e-13 agrees to 5e-9 rad at 3 s")
+
+
+def chain20_q0(p=CHAIN20):
+    return np.array([p["q0_y"] if i % 2 == 0 else p["q0_z"] for i in range(p["n"])])
+
+
+def chain20_reference(times=CHAIN20_REFERENCE_T, p=CHAIN20, tol=1e-13):
+    """q at ``times`` (rows): Pinocchio's aba on chains.pinocchio_chain integrated by scipy DOP853 at rtol = atol =
+    tol, from rest — how CHAIN20_REFERENCE was made (needs Pinocchio)."""
+    import pinocchio as pin
+    from scipy.integrate import solve_ivp
+    n = p["n"]
+    model, data = chains.pinocchio_chain(n, p["link"])
+    zero = np.zeros(n)
+    sol = solve_ivp(lambda t, y: np.concatenate([y[n:], pin.aba(model, data, y[:n], y[n:], zero)]), (0.0, times[-1]),
+                    np.concatenate([chain20_q0(p), zero]), method="DOP853", rtol=tol, atol=tol, t_eval=times)
+    return sol.y[:n].T
+
+
+def chain_energy(q, v, p=CHAIN20):
+    """Kinetic plus potential energy (J) of the chain at each row of q, v, by its own forward kinematics (numpy)."""
+    link, g = p["link"], np.array(chains.GRAVITY)
+    offset, com, inertia = np.array([link["length"], 0.0, 0.0]), np.array(link["com"]), np.diag(link["inertia"])
+    energy = []
+    for qk, vk in zip(np.atleast_2d(q), np.atleast_2d(v)):
+        R, o, w, vo, e = np.eye(3), np.zeros(3), np.zeros(3), np.zeros(3), 0.0
+        for i in range(p["n"]):
+            if i:                                             # joint i at the tip of link i − 1
+                r = R @ offset
+                o, vo = o + r, vo + np.cross(w, r)
+            a = np.array(chains.axis(i))
+            w = w + (R @ a) * vk[i]
+            R = R @ _axis_rotation(a, qk[i])
+            c = R @ com
+            vc = vo + np.cross(w, c)
+            e += 0.5 * link["mass"] * vc @ vc + 0.5 * w @ (R @ inertia @ R.T @ w) - link["mass"] * g @ (o + c)
+        energy.append(e)
+    return np.array(energy)
+
+
+def _axis_rotation(a, angle):
+    K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * K + (1.0 - math.cos(angle)) * K @ K
+
+
+def _chain_evaluate(raw, p=CHAIN20):
+    """raw {"t", "ts", "q", "v"} (samples) -> {"t", "ts", "q", "closure": max |E(t) − E(0)| over the samples}."""
+    energy = chain_energy(raw["q"], raw["v"], p)
+    return {"t": float(raw["t"]), "ts": np.asarray(raw["ts"]), "q": np.asarray(raw["q"]),
+            "closure": float(np.max(np.abs(energy - energy[0])))}
+
+
+def chain20_error(out):
+    """max over the joints and t = 1, 2, 3 s of |q(t) − q_ref(t)| (rad)."""
+    q = _at(out["ts"], out["q"], CHAIN20_REFERENCE_T)
+    return float(np.max(np.abs(q - np.asarray(CHAIN20_REFERENCE))))
+
+
+def _samples(t_end, sample):
+    return np.linspace(0.0, t_end, max(1, int(round(t_end / sample))) + 1)
+
+
+def mujoco_chain20(h, t_end=CHAIN20["t_end"], integrator="RK4", sample=CHAIN20["sample"], p=CHAIN20):
+    """The chain as chains.mujoco_xml (hinges, <inertial>, no geoms) at time step h; returns (run, evaluate):
+    run() -> {"t", "ts", "q", "v"} sampled every ``sample`` s, evaluate as _chain_evaluate."""
+    import mujoco
+    option = _mj_option(h, integrator).replace("{g}", " ".join(repr(c) for c in chains.GRAVITY))
+    model = mujoco.MjModel.from_xml_string(chains.mujoco_xml(p["n"], p["link"], option))
+    data = mujoco.MjData(model)
+    q0 = chain20_q0(p)
+
+    def setup(d):
+        d.qpos[:] = q0
+    run = _mujoco_runner(mujoco, model, data, setup, [], h, t_end, sample,
+                         record=lambda d: (d.time, d.qpos.copy(), d.qvel.copy()))
+
+    def chain_run():
+        ts, q, v = map(np.array, zip(*run()["records"]))
+        return {"t": ts[-1], "ts": ts, "q": q, "v": v}
+    return chain_run, lambda raw: _chain_evaluate(raw, p)
+
+
+def exudyn_chain20(solver="DOPRI5", tol=None, h=1e-2, t_end=CHAIN20["t_end"], sample=CHAIN20["sample"], p=CHAIN20):
+    """The chain as one Exudyn ObjectKinematicTree (minimal coordinates on a NodeGenericODE2: joint types RevoluteY /
+    RevoluteZ, joint offsets, link masses, COMs and inertias) by an explicit solver of exu.DynamicSolverType: with
+    ``tol``, error-controlled (automaticStepSize, rtol = atol = tol, steps ≤ h), else fixed steps h. Returns
+    (run, evaluate) as mujoco_chain20."""
+    import exudyn as exu
+    from exudyn.itemInterface import NodeGenericODE2, ObjectKinematicTree, SensorNode
+    n, link = p["n"], p["link"]
+    sc = exu.SystemContainer()
+    mbs = sc.AddSystem()
+    node = mbs.AddNode(NodeGenericODE2(referenceCoordinates=[0.0] * n, initialCoordinates=list(chain20_q0(p)),
+                                       initialCoordinates_t=[0.0] * n, numberOfODE2Coordinates=n))
+    mbs.AddObject(ObjectKinematicTree(
+        nodeNumber=node, gravity=list(chains.GRAVITY), linkParents=list(range(-1, n - 1)),
+        jointTypes=[exu.JointType.RevoluteY if i % 2 == 0 else exu.JointType.RevoluteZ for i in range(n)],
+        jointTransformations=exu.Matrix3DList([np.eye(3)] * n),
+        jointOffsets=exu.Vector3DList([[link["length"] if i else 0.0, 0.0, 0.0] for i in range(n)]),
+        linkInertiasCOM=exu.Matrix3DList([np.diag(link["inertia"])] * n), linkCOMs=exu.Vector3DList([list(link["com"])] * n),
+        linkMasses=[link["mass"]] * n))
+    sensors = [mbs.AddSensor(SensorNode(nodeNumber=node, outputVariableType=kind, storeInternal=True, writeToFile=False))
+               for kind in (exu.OutputVariableType.Coordinates, exu.OutputVariableType.Coordinates_t)]
+    mbs.Assemble()
+    settings = _exudyn_settings(exu, h, t_end, None, 1e-10, sample)
+    ti = settings.timeIntegration
+    ti.automaticStepSize = tol is not None
+    if tol is not None:
+        ti.absoluteTolerance = ti.relativeTolerance = tol
+    solver_type = getattr(exu.DynamicSolverType, solver)
+
+    def run():
+        exu.SolveDynamic(mbs, settings, solverType=solver_type)
+        q, v = (mbs.GetSensorStoredData(s) for s in sensors)
+        return {"t": q[-1, 0], "ts": q[:, 0], "q": q[:, 1:], "v": v[:, 1:]}
+    return run, lambda raw: _chain_evaluate(raw, p)
+
+
+def drake_chain20(scheme="runge_kutta3", accuracy=None, h=None, t_end=CHAIN20["t_end"], sample=CHAIN20["sample"],
+                  p=CHAIN20):
+    """The chain as a continuous-time Drake MultibodyPlant (time_step=0) built in code — RigidBody with
+    SpatialInertia.MakeFromCentralInertia, RevoluteJoint from a FixedOffsetFrame at the parent's tip — simulated by
+    a Simulator whose integrator is ResetIntegratorFromFlags(scheme): error-controlled at target ``accuracy``, or
+    fixed steps h (accuracy None). Returns (run, evaluate) as mujoco_chain20; run() advances sample by sample."""
+    from pydrake.math import RigidTransform
+    from pydrake.multibody.plant import MultibodyPlant
+    from pydrake.multibody.tree import FixedOffsetFrame, RevoluteJoint, RotationalInertia, SpatialInertia
+    from pydrake.systems.analysis import ResetIntegratorFromFlags, Simulator
+    n, link = p["n"], p["link"]
+    plant = MultibodyPlant(time_step=0.0)
+    plant.mutable_gravity_field().set_gravity_vector(np.array(chains.GRAVITY))
+    frame = plant.world_frame()
+    for i in range(n):
+        body = plant.AddRigidBody(f"link{i}", SpatialInertia.MakeFromCentralInertia(
+            link["mass"], np.array(link["com"]), RotationalInertia(*link["inertia"])))
+        if i:
+            frame = plant.AddFrame(FixedOffsetFrame(f"tip{i - 1}", frame, RigidTransform([link["length"], 0.0, 0.0])))
+        plant.AddJoint(RevoluteJoint(f"j{i}", frame, body.body_frame(), np.array(chains.axis(i))))
+        frame = body.body_frame()
+    plant.Finalize()
+    simulator = Simulator(plant)
+    integrator = ResetIntegratorFromFlags(simulator, scheme, h if h else sample)
+    if accuracy is None:
+        integrator.set_fixed_step_mode(True)
+    else:
+        integrator.set_target_accuracy(accuracy)
+    context, q0, ts = simulator.get_mutable_context(), chain20_q0(p), _samples(t_end, sample)
+
+    def run():
+        context.SetTime(0.0)
+        plant.SetPositions(context, q0)
+        plant.SetVelocities(context, np.zeros(n))
+        simulator.Initialize()
+        q, v = [q0], [np.zeros(n)]
+        for t in ts[1:]:
+            simulator.AdvanceTo(t)
+            q.append(plant.GetPositions(context))
+            v.append(plant.GetVelocities(context))
+        return {"t": context.get_time(), "ts": ts, "q": np.array(q), "v": np.array(v)}
+    return run, lambda raw: _chain_evaluate(raw, p)
+
+
 # ------------------------------------------------------------------------------------------ mechsim
 def _max_distance(res, pairs):
     return max(float(np.max(np.linalg.norm(res.point(b1, p1) - res.point(b2, p2), axis=1))) for (b1, p1), (b2, p2) in pairs)
@@ -556,26 +887,59 @@ def mechsim_n_four_bar(t_end=N_FOUR_BAR["t_end"], solver="DOP853", rtol=1e-8, at
     return run, evaluate
 
 
+def mechsim_bricard(t_end=BRICARD["t_end"], solver="DOP853", rtol=1e-8, atol=None, drift="projection", p=BRICARD):
+    """Bricard's mechanism (models.bricard; output every 0.01 s); evaluate -> {"t", "ts", "p3", "closure" (max gap of
+    the closing points, bricard_closing_points)}."""
+    model = models.bricard(p)
+    t_eval = np.linspace(0.0, t_end, int(round(100 * t_end)) + 1)
+    p3 = bricard_rods(p)[1][1]
+
+    def run():
+        return model.simulate(t_end=t_end, t_eval=t_eval, solver=solver, rtol=rtol, atol=atol if atol else rtol,
+                              drift=drift)
+
+    def evaluate(res):
+        closure = max(float(np.max(np.linalg.norm(res.point("rod5", c) - w, axis=1))) for c, w in bricard_closing_points(p))
+        return {"t": float(res.t[-1]), "ts": res.t, "p3": res.point("rod2", p3), "closure": closure}
+    return run, evaluate
+
+
+def mechsim_chain20(t_end=CHAIN20["t_end"], solver="DOP853", rtol=1e-8, atol=None, p=CHAIN20):
+    """The 20-link chain (chains.mechsim_chain with CHAIN20's link; output every CHAIN20["sample"] s); evaluate as
+    _chain_evaluate."""
+    model = chains.mechsim_chain(p["n"], chain20_q0(p), p["link"])
+    t_eval = _samples(t_end, p["sample"])
+
+    def run():
+        return model.simulate(t_end=t_end, t_eval=t_eval, solver=solver, rtol=rtol, atol=atol if atol else rtol)
+
+    def evaluate(res):
+        return _chain_evaluate({"t": res.t[-1], "ts": res.t, "q": res.q, "v": res.v}, p)
+    return run, evaluate
+
+
 # ------------------------------------------------------------------------------------------ cases and ladders
 class Case:
     """One mechanism: its horizon, reference, error measure and the settings ladder of every engine.
     ``entries(quick)`` yields (engine, settings label, builder); builder() -> run or (run, evaluate)."""
 
-    def __init__(self, key, title, t_end, error_name, target_error, target_time, reference, error, ladder, note=""):
+    def __init__(self, key, title, t_end, error_name, target_error, target_time, reference, error, ladder, note="",
+                 closure_name="loop closure (m)"):
         self.key, self.title, self.t_end = key, title, t_end
         self.error_name, self.target_error, self.target_time = error_name, target_error, target_time
         self.reference, self.error, self.ladder, self.note = reference, error, ladder, note
+        self.closure_name = closure_name                  # what a run's "closure" is (a tree: its energy drift)
 
 
 def _fixed(engine, label, builder):
     return (engine, label, builder)
 
 
-def _mechsim_ladder(build, quick, t_end):
+def _mechsim_ladder(build, quick, t_end, drift=", drift=projection"):
     """mechsim at a ladder of tolerances: RK45 (Dormand–Prince 5(4)) and DOP853 (order 8), rtol = atol."""
     grid = {"RK45": (1e-6, 1e-8) if quick else (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10),
             "DOP853": () if quick else (1e-7, 1e-9, 1e-11)}
-    return [_fixed("mechsim", f"{solver} rtol=atol={tol:g}, drift=projection",
+    return [_fixed("mechsim", f"{solver} rtol=atol={tol:g}{drift}",
                    lambda solver=solver, tol=tol: build(t_end, solver, tol)) for solver, tols in grid.items() for tol in tols]
 
 
@@ -615,6 +979,52 @@ def _n_four_bar_ladder(quick, t_end):
     return out
 
 
+def _bricard_ladder(quick, t_end):
+    exu_h = (1e-3,) if quick else (1e-3, 5e-4, 2e-4, 1e-4)
+    mj_h = (1e-3,) if quick else (1e-3, 5e-4, 2e-4, 1e-4, 5e-5)
+    out = _mechsim_ladder(mechsim_bricard, quick, t_end)
+    out += [_fixed("exudyn", f"generalized-α ρ∞=0.9 (index 3), EigenDense ignoring singular Jacobians, h={h:g}",
+                   lambda h=h: exudyn_bricard(h, t_end)) for h in exu_h]
+    out += [_fixed("mujoco", f"RK4, h={h:g}, 2 connects solref=({2 * h:g}, 1) solimp d=0.9999",
+                   lambda h=h: mujoco_bricard(h, t_end)) for h in mj_h]
+    return out
+
+
+def _chain20_ladder(quick, t_end):
+    mj_h = (1e-3,) if quick else (1e-3, 5e-4, 2e-4, 1e-4, 5e-5)
+    exu = (("DOPRI5", 1e-6),) if quick else (("DOPRI5", 1e-6), ("DOPRI5", 1e-8), ("DOPRI5", 1e-10), ("DOPRI5", 1e-12))
+    exu_h = () if quick else (1e-3, 2e-4)
+    drake = (("runge_kutta3", 1e-4),) if quick else (("runge_kutta3", 1e-4), ("runge_kutta3", 1e-6),
+                                                     ("runge_kutta5", 1e-8), ("runge_kutta5", 1e-10), ("runge_kutta5", 1e-12))
+    out = _mechsim_ladder(mechsim_chain20, quick, t_end, drift="")
+    out += [_fixed("mujoco", f"RK4, h={h:g}", lambda h=h: mujoco_chain20(h, t_end)) for h in mj_h]
+    out += [_fixed("exudyn", f"ObjectKinematicTree, {solver} rtol=atol={tol:g}",
+                   lambda solver=solver, tol=tol: exudyn_chain20(solver, tol, t_end=t_end)) for solver, tol in exu]
+    out += [_fixed("exudyn", f"ObjectKinematicTree, RK44, h={h:g}", lambda h=h: exudyn_chain20("RK44", None, h, t_end))
+            for h in exu_h]
+    out += [_fixed("drake", f"MultibodyPlant (continuous), {scheme} target accuracy {acc:g}",
+                   lambda scheme=scheme, acc=acc: drake_chain20(scheme, acc, t_end=t_end)) for scheme, acc in drake]
+    return out
+
+
+def bricard_case():
+    return Case("bricard", "Bricard's mechanism (IFToMM A04), 10 s", BRICARD["t_end"],
+                "max over t = 1, 2, …, 10 s of |P3 − P3_ref| (m)", 1e-6, None,
+                {"p3": [list(r) for r in BRICARD_REFERENCE], "source": BRICARD_SOURCE}, bricard_error, _bricard_ladder,
+                note="overconstrained 6R loop (closure rank 4 of 5), one DOF, swinging with a period of ~4.98 s; "
+                     "MuJoCo closes the revolute at P6 by two connects, its rods carry an axial inertia of "
+                     f"{MJ_MIN_INERTIA:g} kg m² (it refuses 0)")
+
+
+def chain20_case():
+    return Case("chain20", "20-link chain (examples/chain20), 10 s", CHAIN20["t_end"],
+                "max over the joints and t = 1, 2, 3 s of |q − q_ref| (rad)", 1e-6, None,
+                {"q": [list(r) for r in CHAIN20_REFERENCE], "source": CHAIN20_SOURCE}, chain20_error, _chain20_ladder,
+                note="a tree; chaotic — accurate solutions part by ~100x per second after 3 s and by whole radians "
+                     "from 5 s on, so the error is measured at 1, 2, 3 s of the timed 10 s run and the energy drift "
+                     "over all 10 s stands beside it", closure_name="max |E(t) − E(0)| over the 10 s (J)")
+
+
 def n_four_bar_case():
     t_end = N_FOUR_BAR["t_end"]
     phi_ref = n_four_bar_reference(t_end)
@@ -645,13 +1055,16 @@ def andrews_case():
                 note="β, Θ reach ±15.8 rad at 0.03 s; stiff spring, velocities ~10³ rad/s")
 
 
-CASES = {"four_bar": four_bar_case, "andrews": andrews_case, "n_four_bar": n_four_bar_case}
-QUICK_CASES = ("four_bar", "andrews")                  # --quick leaves out the slow N four-bar
+CASES = {"four_bar": four_bar_case, "andrews": andrews_case, "n_four_bar": n_four_bar_case, "bricard": bricard_case,
+         "chain20": chain20_case}
+QUICK_CASES = ("four_bar", "andrews")                  # --quick leaves out the slow N four-bar, Bricard and the chain
+PEERS = ("exudyn", "mujoco", "drake")
+INSTALL_HINT = 'pip install "mechsim[bench]"'
 
 
 # ------------------------------------------------------------------------------------------ measuring
 def _engine_available(engine):
-    module = {"exudyn": "exudyn", "mujoco": "mujoco"}.get(engine)
+    module = {"exudyn": "exudyn", "mujoco": "mujoco", "drake": "pydrake"}.get(engine)
     if module is None:
         return True
     try:
@@ -720,11 +1133,11 @@ def compare(rows, target_error):
     return summary
 
 
-def run_case(case, quick=False, engines=("exudyn", "mujoco"), repeats=3, say=None):
+def run_case(case, quick=False, engines=PEERS, repeats=3, say=None):
     """Measure every ladder entry of ``case`` (a Case), compare, return a dict for the report."""
     out = {"key": case.key, "title": case.title, "t_end": case.t_end, "error_name": case.error_name,
            "target_error": case.target_error, "target_time": case.target_time, "reference": case.reference,
-           "note": case.note, "rows": [], "notes": []}
+           "note": case.note, "closure_name": case.closure_name, "rows": [], "notes": []}
     if case.reference is None:
         out["notes"].append("reference solution missing: nothing measured")
         return out
@@ -733,7 +1146,7 @@ def run_case(case, quick=False, engines=("exudyn", "mujoco"), repeats=3, say=Non
             continue
         if not _engine_available(engine):
             if not any(n.startswith(engine) for n in out["notes"]):
-                out["notes"].append(f"{engine} not installed: its rows are skipped")
+                out["notes"].append(f"{engine} not installed: its rows are skipped — {INSTALL_HINT}")
             continue
         if say:
             say(f"  {case.key}: {engine} {label} …", flush=True)
@@ -764,7 +1177,7 @@ def verdict(case_out, factor=10.0):
     return v
 
 
-def run(quick=False, engines=("exudyn", "mujoco"), cases=None, say=None):
+def run(quick=False, engines=PEERS, cases=None, say=None):
     """All closed-loop cases (QUICK_CASES when quick): {"cases": [run_case(...)], "quick": quick}."""
     cases = (QUICK_CASES if quick else tuple(CASES)) if cases is None else cases
     repeats = 2 if quick else 3

@@ -1,7 +1,7 @@
 """The closed-loop benchmark mechanisms as mechsim models, built with the public API from the same
 published parameters as the peers' models (loops.py), so that the suite needs no file outside
-the installed package. They are the models of examples/four_bar.yaml, andrews_squeezer.yaml and
-n_four_bar.yaml (tests/bench check that the two give the same dynamics)."""
+the installed package. They are the models of examples/four_bar.yaml, andrews_squeezer.yaml,
+n_four_bar.yaml and bricard.yaml (tests/bench check that the two give the same dynamics)."""
 import mechsim as ms
 
 Z = (0.0, 0.0, 1.0)
@@ -84,4 +84,24 @@ def n_four_bar(p):
                     child_frame="top", axis=Z, v0=-w)
         m.add_joint(f"a{k}", "revolute", parent="ground", child=f"crank{k}", parent_frame=(k * length, 0.0, 0.0),
                     axis=Z, v0=-w, cut=True)
+    return m
+
+
+def bricard(p):
+    """IFToMM benchmark A04 (González, Dopico, Lugrís & Cuadrado 2006): rods rod1 … rod5 from P_i to P_i+1 on the
+    tree joints j1 … j5 at P1 … P5 (body frames at each rod's first joint, parallel to the world axes at q = 0,
+    where every angle is 0), j6 (rod5 to ground at P6) cut; slender rods (no inertia about their own axis); at rest."""
+    pts = [tuple(c * p["length"] for c in point) for point in p["points"]]
+    m = ms.Model("bricard", gravity=(0.0, -p["g"], 0.0))
+    parent = "ground"
+    for i in range(5):
+        d = tuple(b - a for a, b in zip(pts[i], pts[i + 1]))
+        transverse = p["m"] * sum(c * c for c in d) / 12.0
+        m.add_body(f"rod{i + 1}", mass=p["m"], com=tuple(c / 2.0 for c in d),
+                   inertia=tuple(0.0 if c else transverse for c in d), frames={"tip": d})
+        m.add_joint(f"j{i + 1}", "revolute", parent=parent, child=f"rod{i + 1}", parent_frame="tip" if i else pts[0],
+                    axis=p["axes"][i], q0=0.0, v0=0.0)
+        parent = f"rod{i + 1}"
+    m.add_joint("j6", "revolute", parent="ground", child="rod5", parent_frame=pts[5], child_frame="tip",
+                axis=p["axes"][5], q0=0.0, cut=True)
     return m

@@ -8,7 +8,14 @@ import sys
 from . import robots as robots_module, suite
 
 
-def _version(module):
+def _version(module, distribution=None):
+    """``module.__version__``, or the installed version of ``distribution`` (without importing it)."""
+    if distribution is not None:
+        from importlib import metadata
+        try:
+            return metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            return "not installed"
     try:
         mod = __import__(module)
         return getattr(mod, "__version__", "?")
@@ -16,15 +23,56 @@ def _version(module):
         return "not installed"
 
 
-def _cpu_model():
+def _cpuinfo():
+    """The first processor's fields of /proc/cpuinfo ({} where there is none)."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as fh:
             for line in fh:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                fields[key.strip().lower()] = value.strip()
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    return fields
+
+
+def _cpu_model(info=None):
+    info = _cpuinfo() if info is None else info
+    return info.get("model name") or platform.processor() or platform.machine()
+
+
+CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl")   # what numba/LLVM may use
+
+
+def _cpu_details(info=None):
+    """Vendor, family/model/stepping (VMs often hide the model name), the SIMD flags of CPU_FLAGS present or not,
+    the caches of CPU 0 (sysfs) and the CPU LLVM compiles numba's kernels for."""
+    info = _cpuinfo() if info is None else info
+    out = {"cpu_id": None, "cpu_flags": None, "caches": None, "llvm_cpu": None}
+    if info.get("vendor_id"):
+        out["cpu_id"] = (f"{info['vendor_id']}, family {info.get('cpu family', '?')} model {info.get('model', '?')} "
+                         f"stepping {info.get('stepping', '?')}")
+    if "flags" in info:
+        flags = set(info["flags"].split())
+        out["cpu_flags"] = ", ".join(f"{f} {'yes' if f in flags else 'no'}" for f in CPU_FLAGS)
+    caches = []
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for index in sorted(os.listdir(base)):
+            read = lambda name: open(os.path.join(base, index, name)).read().strip()      # noqa: E731
+            kind = {"Data": "d", "Instruction": "i"}.get(read("type"), "")
+            caches.append(f"L{read('level')}{kind} {read('size')}")
+    except OSError:
+        pass
+    out["caches"] = ", ".join(caches) or None
+    try:
+        import llvmlite.binding as llvm
+        out["llvm_cpu"] = llvm.get_host_cpu_name()
+    except Exception:                                          # noqa: BLE001 — information only
+        pass
+    return out
 
 
 def _git_revision():
@@ -51,12 +99,14 @@ def machine_info():
         load = "%.2f %.2f %.2f" % os.getloadavg()
     except (AttributeError, OSError):
         load = None
+    info = _cpuinfo()
     return {"load": load, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "cpu": _cpu_model(), "cores": os.cpu_count(), "usable_cores": affinity,
+            "cpu": _cpu_model(info), **_cpu_details(info), "cores": os.cpu_count(), "usable_cores": affinity,
             "platform": platform.platform(), "python": platform.python_version(),
             "mechsim": mechsim.__version__, "git": _git_revision(),
             "numpy": _version("numpy"), "numba": _version("numba"), "pinocchio": _version("pinocchio"),
-            "mujoco": _version("mujoco"), "executable": sys.executable}
+            "mujoco": _version("mujoco"), "exudyn": _version("exudyn", "exudyn"), "drake": _version("pydrake", "drake"),
+            "executable": sys.executable}
 
 
 # ------------------------------------------------------------------------------------------ verdicts
@@ -139,7 +189,7 @@ def _loop_targets(case):
     return lines
 
 
-ENGINE_NAMES = {"mechsim": "mechsim", "exudyn": "Exudyn", "mujoco": "MuJoCo"}
+ENGINE_NAMES = {"mechsim": "mechsim", "exudyn": "Exudyn", "mujoco": "MuJoCo", "drake": "Drake"}
 
 
 def _mark(met):
@@ -170,12 +220,15 @@ def markdown(results):
              "See `benchmarks/README.md` for what is measured and how.", "",
              "## Machine", "",
              _table(["item", "value"], [
-                 ("date", mi["date"]), ("CPU", mi["cpu"]),
+                 ("date", mi["date"]), ("CPU", mi["cpu"]), ("CPU vendor, family, model", mi.get("cpu_id") or "—"),
+                 ("SIMD flags", mi.get("cpu_flags") or "—"), ("caches (CPU 0)", mi.get("caches") or "—"),
+                 ("LLVM target CPU (numba)", mi.get("llvm_cpu") or "—"),
                  ("cores", f"{mi['cores']}" + (f" ({mi['usable_cores']} usable)" if mi["usable_cores"] else "")),
                  ("load average at start (1, 5, 15 min)",
                   "—" if mi["load"] is None else f"{mi['load']} (other busy processes inflate absolute times)"),
                  ("platform", mi["platform"]), ("python", mi["python"]), ("numpy", mi["numpy"]),
                  ("numba", mi["numba"]), ("pinocchio", mi["pinocchio"]), ("mujoco", mi["mujoco"]),
+                 ("exudyn", mi.get("exudyn", "—")), ("drake", mi.get("drake", "—")),
                  ("mechsim", mi["mechsim"] + (f", git {mi['git']}" if mi["git"] else ""))]), ""]
     if results["notes"]:
         lines += ["Notes:", ""] + [f"- {n}" for n in results["notes"]] + [""]
@@ -442,16 +495,19 @@ def _loop_rows(case):
 
 
 def _markdown_loops(loops):
-    lines = ["## 5. Closed loops: whole runs against Exudyn and MuJoCo at equal accuracy", "",
+    lines = ["## 5. Closed loops and the 20-link chain: whole runs against Exudyn, MuJoCo and Drake at equal accuracy", "",
              "SPEC §6: a whole simulation (integration loop included) of the benchmark set at least 10x faster than "
-             "Exudyn and MuJoCo at equal accuracy; the four-bar to 1e-6 rad at t = 10 s in under 0.1 s. "
-             "Models: `mechsim.bench.loops` (peers built from the same published parameters; mechsim from "
-             "`examples/*.yaml`). Every engine runs a ladder of settings; the time is the best of "
+             "Exudyn and MuJoCo at equal accuracy; the four-bar to 1e-6 rad at t = 10 s in under 0.1 s. Drake "
+             "(continuous MultibodyPlant) is a third peer on the chain, a tree. "
+             "Models: `mechsim.bench.loops` (peers built from the same published parameters; mechsim's in "
+             "`mechsim.bench.models` and `chains`, checked against `examples/*.yaml` by tests/bench). Every engine runs a "
+             "ladder of settings; the time is the best of "
              f"{2 if loops['quick'] else 3} runs (one run when it takes over 1 s), model building not timed, "
-             "mechsim run once first (JIT / numba cache). Error: against the independent reference at t_end. "
-             "Loop closure: max distance between the two copies of each closing point, over the samples "
-             "(every 0.01 s for the four-bar, 0.1 ms for Andrews; the peers record them inside the timed run, "
-             "mechsim returns them on its output grid). *Equal accuracy*: each peer row is paired with the cheapest "
+             "mechsim run once first (JIT / numba cache). Error: against the independent reference, where each case's "
+             "error column says. Loop closure: max distance between the two copies of each closing point, over the "
+             "samples (every 0.01 s for the four-bar and Bricard, 0.1 ms for Andrews; the peers record them inside the "
+             "timed run, mechsim returns them on its output grid); for the chain, which has no loop, that column is "
+             "the drift of its energy over the samples (every 0.1 s). *Equal accuracy*: each peer row is paired with the cheapest "
              "mechsim setting whose error is no larger; ratio = peer time / that mechsim time. The headline row of a "
              "peer is its fastest setting reaching the target error, or, if none does, its most accurate one.", ""]
     if loops["quick"]:
@@ -463,9 +519,10 @@ def _markdown_loops(loops):
         for note in case["notes"]:
             lines += [f"- {note}"]
         if case["rows"]:
-            lines += [_table(["engine", "settings", "wall time", case["error_name"], "loop closure (m)",
+            lines += [_table(["engine", "settings", "wall time", case["error_name"], case.get("closure_name", "loop closure (m)"),
                               "mechsim at equal or better accuracy", "peer / mechsim"], _loop_rows(case)), ""]
-            target = "Target: ≥ 10x faster than Exudyn and MuJoCo at equal accuracy"
+            peers = [ENGINE_NAMES.get(e, e) for e in case["summary"] if e != "mechsim"] or ["Exudyn", "MuJoCo"]
+            target = f"Target: ≥ 10x faster than {' and '.join(peers)} at equal accuracy"
             if case["target_time"] is not None:
                 target += f"; mechsim to ≤ {case['target_error']:g} in < {case['target_time']:g} s"
             v = case["verdict"]

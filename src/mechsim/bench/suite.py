@@ -11,9 +11,9 @@ Sections (each returns plain numbers in a dict; ``run`` collects them, prints a 
                     vs the same RK4 written as a Python loop around ``pin.aba`` (and around
                     ``ms.forward_dynamics``, for information); final states compared;
 4. startup        — wall time of a second ``python -m mechsim …`` run (numba cache warm);
-5. loops          — closed-loop whole runs (four-bar 10 s, Andrews 0.03 s) against Exudyn and MuJoCo
-                    at equal accuracy: time, error against the reference, loop-closure error
-                    (mechsim.bench.loops);
+5. loops          — whole runs of the benchmark set (four-bar 10 s, Andrews 0.03 s, N four-bar 10 s, Bricard
+                    10 s, 20-link chain 10 s) against Exudyn, MuJoCo and (the chain) Drake at equal accuracy:
+                    time, error against the reference, loop-closure error (mechsim.bench.loops);
 6. robots         — PR2 loading time (warm), and forward dynamics per call vs pin.aba on PR2 and
                     Solo12 (free-flyer base) from robot_files/, accelerations checked first
                     (mechsim.bench.robots).
@@ -43,16 +43,19 @@ INSTALL_HINT = 'pip install "mechsim[bench]"'
 GROUPS = ("agreement", "forward_dynamics", "whole_run", "startup", "loops", "robots")
 
 
-class Peers:
-    """The comparison engines that could be imported (and were asked for)."""
+ENGINES = ("pin", "mujoco", "exudyn", "drake")       # exudyn and drake: peers of the "loops" group only
 
-    def __init__(self, engines=("pin", "mujoco")):
+
+class Peers:
+    """The comparison engines of the chain sections that could be imported (and were asked for)."""
+
+    def __init__(self, engines=ENGINES):
         self.pin = self.mujoco = None
         self.notes = []
         engines = tuple(engines or ())
         for name in engines:
-            if name not in ("pin", "mujoco"):
-                raise ValueError(f"unknown engine {name!r}: choose from 'pin', 'mujoco'")
+            if name not in ENGINES:
+                raise ValueError(f"unknown engine {name!r}: choose from {', '.join(map(repr, ENGINES))}")
         if "pin" in engines:
             try:
                 import pinocchio
@@ -347,12 +350,12 @@ def startup(quick=False, runs=4):
 
 
 # ------------------------------------------------------------------------------------------ everything
-def run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco"), startup_check=True, verbose=True,
-        groups=None, loop_engines=("exudyn", "mujoco")):
+def run(quick=False, output="benchmarks/RESULTS.md", engines=ENGINES, startup_check=True, verbose=True,
+        groups=None, loop_engines=("exudyn", "mujoco", "drake")):
     """Run the suite, print a table, write ``output`` (Markdown; None: do not write) and return the
-    numbers. quick=True: fewer sizes, repeats and settings (a smoke run). ``groups``: the sections to
-    run, a subset of GROUPS (default all; startup_check=False drops "startup"). ``loop_engines``: the
-    peers of the closed-loop group (Exudyn, MuJoCo; "mujoco" is dropped with it from ``engines``)."""
+    numbers. quick=True: fewer sizes, repeats and settings (a smoke run). ``engines``: the peers, a subset of
+    ENGINES. ``groups``: the sections to run, a subset of GROUPS (default all; startup_check=False drops
+    "startup"). ``loop_engines``: the peers of the "loops" group, of those in ``engines``."""
     from . import report
     groups = tuple(GROUPS if groups is None else groups)
     unknown = [g for g in groups if g not in GROUPS]
@@ -383,8 +386,8 @@ def run(quick=False, output="benchmarks/RESULTS.md", engines=("pin", "mujoco"), 
         results["notes"] += results["startup"]["notes"]
     if "loops" in groups:
         from . import loops
-        say("mechsim bench: closed loops vs Exudyn and MuJoCo at equal accuracy …", flush=True)
-        loop_peers = tuple(e for e in loop_engines if e != "mujoco" or "mujoco" in engines)
+        say("mechsim bench: closed loops and the 20-link chain vs Exudyn, MuJoCo and Drake at equal accuracy …", flush=True)
+        loop_peers = tuple(e for e in loop_engines if e in engines)
         results["loops"] = loops.run(quick=quick, engines=loop_peers, say=say if verbose else None)
         for case in results["loops"]["cases"]:
             results["notes"] += [f"{case['key']}: {n}" for n in case["notes"]]
