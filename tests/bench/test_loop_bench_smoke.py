@@ -216,3 +216,9 @@ def test_a_missing_peer_is_skipped_with_the_install_hint(monkeypatch):
     out = loops.run_case(case, engines=("drake",), repeats=1)
     assert [r["engine"] for r in out["rows"]] == ["mechsim"]
     assert out["notes"] == ['drake not installed: its rows are skipped — pip install "mechsim[bench]"']
+
+
+def test_an_error_measure_that_cannot_be_taken_is_a_failed_row():
+    row = loops.measure("exudyn", "x", lambda: (lambda: {"t": 1.0, "ts": [0.0, 1.0], "q": [[0.0], [0.0]], "closure": 0.0}),
+                        lambda out: loops._at(out["ts"], out["q"], (0.5,)), t_end=1.0, repeats=1)
+    assert row["failed"].startswith("error measure: ValueError: no output sample at t = 0.5 s")
