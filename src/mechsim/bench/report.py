@@ -205,8 +205,9 @@ def _x(x):
 
 
 def _table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    cell = lambda c: str(c).replace("|", "\\|")            # noqa: E731 — e.g. |θ − θ_ref| in a header
+    out = ["| " + " | ".join(map(cell, header)) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
     return "\n".join(out)
 
 
@@ -522,7 +523,7 @@ def _markdown_loops(loops):
             lines += [_table(["engine", "settings", "wall time", case["error_name"], case.get("closure_name", "loop closure (m)"),
                               "mechsim at equal or better accuracy", "peer / mechsim"], _loop_rows(case)), ""]
             peers = [ENGINE_NAMES.get(e, e) for e in case["summary"] if e != "mechsim"] or ["Exudyn", "MuJoCo"]
-            target = f"Target: ≥ 10x faster than {' and '.join(peers)} at equal accuracy"
+            target = f"Target: ≥ 10x faster than {', '.join(peers[:-1]) + ' and ' if len(peers) > 1 else ''}{peers[-1]} at equal accuracy"
             if case["target_time"] is not None:
                 target += f"; mechsim to ≤ {case['target_error']:g} in < {case['target_time']:g} s"
             v = case["verdict"]
