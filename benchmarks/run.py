@@ -1,7 +1,7 @@
 """Run the mechsim speed suite (SPEC §6) and write benchmarks/RESULTS.md next to this script.
 
-    pip install -e ".[bench]"          # Pinocchio, MuJoCo (peers are skipped with a note if missing)
-    python benchmarks/run.py [--quick] [--output PATH] [--engines pin,mujoco] [--no-startup]
+    pip install -e ".[bench]"          # Pinocchio, MuJoCo, Exudyn, Drake (peers are skipped with a note if missing)
+    python benchmarks/run.py [--quick] [--output PATH] [--engines pin,mujoco,exudyn,drake] [--no-startup]
 
 Same as `mechsim bench`, except that the default output is this directory's RESULTS.md
 whatever the working directory.
