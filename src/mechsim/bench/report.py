@@ -4,6 +4,7 @@ import os
 import platform
 import subprocess
 import sys
+from pathlib import Path
 
 from . import robots as robots_module, suite
 
@@ -61,7 +62,7 @@ def _cpu_details(info=None):
     base = "/sys/devices/system/cpu/cpu0/cache"
     try:
         for index in sorted(os.listdir(base)):
-            read = lambda name: open(os.path.join(base, index, name)).read().strip()      # noqa: E731
+            read = lambda name: Path(base, index, name).read_text().strip()      # noqa: E731
             kind = {"Data": "d", "Instruction": "i"}.get(read("type"), "")
             caches.append(f"L{read('level')}{kind} {read('size')}")
     except OSError:
