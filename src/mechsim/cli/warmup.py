@@ -59,7 +59,7 @@ def warmup(args):
 def compile_kind(kind):
     """Seconds taken by a short run of ``kind`` (KINDS), its Result's signals and the dynamics functions."""
     from .. import _jit_cache
-    _jit_cache.NOTICE_LISTENER.printed = True        # warmup says what it compiles itself
+    _jit_cache.listen().printed = True               # warmup says what it compiles itself
     import numpy as np
     import mechsim as ms
     start = time.perf_counter()
