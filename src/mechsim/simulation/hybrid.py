@@ -40,8 +40,6 @@ An impact is passed on through the contacts resting at its instant (``_propagate
 during it and strike in turn if it leaves them approaching (Newton's cradle).
 """
 import numpy as np
-from scipy.linalg import null_space
-from scipy.optimize import linprog, lsq_linear
 
 from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_accelerations, constraint_values
@@ -385,6 +383,8 @@ class Modes:
                 t1 = int(t1)
                 _, _, Gt = constraint_values(cm, y[:self.nq], y[self.nq:], t, rows=[t1, t1 + 1])
                 force[k] -= mu * (s1 * Gt[t1] + s2 * Gt[t1 + 1])
+        from scipy.linalg import null_space       # imported here, not at start-up (~0.4 s): runs with contacts only
+        from scipy.optimize import linprog
         N = null_space(force.T, rcond=1e-9)
         normals = [k for k, row in enumerate(held) if row in {c.row for c in self.contacts}]
         if N.shape[1] == 0:
@@ -653,6 +653,7 @@ class Modes:
         L = np.linalg.cholesky(M)
         x = np.linalg.lstsq(G, gamma, rcond=None)[0]
         lower, upper = np.array([bounds[r] for r in rows]).T
+        from scipy.optimize import lsq_linear     # imported here, not at start-up (~0.4 s): a cycling mode iteration only
         lam = lsq_linear(np.linalg.solve(L, G.T), -L.T @ (free - x), bounds=(lower, upper), method="bvls",
                          tol=1e-14).x
         scale = 1e-9 * max(1.0, np.abs(lam).max())
