@@ -1,5 +1,6 @@
-"""Start-up (issue 15): ``import mechsim`` and the light commands leave out the heavy modules they do
-not use; the lazy names of the package still resolve as before."""
+"""Start-up and exit (issue 15): ``import mechsim`` and the light commands leave out the heavy modules
+they do not use, the program leaves its objects to the operating system at exit, and the lazy names of
+the package still resolve as before."""
 import importlib
 import subprocess
 import sys
@@ -34,6 +35,14 @@ def test_check_and_signals_of_an_open_tree_import_neither_scipy_solvers_nor_plot
     # numba they need: the model's compiled form lives in the kernels' modules
     code = f"from mechsim.cli.main import main\nmain([{command!r}, {str(EXAMPLE)!r}])"
     assert imported(code, HEAVY[1:]) == "[]"
+
+
+def test_only_the_programs_own_command_line_freezes_the_objects_it_leaves_at_exit():
+    code = ("import gc, sys\nfrom mechsim.cli.main import main\n"
+            "main(['--version'])\nprint('frozen', gc.get_freeze_count() > 0)\n"
+            "sys.argv = ['mechsim', '--version']\nmain()\nprint('frozen', gc.get_freeze_count() > 0)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert [line for line in run.stdout.splitlines() if line.startswith("frozen")] == ["frozen False", "frozen True"]
 
 
 def test_every_exported_name_resolves_and_is_listed():
