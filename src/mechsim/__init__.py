@@ -28,19 +28,18 @@ References, cited in the docstrings as "authors year, section or equation":
   simulation software. Multibody System Dynamics 16, 179-190. (The N four-bar, IFToMM A02.)
 """
 from ._jit_cache import configure as _configure_jit_cache
+from ._lazy import export_lazily
 
-_configure_jit_cache()
-# the imports below compile nothing; numba reads the cache directory set above
-from .analysis import Linearization, Result, State
-from .distributed import cosimulate, normal, simulate_batch, sweep, uniform
-from .dynamics.api import forward_dynamics, inverse_dynamics, mass_matrix
-from .errors import MechsimError, ModelError, SimulationError
-from .io import load, load_dict
-from .io.fmu import FMUController
-from .modeling import Model
-from .simulation import Event, EventRecord
-from .viz.animate import animate
+_configure_jit_cache()          # before numba's first import: it reads its cache directory then
+# {name: its module}, each imported on first use (_lazy.py)
+_EXPORTS = {
+    "Model": "modeling", "State": "analysis.state", "Result": "analysis.result", "Event": "simulation.events",
+    "EventRecord": "simulation.events", "Linearization": "analysis.linearize", "forward_dynamics": "dynamics.api",
+    "inverse_dynamics": "dynamics.api", "mass_matrix": "dynamics.api", "load": "io", "load_dict": "io",
+    "animate": "viz.animate", "simulate_batch": "distributed", "sweep": "distributed", "normal": "distributed",
+    "uniform": "distributed", "cosimulate": "distributed", "FMUController": "io.fmu", "MechsimError": "errors",
+    "ModelError": "errors", "SimulationError": "errors"}
+export_lazily(__name__, _EXPORTS)
 
 __version__ = "0.1.0"
-__all__ = ["Model", "State", "Result", "Event", "EventRecord", "Linearization", "forward_dynamics", "inverse_dynamics", "mass_matrix",
-           "load", "load_dict", "animate", "simulate_batch", "sweep", "normal", "uniform", "cosimulate", "FMUController", "MechsimError", "ModelError", "SimulationError"]
+__all__ = list(_EXPORTS)

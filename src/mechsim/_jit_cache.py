@@ -15,39 +15,18 @@ import os
 import sys
 from pathlib import Path
 
-from numba.core import config, event
-
 # packages and modules whose code or constants end up compiled (a package: every module in it)
 COMPILED_SOURCES = ("spatial", "dynamics", "integrators", "simulation/problem.py", "modeling/joints.py",
                     "io/expressions.py")       # the expressions' opcodes are frozen into the evaluator
 
 NOTICE = ("note: compiling mechsim's kernels for this machine, once (about a minute for an open chain, several "
           "minutes for closed loops; later runs load them from {})")
-
-
-class _FirstCompileNotice(event.Listener):
-    """Prints NOTICE when a mechsim kernel starts compiling, the first time in the process."""
-
-    def __init__(self):
-        self.printed = False
-
-    def on_start(self, ev):
-        py_func = getattr(ev.data.get("dispatcher"), "py_func", None)
-        if not self.printed and getattr(py_func, "__module__", "").startswith("mechsim."):
-            self.printed = True
-            print(NOTICE.format(os.environ.get("NUMBA_CACHE_DIR") or "numba's cache"), file=sys.stderr, flush=True)
-
-    def on_end(self, ev):
-        pass
-
-
-NOTICE_LISTENER = _FirstCompileNotice()
+_listener = None
 
 
 def configure():
-    """Point numba's cache at ~/.cache/mechsim/numba/<digest of the compiled sources>, and announce the
-    first compilation (NOTICE)."""
-    event.register("numba:compile", NOTICE_LISTENER)
+    """Point numba's cache at ~/.cache/mechsim/numba/<digest of the compiled sources>, without importing numba
+    (``import mechsim`` and the light commands do without it): numba reads NUMBA_CACHE_DIR when first imported."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     root = Path(__file__).resolve().parent
@@ -60,5 +39,33 @@ def configure():
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         return                                   # unwritable home: numba's own default applies
-    os.environ["NUMBA_CACHE_DIR"] = str(directory)    # for processes started from this one
-    config.CACHE_DIR = str(directory)                  # numba read its configuration when imported
+    os.environ["NUMBA_CACHE_DIR"] = str(directory)    # for numba's first import, and processes started from this one
+    if "numba.core.config" in sys.modules:            # numba was imported already: it read its configuration then
+        sys.modules["numba.core.config"].CACHE_DIR = str(directory)
+
+
+def listen():
+    """The listener that announces the first compilation of a mechsim kernel (NOTICE), registered with numba on
+    the first call. Every module that defines kernels calls it when imported, so it is in place before a kernel
+    can compile, and numba is imported only by what compiles."""
+    global _listener
+    if _listener is None:
+        from numba.core import event
+
+        class FirstCompileNotice(event.Listener):
+            """Prints NOTICE when a mechsim kernel starts compiling, the first time in the process."""
+            printed = False
+
+            def on_start(self, ev):
+                py_func = getattr(ev.data.get("dispatcher"), "py_func", None)
+                if not self.printed and getattr(py_func, "__module__", "").startswith("mechsim."):
+                    self.printed = True
+                    print(NOTICE.format(os.environ.get("NUMBA_CACHE_DIR") or "numba's cache"), file=sys.stderr,
+                          flush=True)
+
+            def on_end(self, ev):
+                pass
+
+        _listener = FirstCompileNotice()
+        event.register("numba:compile", _listener)
+    return _listener

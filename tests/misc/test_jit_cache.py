@@ -1,5 +1,7 @@
 """The numba cache directory is keyed on every compiled source (mechsim/_jit_cache.py)."""
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,11 +19,35 @@ def keep_numba_cache_dir(monkeypatch):
 
 
 def test_every_module_with_compiled_code_or_its_constants_is_keyed():
-    compiled = {p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py") if re.search(r"@njit|@jit\b", p.read_text())}
+    compiled = {p.relative_to(SRC).as_posix() for p in compiled_modules()}
     constants = {"dynamics/layout.py", "modeling/joints.py", "io/expressions.py"}   # constants frozen into kernels
     keyed = {p.relative_to(SRC).as_posix() for name in _jit_cache.COMPILED_SOURCES
              for p in ((SRC / name).glob("*.py") if (SRC / name).is_dir() else [SRC / name])}
     assert compiled | constants <= keyed
+
+
+def compiled_modules():
+    return sorted(p for p in SRC.rglob("*.py") if re.search(r"@njit|@jit\b", p.read_text()))
+
+
+def test_every_module_with_kernels_registers_the_first_compile_notice():
+    """numba is imported by the modules that define kernels, not by ``import mechsim``: each registers the
+    notice itself (_jit_cache.listen) or through spatial/algebra.py, whose compile options every kernel takes."""
+    for path in compiled_modules():
+        text = path.read_text()
+        assert re.search(r"^listen\(\)", text, re.M) or "from ..spatial.algebra import" in text, path
+
+
+@pytest.mark.parametrize("module", ["mechsim.dynamics.motion", "mechsim.integrators.problem"])
+def test_first_compile_of_a_mechsim_kernel_is_announced_once(module):
+    code = (f"import {module}, numba\n"
+            "def kernel(x):\n    return x + 1\n"
+            "kernel.__module__ = 'mechsim.kernel'\n"
+            "numba.njit(lambda x: x)(1)\n"            # not mechsim's: no notice
+            "numba.njit(kernel)(1)\n"
+            "numba.njit(kernel)(2.0)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stderr.count("note: compiling mechsim's kernels") == 1
 
 
 def test_cache_directory_follows_the_sources(monkeypatch, tmp_path):

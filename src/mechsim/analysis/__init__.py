@@ -1,6 +1,7 @@
 """Analyses: kinematics, trim, linearize, check; results (Result, the joined JoinedResult) and states."""
-from .linearize import Linearization
-from .result import Result
-from .state import State
+from .._lazy import export_lazily
+
+# imported on first use: the package's light modules (state, check) come without result's numba and linearize's scipy
+export_lazily(__name__, {"Linearization": "linearize", "Result": "result", "State": "state"})
 
 __all__ = ["Linearization", "Result", "State"]

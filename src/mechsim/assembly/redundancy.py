@@ -2,7 +2,6 @@
 from collections import namedtuple
 
 import numpy as np
-from scipy.linalg import qr
 
 from ..dynamics.layout import SWITCHED_ROWS
 from ..errors import ModelError
@@ -16,6 +15,7 @@ def numerical_rank(A):
     """Rank of A by QR with column pivoting (Wood & Kennedy 2003, eq. 18, with a tolerance for assembled data)."""
     if A.size == 0:
         return 0, np.zeros(0, dtype=int)
+    from scipy.linalg import qr             # imported here, not at start-up (~0.4 s): an open tree has no rows
     _, R, perm = qr(A, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
     return int(np.sum(d > RANK_TOL * max(d[0], 1e-300))) if d.size else 0, perm

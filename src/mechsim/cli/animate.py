@@ -2,7 +2,6 @@
 .gif or .mp4."""
 from pathlib import Path
 
-from ..analysis.run_file import load_run
 from ..errors import MechsimError
 from ..simulation.options import COMMAND_LINE
 from ..viz.animate import FORMATS, animate
@@ -43,6 +42,7 @@ def animate_command(args):
         given = [key for key in COMMAND_LINE if getattr(args, key) is not None]
         if given:
             raise MechsimError(f"--results animates a saved run: drop --{given[0].replace('_', '-')}")
+        from ..analysis.run_file import load_run      # imported here, not at start-up: it imports numba
         result = load_run(model, args.results)
     write_animation(result, args.output, args)
 

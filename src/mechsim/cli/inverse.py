@@ -4,8 +4,6 @@ import math
 
 import numpy as np
 
-from ..analysis.motion import motion_forces
-from ..analysis.result import save_columns
 from ..errors import MechsimError
 from .common import (OUTPUT_SUFFIXES, add_model_argument, check_target, final_values, keeping_partial, known_signals,
                      load_model, names, table, wrote, writing)
@@ -108,6 +106,8 @@ def _motion(model, args):
     if args.signals or args.t_end is not None:
         raise MechsimError("--signals and --t-end do not apply to --motion: the motion file gives the times, "
                            "and every joint's .force is written")
+    from ..analysis.motion import motion_forces       # imported here, not at start-up: it imports numba
+    from ..analysis.result import save_columns
     out = motion_forces(model, args.motion)
     t = out["t"]
     if args.output:

@@ -4,7 +4,6 @@ import argparse
 
 import numpy as np
 
-from ..analysis.run_file import load_state
 from ..errors import MechsimError
 from .common import add_model_argument, check_target, load_model, names, writing
 from .trim import add_operating_point_options, fixed_items, input_values, trimmed
@@ -62,6 +61,7 @@ def _operating_point(model, args):
         if args.fixed or args.free_inputs:
             raise MechsimError("--fixed and --free-inputs choose the operating point of --trim or of the assembly, "
                                "not of a --state file")
+        from ..analysis.run_file import load_state    # imported here, not at start-up: it imports numba
         return load_state(model, args.state, args.t, input_values(model, args.values)), args.state
     if args.trim or args.free_inputs:
         return trimmed(model, args), "trim"

@@ -9,7 +9,6 @@ them from the cache.
 """
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 LINK = {"mass": 1.0, "com": [0.5, 0, 0], "inertia": [0.0, 0.0833, 0.0833], "frames": {"tip": [1.0, 0, 0]}}
 OPEN_CHAIN = {
@@ -44,6 +43,7 @@ def add_parser(commands):
 
 
 def warmup(args):
+    from concurrent.futures import ProcessPoolExecutor    # imported here: multiprocessing, not at start-up
     from ..errors import MechsimError
     if args.jobs < 1:
         raise MechsimError(f"--jobs must be at least 1, got {args.jobs}")
@@ -59,7 +59,7 @@ def warmup(args):
 def compile_kind(kind):
     """Seconds taken by a short run of ``kind`` (KINDS), its Result's signals and the dynamics functions."""
     from .. import _jit_cache
-    _jit_cache.NOTICE_LISTENER.printed = True        # warmup says what it compiles itself
+    _jit_cache.listen().printed = True               # warmup says what it compiles itself
     import numpy as np
     import mechsim as ms
     start = time.perf_counter()

@@ -1,15 +1,20 @@
 """Integrators, independent of the mechanics: explicit Runge–Kutta methods as data (tableaux.py),
 one compiled loop running them on any registered problem (problem.py, explicit.py), and scipy's
 solvers behind the same stepper protocol (base.py, scipy_adapter.py)."""
-from .base import Stepper, StepperFailure
-from .explicit import CompiledStepper, RKState, crossing, new_state, rk_advance, rk_dense, rk_start, rk_step
-from .problem import PROBLEMS, correct, event_values, register_problem, rhs
-from .scipy_adapter import FixedStep, ScipyStepper
+from .._lazy import export_lazily
 from .tableaux import TABLEAUX, Tableau
 
 COMPILED_METHODS = tuple(TABLEAUX)                 # Euler, RK4, RK23, RK45, DOP853: compiled or through scipy
 SCIPY_METHODS = ("Radau", "BDF", "LSODA")          # through ScipyStepper only
 METHODS = COMPILED_METHODS + SCIPY_METHODS
+
+# imported on first use: the method names above are read without numba (the compiled loop) or scipy.integrate
+export_lazily(__name__, {
+    "Stepper": "base", "StepperFailure": "base", "CompiledStepper": "explicit", "RKState": "explicit",
+    "crossing": "explicit", "new_state": "explicit", "rk_advance": "explicit", "rk_dense": "explicit",
+    "rk_start": "explicit", "rk_step": "explicit", "PROBLEMS": "problem", "correct": "problem",
+    "event_values": "problem", "register_problem": "problem", "rhs": "problem", "FixedStep": "scipy_adapter",
+    "ScipyStepper": "scipy_adapter"})
 
 __all__ = ["COMPILED_METHODS", "SCIPY_METHODS", "METHODS", "TABLEAUX", "Tableau", "PROBLEMS", "register_problem",
            "rhs", "correct", "event_values", "Stepper", "StepperFailure", "CompiledStepper", "ScipyStepper",

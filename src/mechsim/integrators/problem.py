@@ -29,7 +29,10 @@ from numba.core.errors import TypingError
 from numba.extending import overload, typeof_impl
 from numba.core.typing.typeof import typeof
 
+from .._jit_cache import listen
 from ..status import OK
+
+listen()        # the first compile is announced (_jit_cache.py); this module does not import spatial/algebra.py
 
 # The registered functions themselves are the overloads' implementations (numba compiles their
 # Python source into the integrator, inlined by LLVM): an overload wrapping them in a lambda costs a

@@ -6,6 +6,7 @@
 the key at fault, e.g. ``model.yaml: joints[2] 'j3': unknown key 'axsi' (did you mean 'axis'?)``.
 """
 import difflib
+import importlib
 import inspect
 import json
 import re
@@ -24,11 +25,9 @@ from ..modeling.joints import JOINT_KINDS
 from ..modeling.model import Model
 from ..simulation.options import OPTIONS, check_option, is_number
 from .expressions import Expression, parse_expression
-from .mjcf import load_mjcf
-from .sdf import load_sdf
-from .urdf import load_urdf
 
-IMPORTERS = {".urdf": load_urdf, ".sdf": load_sdf, ".xml": load_mjcf}   # robot descriptions: suffix -> importer
+# robot descriptions: suffix -> (module, importer), imported when such a file is read (not at every start-up)
+IMPORTERS = {".urdf": ("urdf", "load_urdf"), ".sdf": ("sdf", "load_sdf"), ".xml": ("mjcf", "load_mjcf")}
 SECTIONS = ("name", "gravity", "inputs", "submodels", "bodies", "joints", "constraints", "drivers", "forces", "contacts",
             "events", "simulation")
 SIMULATION_KEYS = tuple(key for key in OPTIONS if key not in ("controller", "outputs", "events", "initial"))
@@ -62,7 +61,8 @@ def _load(path, options, within):
     """load(); ``within``: the model files being read that include this one (submodels:)."""
     suffix = path.suffix.lower()
     if suffix in IMPORTERS:
-        importer = IMPORTERS[suffix]
+        module, name = IMPORTERS[suffix]
+        importer = getattr(importlib.import_module(f".{module}", __package__), name)
         with _located(str(path)):
             _check_keys(options, list(_parameters(importer)), f"a {suffix} file", kind="option")
         return importer(path, **options)

@@ -1,7 +1,6 @@
 """Constraints and motion drivers (SPEC §1 C1, §3): gear, distance, point_coincident,
 point_on_line, point_on_plane; a driver makes one joint coordinate follow a motion of time."""
 import numpy as np
-from scipy.integrate import quad
 
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
@@ -188,6 +187,7 @@ class Motion:
 
 def _integral(f, t):
     """The integral of f from 0 to t (adaptive quadrature)."""
+    from scipy.integrate import quad        # imported here, not at start-up: scipy.integrate takes ~0.4 s
     return quad(f, 0.0, t, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
 
 

@@ -18,7 +18,6 @@ stepper restarts at the event (derivative recomputed, step size reset, state re-
 from collections import namedtuple
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..analysis.progress import Progress
 from ..analysis.result import JoinedResult, Result
@@ -27,7 +26,7 @@ from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.api import singular_node_error
 from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from ..errors import MechsimError, ModelError
-from ..integrators import CompiledStepper, ScipyStepper, crossing
+from ..integrators import CompiledStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
 from .events import EventRecord, as_events, compile_signals
 from .formulations import penalty_table
@@ -135,6 +134,7 @@ class Driver:
         if self.backend == "compiled":
             return CompiledStepper(self.problem, opts["solver"], t, y, self.t_end, n_events=len(self.compiled_events),
                                    directions=directions, **tolerances)
+        from ..integrators import ScipyStepper     # imported here, not at start-up: scipy.integrate takes ~0.4 s
         return ScipyStepper(self._rhs, self._correct, None, opts["solver"], t, y, self.t_end, **tolerances)
 
     # ------------------------------------------------------------------ the system from Python
@@ -251,6 +251,7 @@ class Driver:
                 return b
         if fb == 0.0:
             return b
+        from scipy.optimize import brentq          # imported here, not at start-up: scipy.optimize takes ~0.4 s
         return brentq(g, a, b, xtol=4 * np.spacing(max(abs(a), abs(b))), rtol=4 * np.finfo(float).eps,
                       maxiter=200)
 

@@ -40,8 +40,6 @@ An impact is passed on through the contacts resting at its instant (``_propagate
 during it and strike in turn if it leaves them approaching (Newton's cradle).
 """
 import numpy as np
-from scipy.linalg import null_space
-from scipy.optimize import least_squares, linprog, lsq_linear, minimize
 
 from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_accelerations, constraint_values
@@ -383,6 +381,8 @@ class Modes:
                 t1 = int(t1)
                 _, _, Gt = constraint_values(cm, y[:self.nq], y[self.nq:], t, rows=[t1, t1 + 1])
                 force[k] -= mu * (s1 * Gt[t1] + s2 * Gt[t1 + 1])
+        from scipy.linalg import null_space       # imported here, not at start-up (~0.4 s): runs with contacts only
+        from scipy.optimize import linprog
         N = null_space(force.T, rcond=1e-9)
         normals = [k for k, row in enumerate(held) if row in {c.row for c in self.contacts}]
         if N.shape[1] == 0:
@@ -502,6 +502,7 @@ class Modes:
 
         if np.abs(residual(coulomb[smith].ravel())).max(initial=0.0) <= 1e-12:
             return coulomb                                 # no slip reversed: Smith's law is Coulomb's
+        from scipy.optimize import least_squares          # imported here, not at start-up: Smith's law only
         found = least_squares(residual, 0.5 * coulomb[smith].ravel(), bounds=(-1.0, 1.0), xtol=1e-15,
                               ftol=1e-15, gtol=1e-15)
         if np.abs(found.fun).max(initial=0.0) > 1e-10:
@@ -693,6 +694,7 @@ class Modes:
         L = np.linalg.cholesky(M)
         x = np.linalg.lstsq(G, gamma, rcond=None)[0]
         lower, upper = np.array([bounds[r] for r in rows]).T
+        from scipy.optimize import lsq_linear     # imported here, not at start-up (~0.4 s): a cycling mode iteration only
         A, b = np.linalg.solve(L, G.T), -L.T @ (free - x)
         lam = lsq_linear(A, b, bounds=(lower, upper), method="bvls", tol=1e-14).x
         cones = [([rows.index(r) for r in c.rows], c.contact.static) for c in at_rest]
@@ -737,6 +739,7 @@ class Modes:
             size = np.hypot(start[t1], start[t2])
             if size > mu * start[n]:
                 start[[t1, t2]] *= mu * start[n] / size
+        from scipy.optimize import minimize               # imported here, not at start-up: cones in a cycle only
         H, g = A.T @ A, A.T @ b
 
         def cone(i, mu):

@@ -4,9 +4,6 @@ import math
 import numbers
 from collections import namedtuple
 
-from scipy.integrate import OdeSolver
-
-from ..dynamics.data import DRIFT_CODES, SOLVER_CODES
 from ..errors import ModelError
 from ..integrators import COMPILED_METHODS, METHODS, TABLEAUX
 
@@ -17,6 +14,10 @@ COMPILED_SOLVERS = COMPILED_METHODS      # tableaux (integrators/tableaux.py): t
 SOLVERS = METHODS                        # and scipy's implicit solvers, through the adapter
 FIXED_STEP_SOLVERS = tuple(name for name, tableau in TABLEAUX.items() if not tableau.adaptive)
 BACKENDS = ("auto", "compiled", "python")
+# the names of dynamics/data.py's DRIFT_CODES and SOLVER_CODES, which import the kernels (numba): this registry
+# is read at start-up (the command line's --help, model files)
+DRIFTS = ("projection", "stabilization", "baumgarte", "none")
+CONSTRAINT_SOLVERS = ("cholesky", "qr")
 
 OPTIONS = {
     "t_end": Option(None, None, "end time [s]", "number", command_line=True),
@@ -26,8 +27,8 @@ OPTIONS = {
     "atol": Option(1e-8, None, "absolute tolerance", "positive", command_line=True),
     "max_step": Option(None, None, "largest step of the variable-step solvers [s]", "positive", command_line=True),
     "h": Option(None, None, "step of the fixed-step solvers Euler and RK4 [s]", "positive", command_line=True),
-    "drift": Option("projection", tuple(DRIFT_CODES), "drift control of the constraints", command_line=True),
-    "constraint_solver": Option("cholesky", tuple(SOLVER_CODES), "solver of the multipliers", command_line=True),
+    "drift": Option("projection", DRIFTS, "drift control of the constraints", command_line=True),
+    "constraint_solver": Option("cholesky", CONSTRAINT_SOLVERS, "solver of the multipliers", command_line=True),
     "formulation": Option("lagrange", ("lagrange", "nullspace", "penalty"),
                           "equations of motion: Lagrange multipliers, independent velocities (QTZ), or the loop "
                           "constraints as spring-dampers", command_line=True),
@@ -94,7 +95,10 @@ def check_option(name, value):
     option = OPTIONS[name]
     if value is None:
         return
-    user_solver = name == "solver" and isinstance(value, type) and issubclass(value, OdeSolver)
+    user_solver = False
+    if name == "solver" and isinstance(value, type):
+        from scipy.integrate import OdeSolver    # imported here, not at start-up: scipy.integrate takes ~0.4 s
+        user_solver = issubclass(value, OdeSolver)
     if option.choices and not user_solver and not (isinstance(value, str) and value in option.choices):
         raise ModelError(f"{name}={value!r} is not one of {', '.join(option.choices)}")
     if option.check and not CHECKS[option.check][0](value):

@@ -7,6 +7,10 @@ quantity from a body to its parent needs no transform at all.
 import numpy as np
 from numba import njit
 
+from .._jit_cache import listen
+
+listen()        # every module that defines kernels imports this one (JIT, INLINE): the first compile is announced
+
 # error_model="numpy": IEEE division without a zero-divisor branch (the kernels guard their divisions).
 # _nrt=False: no reference counting. With numba's runtime every view a kernel takes (R[i], y[:nq], a
 # field of the workspace) and every array passed on increments and decrements a shared counter by
