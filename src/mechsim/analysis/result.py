@@ -65,9 +65,11 @@ class Result:
 
     def _node_dynamics(self):
         """(qdd, node R, p, vel, acc, multipliers, unit wrenches, residuals, joint wrenches) at every
-        sample, by one compiled pass of the constrained forward dynamics."""
+        sample, by one compiled pass of the constrained forward dynamics. The spatial quantities are
+        the kernels': referred to their reference point, which varies with the sample; the last row of
+        p, the ground's, is the world origin relative to it (dynamics/kernels.py reference_point)."""
         if self._dynamics is None:
-            cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes, self._cm.n_rows
+            cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes + 1, self._cm.n_rows
             targets = np.array([cm.targets(t) for t in self.t]).reshape(N, nc, 3)
             for row, target in self._targets.items():
                 targets[:, row] = target
@@ -88,6 +90,10 @@ class Result:
             self._dynamics = out
         return self._dynamics
 
+    def _relative(self, x):
+        """World points x (N, 3) relative to the kernels' reference point of each sample."""
+        return x + self._node_dynamics()[2][:, -1]
+
     @property
     def constraint_error(self):
         """(N,) max |g(q, t)| over the loop, constraint and driver equations at every sample."""
@@ -102,7 +108,7 @@ class Result:
             N = len(self.t)
             return np.broadcast_to(R_nb, (N, 3, 3)), np.broadcast_to(p_nb, (N, 3))
         R, p = self._node_dynamics()[1:3]
-        return R[:, node] @ R_nb, p[:, node] + R[:, node] @ p_nb
+        return R[:, node] @ R_nb, p[:, node] - p[:, -1] + R[:, node] @ p_nb
 
     def _point_motion(self, body, x):
         """World velocity and classical acceleration of world points x (N, 3) fixed in a body."""
@@ -112,6 +118,7 @@ class Result:
         vel, acc = self._node_dynamics()[3:5]
         w, v0 = vel[:, node, :3], vel[:, node, 3:]
         wdot, a0 = acc[:, node, :3], acc[:, node, 3:] + self._cm.gravity   # the kernels' a_0 = -g
+        x = self._relative(x)
         xdot = v0 + np.cross(w, x)
         return xdot, a0 + np.cross(wdot, x) + np.cross(w, xdot)   # spatial -> classical acceleration
 
@@ -234,12 +241,12 @@ class Result:
 
     def _contact_row(self, row):
         """(h (N,), c (N, 3), d (N, 3)) of a contact row at every sample: its gap (0 for a slip), contact
-        point and direction (normal or tangent), from the kernels' geometry (dynamics/constraints.py)."""
+        point (world) and direction (normal or tangent), from the kernels' geometry (dynamics/constraints.py)."""
         rows, N = self._cm.rows, len(self.t)
         R, p, vel = self._node_dynamics()[1:4]
-        out = np.empty(N), np.empty((N, 3)), np.empty((N, 3))
-        contact_samples(rows.con_i[row, 0], rows.con_f[row], rows.con_i[row, 1], rows.con_i[row, 2], R, p, vel, *out)
-        return out
+        h, c, d = np.empty(N), np.empty((N, 3)), np.empty((N, 3))
+        contact_samples(rows.con_i[row, 0], rows.con_f[row], rows.con_i[row, 1], rows.con_i[row, 2], R, p, vel, h, c, d)
+        return h, c - p[:, -1], d
 
     def _compliant_contact(self, contact, kind):
         """A compliant contact's signals from its force law at every sample (dynamics/kernels.py
@@ -271,7 +278,7 @@ class Result:
         cm, model = self._cm, self.model
         lam, unit, joint_f = (self._node_dynamics()[k] for k in (5, 6, 8))
         if owner in cm.joint_nodes:
-            wrench = joint_f[:, cm.joint_nodes[owner][-1]]                # at the world origin
+            wrench = joint_f[:, cm.joint_nodes[owner][-1]]                # at the reference point
         else:
             rows = [k for k, o in enumerate(cm.rows.owner) if o[1] == owner and o[0] != "driver"]
             if owner in model.constraints and model.constraints[owner].kind == "gear":
@@ -282,7 +289,7 @@ class Result:
             x = self.point(joint.child, joint.child_pose[0])
         else:
             x = self.point(model.constraints[owner].body_b, model.constraints[owner].point_b)
-        return np.hstack([wrench[:, :3] - np.cross(x, wrench[:, 3:]), wrench[:, 3:]])
+        return np.hstack([wrench[:, :3] - np.cross(self._relative(x), wrench[:, 3:]), wrench[:, 3:]])
 
     def to_dataframe(self, signals=None):
         """A pandas DataFrame indexed by t; vector signals flattened as name[i] (SPEC §2)."""

@@ -1,9 +1,9 @@
 """Compiled constraint equations: residual g, velocity Jacobian G, and the acceleration bias.
 
 Every scalar equation h(q, t) = 0 is one row of the tables built in compiled.py (layout.py gives
-the columns). A geometric row's rate is linear in the two nodes' spatial velocities (world origin,
-as everywhere in the kernels): hdot = w . (V_b - V_a), so its Jacobian row is w^T (J_b - J_a) with
-J_i the columns S_j of the nodes on i's path to the root (Wood & Kennedy 2003, eq. 15: G = A phi^T H^T, here
+the columns). A geometric row's rate is linear in the two nodes' spatial velocities (world axes, at
+the reference point, as everywhere in the kernels): hdot = w . (V_b - V_a), so its Jacobian row is
+w^T (J_b - J_a) with J_i the columns S_j of the nodes on i's path to the root (Wood & Kennedy 2003, eq. 15: G = A phi^T H^T, here
 A holds the rows' w), and the constraint force it carries is the wrench +-lambda w on the two nodes.
 The acceleration bias gamma = f'' - hddot(qdd = 0) (Wood & Kennedy 2003, eqs. 10, 13) uses the nodes'
 velocity-product accelerations acc0_i = sum of c_j on the path (no gravity, no qdd).

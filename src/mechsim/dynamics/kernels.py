@@ -3,8 +3,11 @@
 Notation follows Featherstone, *Rigid Body Dynamics Algorithms* (RBDA): S motion subspace,
 v/a spatial velocity/acceleration, c velocity-product acceleration, IA/pA articulated inertia
 and bias force, U = IA S, D = S^T U, u = tau - S^T pA.  All spatial quantities are in world
-axes at the world origin (Wood & Kennedy 2003, §2.1, inertial coordinates), so that the recursions
-(Wood & Kennedy 2003, eqs. 4-6) carry no coordinate transforms: Sdot = v x S for every joint here.
+axes (Wood & Kennedy 2003, §2.1, inertial coordinates), so that the recursions (Wood & Kennedy 2003,
+eqs. 4-6) carry no coordinate transforms: Sdot = v x S for every joint here. They are referred to a
+point fixed in the world for the evaluation, chosen on the machine (reference_point) rather than at the
+world origin: a moment about a point 100 km away is the difference of numbers 1e5 times larger, and
+the accelerations of a machine far from the origin would lose five digits to it.
 
 The kernels allocate nothing: the per-node quantities live in the workspace, one block of
 NODE_ROWS x 6 floats per node, which ``carve`` cuts into named (n, ...) views once per call.
@@ -25,7 +28,7 @@ from .layout import (AXIS, COM, F_BODY_FORCE, F_CONTACT, F_JOINT_FORCE, F_JOINT_
                      F_JOINT_STOP, F_SPRING_DAMPER, FORCE_VALUES, GRAVITY, ICOM, K_AXIS, K_CENTRE, K_DAMP, K_EXP,
                      K_KIND, K_MU, K_NORMAL, K_ORIGIN, K_RADIUS, K_SLIP, K_SRADIUS, K_STIFF, K_SURFACE, MASS, PARENT,
                      PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
-from .motion import add_scaled, contact_geometry, direction_motion, dot
+from .motion import add_scaled, contact_geometry, direction_motion, dot, ground_point
 
 PASS = dict(JIT, inline="always")
 
@@ -57,14 +60,15 @@ Workspace = namedtuple("Workspace", "IA S U RF RJ R Dinv p u vel c pA acc")
 
 
 def new_workspace(n_nodes):
-    """The kernels' workspace argument ws: one NODE_ROWS x 6 block per node."""
-    return np.zeros((n_nodes, NODE_ROWS, 6))
+    """The kernels' workspace argument ws: one NODE_ROWS x 6 block per node and a last one for the
+    ground (node -1), of which only p is used (ground_origin)."""
+    return np.zeros((n_nodes + 1, NODE_ROWS, 6))
 
 
 @njit(**PASS)
 def carve(ws):
-    """Named (n, ...) views of the node blocks ws[i]: basic slices, so no copy and no reshape.
-    6x3 and 3x3 parts sit side by side in columns 0:3 | 3:6."""
+    """Named (n + 1, ...) views of the node blocks ws[i] and the ground's: basic slices, so no copy and
+    no reshape. 6x3 and 3x3 parts sit side by side in columns 0:3 | 3:6."""
     return Workspace(
         IA=ws[:, 0:6, :],                             # 6x6 articulated inertia (CRBA: composite inertia)
         S=ws[:, 6:12, 0:3], U=ws[:, 6:12, 3:6],       # 6x3 motion subspace | U = IA S (CRBA: F = Ic S)
@@ -101,7 +105,7 @@ def joint_frame(node_i, node_f, R, p, RF, i):
         for r in range(3):
             for k in range(3):
                 RF[i, r, k] = f[ROT_TREE + 3 * r + k]
-        pF = (f[POS_TREE], f[POS_TREE + 1], f[POS_TREE + 2])
+        pF = ground_point(p, f[POS_TREE:POS_TREE + 3])
     else:
         for r in range(3):
             for k in range(3):
@@ -113,7 +117,7 @@ def joint_frame(node_i, node_f, R, p, RF, i):
 
 @njit(**INLINE)
 def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
-    """The dof(ptype) columns of S at the world origin (the kernels read no others): a screw of the
+    """The dof(ptype) columns of S at the reference point (the kernels read no others): a screw of the
     given pitch (0 for R) about the axis through pi (R, H), a translation along it (P), rotations
     about the node axes through pi (S), or translations along them (T)."""
     if ptype == PRIM_R or ptype == PRIM_H:
@@ -179,17 +183,40 @@ def node_velocity(node_i, v, S, vel, c, i):
 
 @njit(**INLINE)
 def node_inertia(node_f, R, p, IA, i):
-    """Spatial inertia of node i's body at the world origin, into IA[i]."""
+    """Spatial inertia of node i's body at the reference point, into IA[i]."""
     f = node_f[i]
     body_inertia_world(f[MASS], transform_point(R[i], p[i], f[COM:COM + 3]), f[ICOM:ICOM + 9], R[i], IA[i])
 
 
+@njit(**INLINE)
+def node_poses(node_i, node_f, q, R, p, S, RF, RJ):
+    """Every node's pose and S (node_pose), referred to the origin of the first node with mass (the
+    machine's first body): the nodes up to it are posed from the world origin, then its world position
+    goes negated into the ground's row of p (ground_origin) and is taken off theirs, whose S are formed
+    anew."""
+    n = node_i.shape[0]
+    for r in range(3):
+        p[n, r] = 0.0
+    referred = False
+    for i in range(n):
+        node_pose(node_i, node_f, q, R, p, S, RF, RJ, i)
+        if not referred and node_f[i, MASS] > 0.0:
+            referred = True
+            for r in range(3):
+                p[n, r] = -p[i, r]
+            for j in range(i + 1):
+                for r in range(3):
+                    p[j, r] += p[n, r]
+                f = node_f[j]
+                motion_subspace(node_i[j, PTYPE], f[PITCH], matvec3(RF[j], f[AXIS:AXIS + 3]), R[j], p[j], S[j])
+
+
 @njit(**PASS)
 def first_pass(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c, IA, pA):
-    """Base-to-tip pass (RBDA Tables 5.1, 7.1): every node's pose, S, velocity, c, inertia IA = I and
-    bias force pA = v x* I v."""
+    """Base-to-tip pass (RBDA Tables 5.1, 7.1): every node's pose and S (node_poses), velocity, c,
+    inertia IA = I and bias force pA = v x* I v."""
+    node_poses(node_i, node_f, q, R, p, S, RF, RJ)
     for i in range(node_i.shape[0]):
-        node_pose(node_i, node_f, q, R, p, S, RF, RJ, i)
         node_velocity(node_i, v, S, vel, c, i)
         node_inertia(node_f, R, p, IA, i)
         crf(vel[i], matvec6(IA[i], vel[i]), pA[i])
@@ -199,7 +226,7 @@ def first_pass(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c, IA, pA):
 def point_state(R, p, vel, node, point_local):
     """World position x and velocity xdot (3-tuples) of a point fixed in a node (ground for node < 0)."""
     if node < 0:
-        return (point_local[0], point_local[1], point_local[2]), (0.0, 0.0, 0.0)
+        return ground_point(p, point_local), (0.0, 0.0, 0.0)
     x = transform_point(R[node], p[node], point_local)
     w0, w1, w2, v0, v1, v2 = vel[node, 0], vel[node, 1], vel[node, 2], vel[node, 3], vel[node, 4], vel[node, 5]
     return x, (w1 * x[2] - w2 * x[1] + v0, w2 * x[0] - w0 * x[2] + v1, w0 * x[1] - w1 * x[0] + v2)
@@ -207,7 +234,7 @@ def point_state(R, p, vel, node, point_local):
 
 @njit(**INLINE)
 def apply_point_force(pA, node, x, force, sign):
-    """A force sign * force at world point x on a node: its wrench f at the world origin leaves the
+    """A force sign * force at point x on a node: its wrench f at the reference point leaves the
     node's bias force, pA -= f (RBDA Table 7.1: pA = v x* I v - f^x)."""
     if node < 0:
         return
@@ -241,7 +268,7 @@ def compliant_contact(prm, na, nb, R, p, vel):
 
 @njit(**INLINE)
 def material_velocity(vel, node, x):
-    """Velocity of the node's material point at world point x: v_O + w x x (ground: 0)."""
+    """Velocity of the node's material point at point x: v_O + w x x (ground: 0)."""
     if node < 0:
         return (0.0, 0.0, 0.0)
     return (vel[node, 3] + vel[node, 1] * x[2] - vel[node, 2] * x[1],
@@ -436,7 +463,7 @@ def aba_packed(model_i, model_f, ws, q, v, tau_qdd):
     generalized forces in tau_qdd are replaced by the accelerations. Six arrays to pass from Python
     instead of eleven, and the GIL kept (releasing it costs ~0.1 us). forward_dynamics compiles it
     for ABA_PACKED_SIGNATURE only. Returns OK, a singular node or WRONG_SIZE."""
-    n = ws.shape[0]
+    n = ws.shape[0] - 1
     node_i, force_i = model_i[:n], model_i[n:]
     node_f, force_f, last = model_f[:n], model_f[n:-1], model_f[-1]
     nq, nv = coordinate_counts(node_i)
@@ -519,8 +546,8 @@ def crba_tables(node_i, node_f, ws, q, M):
     """crba on the arrays it reads."""
     w = carve(ws)
     S, Ic, F = w.S, w.IA, w.U
+    node_poses(node_i, node_f, q, w.R, w.p, S, w.RF, w.RJ)
     for i in range(node_i.shape[0]):
-        node_pose(node_i, node_f, q, w.R, w.p, S, w.RF, w.RJ, i)
         node_inertia(node_f, w.R, w.p, Ic, i)
     M[:, :] = 0.0
     for i in range(node_i.shape[0] - 1, -1, -1):

@@ -1,6 +1,7 @@
 """Motion of points and directions fixed in tree nodes, and of the point where a contact's shape
-touches a surface, from the node poses R, p, spatial velocities vel (world origin) and velocity-product
-accelerations acc0 (constraints.py, kernels.py). Small steps, inlined by LLVM wherever they are used."""
+touches a surface, from the node poses R, p (p relative to the kernels' reference point, its last row
+the ground's), spatial velocities vel and velocity-product accelerations acc0 (at that point:
+constraints.py, kernels.py). Small steps, inlined by LLVM wherever they are used."""
 import numpy as np
 from numba import njit
 
@@ -25,11 +26,21 @@ def add_scaled(a, b, s):
 
 
 @njit(**INLINE)
+def ground_point(p, local):
+    """A point fixed in the ground (world coordinates) relative to the kernels' reference point: the
+    last row of p, the ground's, is the world origin's position relative to it (kernels.py
+    reference_point)."""
+    o = p[p.shape[0] - 1]
+    return (local[0] + o[0], local[1] + o[1], local[2] + o[2])
+
+
+@njit(**INLINE)
 def point_motion(R, p, vel, acc0, node, local):
-    """World position, velocity and velocity-product acceleration of a point fixed in a node (ground
-    if node < 0): x = R l + p, xd = v + w x x, xdd = a0 + alpha0 x x + w x xd (spatial -> classical)."""
+    """Position, velocity and velocity-product acceleration of a point fixed in a node (ground if
+    node < 0), world axes, the position relative to the reference point: x = R l + p, xd = v + w x x,
+    xdd = a0 + alpha0 x x + w x xd (spatial -> classical)."""
     if node < 0:
-        return (local[0], local[1], local[2]), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+        return ground_point(p, local), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     x = (R[node, 0, 0] * local[0] + R[node, 0, 1] * local[1] + R[node, 0, 2] * local[2] + p[node, 0],
          R[node, 1, 0] * local[0] + R[node, 1, 1] * local[1] + R[node, 1, 2] * local[2] + p[node, 1],
          R[node, 2, 0] * local[0] + R[node, 2, 1] * local[1] + R[node, 2, 2] * local[2] + p[node, 2])

@@ -545,7 +545,7 @@ def rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau,
 
 @njit(**PASS)
 def joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, lam, wrench, w, tau_scratch):
-    """The wrench every joint transmits from its parent to its child (world origin, world axes) into
+    """The wrench every joint transmits from its parent to its child (reference point, world axes) into
     w.pA, once qdd and the multipliers are known: the Newton-Euler body forces less the constraint
     wrenches +-lambda w on the rows' nodes, summed from the tips (RBDA Table 5.1). The accelerations
     w.acc include the constraint forces."""
@@ -564,10 +564,11 @@ def joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd
 def constrained_trajectory(model, data, cw, U_force, TAU, Q, V, CON_T, QDD, R_out, p_out, vel_out, acc_out, LAM,
                            WRENCH, H, JOINT_F):
     """Constrained forward dynamics over samples k (force values U_force[k], targets CON_T[k]): QDD[k], every
-    node's world pose, spatial velocity and acceleration (a_0 = -g, with the constraint forces), the rows'
+    node's pose, spatial velocity and acceleration (a_0 = -g, with the constraint forces), the rows'
     multipliers LAM[k], unit wrenches WRENCH[k], residuals H[k] and the wrenches the joints transmit
-    JOINT_F[k]. ``cw`` is data.cw, or None for an open tree: ABA alone is compiled (dynamics/system.py).
-    Returns OK or the failing status."""
+    JOINT_F[k], all as the kernels have them: referred to the sample's reference point, with the ground's
+    row last (kernels.py reference_point). ``cw`` is data.cw, or None for an open tree: ABA alone is
+    compiled (dynamics/system.py). Returns OK or the failing status."""
     node_i, con_i, w = model.node_i, model.con_i, carve(data.ws)
     for k in range(Q.shape[0]):
         copy_into(U_force[k], data.u)

@@ -155,8 +155,8 @@ def signal_tables(node_i, node_f, force_i, force_f, gravity, nq, con_i, con_f, c
             value = w.vel[index, component]
         else:
             x = transform_point(w.R[index], w.p[index], sig_f[k, 1:4])
-            if kind == BODY_POSITION:
-                value = x[component]
+            if kind == BODY_POSITION:                     # x in world: less the ground's row of p (reference_point)
+                value = x[component] - w.p[node_i.shape[0], component]
             else:                                         # velocity of the point: v_O + w x x
                 i, j = (component + 1) % 3, (component + 2) % 3
                 value = w.vel[index, 3 + component] + w.vel[index, i] * x[j] - w.vel[index, j] * x[i]

@@ -1,8 +1,8 @@
 """Compiled spatial-algebra helpers (Featherstone, RBDA ch. 2) in [angular; linear] order.
 
-Every spatial quantity in the kernels is expressed in world axes and referred to the world
-origin (the inertial-coordinate form of Wood & Kennedy 2003, §2.1), so moving a
-quantity from a body to its parent needs no transform at all.
+Every spatial quantity in the kernels is expressed in world axes and referred to one point fixed
+in the world (the inertial-coordinate form of Wood & Kennedy 2003, §2.1; dynamics/kernels.py
+reference_point), so moving a quantity from a body to its parent needs no transform at all.
 """
 import numpy as np
 from numba import njit
@@ -70,7 +70,7 @@ def crf(v, f, out):
 
 @njit(**INLINE)
 def body_inertia_world(m, c, Ic, R, out):
-    """6x6 spatial inertia about the world origin of a body with mass m, COM c (world) and
+    """6x6 spatial inertia about the point O of a body with mass m, COM c (world axes, from O) and
     rotational inertia Ic (row-major 9) about the COM in body axes rotated to world by R
     (RBDA eq. 2.63): [[J, m c~], [m c~^T, m 1]] with J = R Ic R^T + m (|c|^2 1 - c c^T)."""
     c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
