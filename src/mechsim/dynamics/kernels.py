@@ -189,34 +189,53 @@ def node_inertia(node_f, R, p, IA, i):
 
 
 @njit(**INLINE)
-def node_poses(node_i, node_f, q, R, p, S, RF, RJ):
-    """Every node's pose and S (node_pose), referred to the origin of the first node with mass (the
-    machine's first body): the nodes up to it are posed from the world origin, then its world position
-    goes negated into the ground's row of p (ground_origin) and is taken off theirs, whose S are formed
-    anew."""
+def same_frame(node_f, i):
+    """Whether node i's joint frame F is its parent's frame (no tree offset): an intermediate primitive."""
+    f = node_f[i]
+    for k in range(3):
+        if f[POS_TREE + k] != 0.0:
+            return False
+        for r in range(3):
+            if f[ROT_TREE + 3 * r + k] != (1.0 if r == k else 0.0):
+                return False
+    return True
+
+
+@njit(**INLINE)
+def reference_point(node_i, node_f, q, p):
+    """The point the kernels refer spatial quantities to, a point on the machine: the origin of node 0's
+    joint frame moved by the translations (P, T) that head the tree without a frame offset — a free or
+    planar joint's, a rail's —, so the first body's origin or a point of its joint. Its world position
+    goes negated into the ground's row of p (ground_origin)."""
     n = node_i.shape[0]
-    for r in range(3):
-        p[n, r] = 0.0
-    referred = False
+    t0, t1, t2 = 0.0, 0.0, 0.0                       # the translations, in node 0's frame F axes
     for i in range(n):
-        node_pose(node_i, node_f, q, R, p, S, RF, RJ, i)
-        if not referred and node_f[i, MASS] > 0.0:
-            referred = True
-            for r in range(3):
-                p[n, r] = -p[i, r]
-            for j in range(i + 1):
-                for r in range(3):
-                    p[j, r] += p[n, r]
-                f = node_f[j]
-                motion_subspace(node_i[j, PTYPE], f[PITCH], matvec3(RF[j], f[AXIS:AXIS + 3]), R[j], p[j], S[j])
+        ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
+        if i > 0 and not (node_i[i, PARENT] == i - 1 and same_frame(node_f, i)):
+            break
+        if ptype == PRIM_P:
+            t0, t1, t2 = t0 + f[AXIS] * q[qi], t1 + f[AXIS + 1] * q[qi], t2 + f[AXIS + 2] * q[qi]
+        elif ptype == PRIM_T:
+            t0, t1, t2 = t0 + q[qi], t1 + q[qi + 1], t2 + q[qi + 2]
+        else:
+            break
+    if n > 0:
+        f = node_f[0]
+        for r in range(3):
+            p[n, r] = -(f[POS_TREE + r] + f[ROT_TREE + 3 * r] * t0 + f[ROT_TREE + 3 * r + 1] * t1
+                        + f[ROT_TREE + 3 * r + 2] * t2)
+    else:
+        for r in range(3):
+            p[n, r] = 0.0
 
 
 @njit(**PASS)
 def first_pass(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c, IA, pA):
-    """Base-to-tip pass (RBDA Tables 5.1, 7.1): every node's pose and S (node_poses), velocity, c,
-    inertia IA = I and bias force pA = v x* I v."""
-    node_poses(node_i, node_f, q, R, p, S, RF, RJ)
+    """Base-to-tip pass (RBDA Tables 5.1, 7.1): every node's pose (from reference_point), S, velocity,
+    c, inertia IA = I and bias force pA = v x* I v."""
+    reference_point(node_i, node_f, q, p)
     for i in range(node_i.shape[0]):
+        node_pose(node_i, node_f, q, R, p, S, RF, RJ, i)
         node_velocity(node_i, v, S, vel, c, i)
         node_inertia(node_f, R, p, IA, i)
         crf(vel[i], matvec6(IA[i], vel[i]), pA[i])
@@ -546,8 +565,9 @@ def crba_tables(node_i, node_f, ws, q, M):
     """crba on the arrays it reads."""
     w = carve(ws)
     S, Ic, F = w.S, w.IA, w.U
-    node_poses(node_i, node_f, q, w.R, w.p, S, w.RF, w.RJ)
+    reference_point(node_i, node_f, q, w.p)
     for i in range(node_i.shape[0]):
+        node_pose(node_i, node_f, q, w.R, w.p, S, w.RF, w.RJ, i)
         node_inertia(node_f, w.R, w.p, Ic, i)
     M[:, :] = 0.0
     for i in range(node_i.shape[0] - 1, -1, -1):
