@@ -261,7 +261,7 @@ def count_chain(n):
     model_i, model_f = cm.packed_tables()
     q, v, tau = chain_state(n)
     args = [tracked(model_i, "model"), tracked(model_f, "model"), tracked(new_workspace(cm.n_nodes), "workspace"),
-            tracked(q, "state"), tracked(v, "state"), tracked(tau, "state")]
+            tracked(q, "state"), tracked(v, "state"), tracked(tau, "state"), tracked(np.zeros(n), "state")]
     TALLY.clear()
     TOUCHED.clear()
     if aba_packed(*args) != OK:
@@ -269,7 +269,7 @@ def count_chain(n):
     footprint = Counter(TOUCHED.values())
     return {"counts": {f"{step}|{kind}": c for (step, kind), c in TALLY.items()},
             "footprint": {part: ELEMENT_BYTES * c for part, c in footprint.items()},
-            "qdd": [float(x) for x in args[5].view(np.ndarray)]}
+            "qdd": [float(x) for x in args[6].view(np.ndarray)]}
 
 
 def compiled_accelerations(n):

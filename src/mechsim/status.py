@@ -5,7 +5,7 @@ whose joint-space inertia is singular. Codes are plain integers so that compiled
 return them; ``describe`` turns one into a sentence for an error message.
 """
 OK = -1              # success
-WRONG_SIZE = -2      # aba_packed: q, v or tau_qdd does not have the model's length
+WRONG_SIZE = -2      # aba_packed: q, v, tau or qdd does not have the model's length
 SINGULAR = -3        # the constraint equations could not be solved (no finite multipliers)
 NOT_CONVERGED = -4   # the position constraints could not be satisfied by projection
 FRICTION_LOOP = -5   # a joint friction from the load and the load it makes do not converge together

@@ -35,14 +35,14 @@ def initial_angles(n):
     return 0.5 * np.sin(np.arange(1, n + 1))
 
 
-def mechsim_chain(n, q0=None, link=LINK):
-    """The chain as an ms.Model (joints j0 … j{n-1}, bodies link0 … link{n-1})."""
+def mechsim_chain(n, q0=None, link=LINK, base=(0.0, 0.0, 0.0)):
+    """The chain as an ms.Model (joints j0 … j{n-1}, bodies link0 … link{n-1}), joint j0 at ``base``."""
     q0 = np.zeros(n) if q0 is None else np.asarray(q0, dtype=float)
     m = ms.Model(f"chain{n}", gravity=GRAVITY)
     parent = "ground"
     for i in range(n):
         m.add_body(f"link{i}", mass=link["mass"], com=link["com"], inertia=link["inertia"])
-        m.add_joint(f"j{i}", "revolute", parent, f"link{i}", parent_frame=(link["length"] if i else 0.0, 0.0, 0.0),
+        m.add_joint(f"j{i}", "revolute", parent, f"link{i}", parent_frame=(link["length"], 0.0, 0.0) if i else base,
                     axis=axis(i), q0=float(q0[i]))
         parent = f"link{i}"
     return m

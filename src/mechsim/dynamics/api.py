@@ -42,12 +42,12 @@ def _fd_kernel(*args):
 
 
 def _packed(cm):
-    """This thread's (model_i, model_f, workspace) for aba_packed: its own copy of model_f, whose last
-    row holds the force values, and its own workspace."""
+    """This thread's (model_i, model_f, workspace, zero tau) for aba_packed: its own copy of model_f, whose
+    last row holds the force values, its own workspace, and the generalized forces of a call without tau."""
     local = cm.local
     if not hasattr(local, "packed"):
         model_i, model_f = cm.packed_tables()
-        local.packed = (model_i, model_f, new_workspace(cm.n_nodes))
+        local.packed = (model_i, model_f, new_workspace(cm.n_nodes), np.zeros(cm.nv))
         local.u = model_f[-1, FORCE_VALUES:FORCE_VALUES + cm.n_slots]
     return local.packed
 
@@ -71,22 +71,22 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     if cm.every_row.size:
         return _constrained_forward_dynamics(cm, q, v, tau, t, inputs)
     try:
-        model_i, model_f, ws = cm.local.packed
+        model_i, model_f, ws, no_tau = cm.local.packed
     except AttributeError:
-        model_i, model_f, ws = _packed(cm)
+        model_i, model_f, ws, no_tau = _packed(cm)
     if cm.varies_in_time:
         cm.force_values(t, inputs, out=cm.local.u)
+    qdd = np.empty(cm.nv)
+    tau = no_tau if tau is None else tau
     try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
-        qdd = np.zeros(cm.nv) if tau is None else tau.copy()    # tau, turned into qdd in place
-        status = _fd_kernel(model_i, model_f, ws, q, v, qdd)
-    except (AttributeError, TypeError, ValueError):    # lists, other dtypes, non-contiguous or read-only arrays
+        status = _fd_kernel(model_i, model_f, ws, q, v, tau, qdd)
+    except (TypeError, ValueError):     # lists, other dtypes, non-contiguous or read-only arrays
         status = WRONG_SIZE
     if status == OK:
         return qdd
     if status == WRONG_SIZE:                # convert them, or name the expected coordinates
         q, v = _state_vector(q, cm.nq, "q", m), _state_vector(v, cm.nv, "v", m)
-        qdd = _state_vector(np.zeros(cm.nv) if tau is None else tau, cm.nv, "tau", m).copy()
-        status = _fd_kernel(model_i, model_f, ws, q, v, qdd)
+        status = _fd_kernel(model_i, model_f, ws, q, v, _state_vector(tau, cm.nv, "tau", m), qdd)
         if status == OK:
             return qdd
     raise singular_node_error(cm, status)

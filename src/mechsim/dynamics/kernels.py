@@ -473,23 +473,23 @@ def aba_tables(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau_in,
 
 
 ABA_PACKED_SIGNATURE = ("int64(int64[:, ::1], float64[:, ::1], float64[:, :, ::1], "
-                        "float64[::1], float64[::1], float64[::1])")
+                        "float64[::1], float64[::1], float64[::1], float64[::1])")
 
 
 @njit(**dict(JIT, nogil=False))
-def aba_packed(model_i, model_f, ws, q, v, tau_qdd):
+def aba_packed(model_i, model_f, ws, q, v, tau, qdd):
     """aba on the stacked model tables (layout.py), the kernel of the public forward_dynamics: the
-    generalized forces in tau_qdd are replaced by the accelerations. Six arrays to pass from Python
-    instead of eleven, and the GIL kept (releasing it costs ~0.1 us). forward_dynamics compiles it
-    for ABA_PACKED_SIGNATURE only. Returns OK, a singular node or WRONG_SIZE."""
+    accelerations for the generalized forces tau into qdd. Seven arrays to pass from Python instead of
+    twelve, and the GIL kept (releasing it costs ~0.1 us). forward_dynamics compiles it for
+    ABA_PACKED_SIGNATURE only. Returns OK, a singular node or WRONG_SIZE."""
     n = ws.shape[0] - 1
     node_i, force_i = model_i[:n], model_i[n:]
     node_f, force_f, last = model_f[:n], model_f[n:-1], model_f[-1]
     nq, nv = coordinate_counts(node_i)
-    if q.shape[0] != nq or v.shape[0] != nv or tau_qdd.shape[0] != nv:
+    if q.shape[0] != nq or v.shape[0] != nv or tau.shape[0] != nv or qdd.shape[0] != nv:
         return WRONG_SIZE
     return aba_tables(node_i, node_f, force_i, force_f, last[GRAVITY:GRAVITY + 3], last[FORCE_VALUES:], q, v,
-                      tau_qdd, ws, tau_qdd)
+                      tau, ws, qdd)
 
 
 @njit(**INLINE)
