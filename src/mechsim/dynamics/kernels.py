@@ -10,7 +10,8 @@ world origin: a moment about a point 100 km away is the difference of numbers 1e
 the accelerations of a machine far from the origin would lose five digits to it.
 
 The kernels allocate nothing: the per-node quantities live in the workspace, one block of
-NODE_ROWS x 6 floats per node, which ``carve`` cuts into named (n, ...) views once per call.
+NODE_ROWS x 6 floats per node and one for the ground, which ``carve`` cuts into named (n + 1, ...)
+views once per call.
 Per-node steps are inlined by LLVM (INLINE); the passes, which hand a dozen of those views on,
 are inlined into the entry points at numba-IR level (PASS): handing views to a separately
 compiled function costs ~0.1 us per call even when LLVM inlines it (SPEC §6).
@@ -61,7 +62,7 @@ Workspace = namedtuple("Workspace", "IA S U RF RJ R Dinv p u vel c pA acc")
 
 def new_workspace(n_nodes):
     """The kernels' workspace argument ws: one NODE_ROWS x 6 block per node and a last one for the
-    ground (node -1), of which only p is used (ground_origin)."""
+    ground (node -1), of which only p is used (motion.py ground_point)."""
     return np.zeros((n_nodes + 1, NODE_ROWS, 6))
 
 
@@ -206,7 +207,7 @@ def reference_point(node_i, node_f, q, p):
     """The point the kernels refer spatial quantities to, a point on the machine: the origin of node 0's
     joint frame moved by the translations (P, T) that head the tree without a frame offset — a free or
     planar joint's, a rail's —, so the first body's origin or a point of its joint. Its world position
-    goes negated into the ground's row of p (ground_origin)."""
+    goes negated into the ground's row of p (motion.py ground_point)."""
     n = node_i.shape[0]
     t0, t1, t2 = 0.0, 0.0, 0.0                       # the translations, in node 0's frame F axes
     for i in range(n):
