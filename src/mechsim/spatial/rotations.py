@@ -12,18 +12,33 @@ def _Rotation():
 
 def quat_to_matrix(quat):
     """Rotation matrix of a scalar-first quaternion (w, x, y, z); normalizes it."""
-    w, x, y, z = np.asarray(quat, dtype=float)
-    return _Rotation().from_quat([x, y, z, w]).as_matrix()
+    w, x, y, z = np.asarray(quat, dtype=float) / np.linalg.norm(quat)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 def matrix_to_quat(R):
     """Scalar-first unit quaternion(s) (w >= 0) of a rotation matrix (3, 3) or matrices (N, 3, 3); NaN
-    for a matrix that is not finite (the samples of a failed run's last evaluation)."""
+    for a matrix that is not finite (the samples of a failed run's last evaluation).
+
+    Shepperd, "Quaternion from rotation matrix", J. Guidance and Control 1(3), 1978: of 4w^2 = 1 + tr R
+    and 4x^2 = 1 + 2 R_xx - tr R (likewise y, z), the largest is taken by its square root and the other
+    components from the off-diagonal sums and differences divided by it, so that nothing divides by a
+    small number."""
     R = np.asarray(R, dtype=float)
-    finite = np.isfinite(R).all(axis=(-2, -1))
-    q = np.full(R.shape[:-2] + (4,), np.nan)
-    if np.any(finite):
-        q[finite] = np.roll(_Rotation().from_matrix(R[finite]).as_quat(), 1, axis=-1)
+    trace = np.trace(R, axis1=-2, axis2=-1)
+    squares = np.stack([1 + trace, *(1 + 2 * R[..., k, k] - trace for k in range(3))], axis=-1)  # 4 w^2, 4 x^2, ...
+    d21, d02, d10 = R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]
+    s01, s02, s12 = R[..., 0, 1] + R[..., 1, 0], R[..., 0, 2] + R[..., 2, 0], R[..., 1, 2] + R[..., 2, 1]
+    candidates = np.stack([np.stack(row, axis=-1) for row in (      # 4 q times the largest component
+        (squares[..., 0], d21, d02, d10), (d21, squares[..., 1], s01, s02),
+        (d02, s01, squares[..., 2], s12), (d10, s02, s12, squares[..., 3]))], axis=-2)
+    with np.errstate(invalid="ignore"):
+        largest = np.argmax(np.where(np.isfinite(squares), squares, -np.inf), axis=-1)
+        q = np.take_along_axis(candidates, largest[..., None, None], axis=-2)[..., 0, :]
+        q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    q[~np.isfinite(R).all(axis=(-2, -1))] = np.nan
     return q * np.where(q[..., :1] < 0, -1.0, 1.0)
 
 
