@@ -8,10 +8,14 @@ A NUMBA_CACHE_DIR set by the user is respected as it is.
 
 Compiling takes long the first time (SPEC §6: a first command must not sit silent), so the first
 compilation of a mechsim kernel in a process says so on stderr, once. Numba reports a compilation only
-when the kernel is not in the cache: a warm run prints nothing.
+when the kernel is not in the cache: a warm run prints nothing. A kernel needed later in a run (the
+results' pass after the integration) is compiled aside, in another process on another core, while this
+one compiles the integrator (compile_aside).
 """
 import hashlib
 import os
+import pickle
+import subprocess
 import sys
 from pathlib import Path
 
@@ -69,3 +73,53 @@ def listen():
         _listener = FirstCompileNotice()
         event.register("numba:compile", _listener)
     return _listener
+
+
+class Aside:
+    """A kernel compiling in another process (compile_aside); ``wait`` before calling it, so that the call
+    loads it from the cache instead of compiling it a second time."""
+
+    def __init__(self, process=None):
+        self.process = process
+
+    def wait(self):
+        if self.process is not None:
+            self.process.communicate()
+            self.process = None
+
+
+def compile_aside(dispatcher, args):
+    """Start compiling numba ``dispatcher`` for the types of ``args`` in a child process when it is neither
+    compiled here nor in the cache and the machine has a second core; returns an Aside to ``wait`` for.
+    The child writes the kernel to the cache (the directory configure() chose, inherited); the numba
+    types of the arguments are the signature (picklable: numba's cache index pickles them too)."""
+    from numba import typeof
+    if len(os.sched_getaffinity(0)) < 2:
+        return Aside()
+    signature = tuple(typeof(a) for a in args)
+    if signature in dispatcher.overloads or _load_cached(dispatcher, signature):
+        return Aside()
+    task = pickle.dumps((dispatcher.py_func.__module__, dispatcher.py_func.__name__, signature))
+    process = subprocess.Popen([sys.executable, "-c", "from mechsim._jit_cache import compile_task; compile_task()"],
+                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process.stdin.write(task)
+    process.stdin.close()
+    return Aside(process)
+
+
+def _load_cached(dispatcher, signature):
+    """Load the kernel for ``signature`` from numba's cache into ``dispatcher`` (as its first call would);
+    False if the cache does not have it."""
+    compiled = dispatcher._cache.load_overload(signature, dispatcher.targetctx)
+    if compiled is None:
+        return False
+    dispatcher.add_overload(compiled)
+    return True
+
+
+def compile_task():
+    """The child of compile_aside: compile the (module, function name, signature) read from stdin, silently."""
+    import importlib
+    module, name, signature = pickle.load(sys.stdin.buffer)
+    listen().printed = True
+    getattr(importlib.import_module(module), name).compile(signature)

@@ -1,4 +1,5 @@
-"""The numba cache directory is keyed on every compiled source (mechsim/_jit_cache.py)."""
+"""The numba cache directory is keyed on every compiled source, and kernels compile aside (mechsim/_jit_cache.py)."""
+import importlib
 import re
 import subprocess
 import sys
@@ -67,3 +68,41 @@ def test_user_cache_directory_is_respected(monkeypatch, tmp_path):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
     _jit_cache.configure()
     assert _jit_cache.os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
+
+
+PROBE = "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2.0 * x\n"
+
+
+@pytest.fixture
+def probe(monkeypatch, tmp_path):
+    """A module with one cached kernel, importable here and in child processes, caching into tmp_path, on a
+    machine with two cores."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_jit_cache.os, "sched_getaffinity", lambda pid: {0, 1})
+    name = f"aside_probe_{tmp_path.name}"
+    (tmp_path / f"{name}.py").write_text(PROBE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    yield importlib.import_module(name)
+    sys.modules.pop(name)
+
+
+def test_a_kernel_compiled_aside_is_loaded_from_the_cache_not_compiled_again(probe):
+    aside = _jit_cache.compile_aside(probe.twice, (1.5,))
+    assert aside.process is not None                  # compiling in a child process
+    aside.wait()
+    assert aside.process is None
+    assert probe.twice(1.5) == 3.0
+    assert sum(probe.twice.stats.cache_hits.values()) == 1 and not probe.twice.stats.cache_misses
+    assert _jit_cache.compile_aside(probe.twice, (2.5,)).process is None     # compiled here already
+
+
+def test_nothing_is_compiled_aside_when_cached_or_on_one_core(probe, monkeypatch):
+    _jit_cache.compile_aside(probe.twice, (1.5,)).wait()
+    fresh = importlib.reload(probe)                           # a new dispatcher: the kernel is in the cache only
+    assert _jit_cache.compile_aside(fresh.twice, (1.5,)).process is None
+    assert len(fresh.twice.signatures) == 1                   # loaded from the cache, as a first call would
+    monkeypatch.setattr(_jit_cache.os, "sched_getaffinity", lambda pid: {0})
+    assert _jit_cache.compile_aside(fresh.twice, (1,)).process is None        # an int: cached nowhere
+    assert len(fresh.twice.signatures) == 1                   # left to the first call

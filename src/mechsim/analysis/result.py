@@ -1,6 +1,7 @@
 """ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v)."""
 import numpy as np
 
+from .._jit_cache import Aside, compile_aside
 from ..dynamics.constraints import contact_samples
 from ..dynamics.kernels import compliant_contact, joint_friction_force, joint_stop_force
 from ..dynamics.layout import F_JOINT_STOP
@@ -48,6 +49,7 @@ class Result:
         self.message, self.success = message, success
         self._dynamics = None
         self._cache = {}
+        self.compiling = Aside()       # the kernel of _node_dynamics compiling aside (compile_aside)
 
     @classmethod
     def at(cls, compiled, t, y, u_force, active=None):
@@ -69,26 +71,40 @@ class Result:
         the kernels': referred to their reference point, which varies with the sample; the last row of
         p, the ground's, is the world origin relative to it (dynamics/kernels.py reference_point)."""
         if self._dynamics is None:
-            cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes + 1, self._cm.n_rows
-            targets = np.array([cm.targets(t) for t in self.t]).reshape(N, nc, 3)
-            for row, target in self._targets.items():
-                targets[:, row] = target
-            # NaN where the pass stops: a state the dynamics cannot take (the end of a failed run)
-            out = tuple(np.full(shape, np.nan) for shape in ((N, cm.nv), (N, n, 3, 3), (N, n, 3), (N, n, 6),
-                                                             (N, n, 6), (N, nc), (N, nc, 6), (N, nc), (N, n, 6)))
-            data = cm.new_data(active=self.active, formulation="lagrange" if self._penalty is None else "penalty",
-                               penalty=self._penalty)
-            if self._slide is not None:
-                data.cw.slide[:] = self._slide
-            if self._load_friction is not None:
-                data.cw.friction[:] = self._load_friction
-            # q and v contiguous, as the integrators' states: the kernels are compiled for one layout only
-            status = constrained_trajectory(cm.arrays, data, None if cm.is_tree else data.cw, self.u_force, self.tau,
-                                            np.ascontiguousarray(self.q), np.ascontiguousarray(self.v), targets, *out)
+            self.compiling.wait()
+            args = self._trajectory_arguments()
+            out, nc = args[-9:], self._cm.n_rows
+            status = constrained_trajectory(*args)
             if status != OK:             # the accelerations of the failing sample are partly written
                 out[0][np.isnan(out[7]).any(axis=1) if nc else np.isnan(out[2]).any(axis=(1, 2))] = np.nan
             self._dynamics = out
         return self._dynamics
+
+    def compile_aside(self):
+        """Start compiling the kernel of _node_dynamics for this kind of result in another process
+        (_jit_cache.compile_aside), for a run to do while it compiles its integrator; this result's
+        signals wait for it. Returns the Aside."""
+        self.compiling = compile_aside(constrained_trajectory, self._trajectory_arguments())
+        return self.compiling
+
+    def _trajectory_arguments(self):
+        """The arguments of constrained_trajectory (dynamics/multipliers.py) for the samples, with its
+        outputs last: NaN where the pass stops (a state the dynamics cannot take, the end of a failed run)."""
+        cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes + 1, self._cm.n_rows
+        targets = np.array([cm.targets(t) for t in self.t]).reshape(N, nc, 3)
+        for row, target in self._targets.items():
+            targets[:, row] = target
+        out = tuple(np.full(shape, np.nan) for shape in ((N, cm.nv), (N, n, 3, 3), (N, n, 3), (N, n, 6),
+                                                         (N, n, 6), (N, nc), (N, nc, 6), (N, nc), (N, n, 6)))
+        data = cm.new_data(active=self.active, formulation="lagrange" if self._penalty is None else "penalty",
+                           penalty=self._penalty)
+        if self._slide is not None:
+            data.cw.slide[:] = self._slide
+        if self._load_friction is not None:
+            data.cw.friction[:] = self._load_friction
+        # q and v contiguous, as the integrators' states: the kernels are compiled for one layout only
+        return (cm.arrays, data, None if cm.is_tree else data.cw, self.u_force, self.tau, np.ascontiguousarray(self.q),
+                np.ascontiguousarray(self.v), targets, *out)
 
     def _relative(self, x):
         """World points x (N, 3) relative to the kernels' reference point of each sample."""

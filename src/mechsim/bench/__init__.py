@@ -14,10 +14,12 @@ import sys
 
 import mechsim as ms
 
-from .chains import mechsim_chain, mujoco_chain, mujoco_xml, pinocchio_chain
-from .suite import run
+from .._lazy import export_lazily
 
 __all__ = ["run", "main", "mechsim_chain", "pinocchio_chain", "mujoco_chain", "mujoco_xml"]
+# the suite is imported on first use: the command line builds this parser for every command
+export_lazily(__name__, {"run": "suite", **dict.fromkeys(["mechsim_chain", "pinocchio_chain", "mujoco_chain",
+                                                         "mujoco_xml"], "chains")})
 
 
 def build_parser(parser=None):
@@ -40,6 +42,7 @@ def run_from_args(args):
     """Run the suite with parsed ``build_parser`` options; MechsimError if the engines disagree."""
     engines = tuple(e.strip() for e in args.engines.split(",") if e.strip())
     groups = None if args.groups is None else tuple(g.strip() for g in args.groups.split(",") if g.strip())
+    from .suite import run
     try:
         run(quick=args.quick, output=args.output, engines=engines, startup_check=not args.no_startup, groups=groups)
     except (AssertionError, ValueError) as exc:

@@ -15,10 +15,12 @@ An event does not fire again at its own restart point (its first sample there co
 After an action changed the state or the inputs, the outputs past the event are dropped and the
 stepper restarts at the event (derivative recomputed, step size reset, state re-projected).
 """
+import weakref
 from collections import namedtuple
 
 import numpy as np
 
+from .._jit_cache import Aside
 from ..analysis.progress import Progress
 from ..analysis.result import JoinedResult, Result
 from ..analysis.state import State
@@ -43,6 +45,7 @@ SIMULTANEOUS = 1e-12     # crossings within this (relative to max(1, |t|)) of ea
 ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
 
 
+RESULTS_ASIDE = weakref.WeakKeyDictionary()   # compiled model -> {Lagrange (not penalty): Aside} (_compile_results_aside)
 Part = namedtuple("Part", "cm active stop tau targets slide friction penalty")
 Part.__doc__ = """A stretch of the run's samples on one compiled model in one mode: the active rows, the index
 one past its last sample, the friction forces tau, the lock targets {row: (f, f', f'')}, the sliding
@@ -86,6 +89,7 @@ class Driver:
         self.time_stops = []                  # instants the stepper must stop at (a bounce's apex)
         self.counts = {}                      # steps, evaluations ... of the steppers replaced so far
         self.parts = []                       # Part of each earlier stretch of the run
+        self.results_compiling = Aside()      # the kernel of the Results' signals, compiling aside (run)
         self.y0 = y0
 
     # ------------------------------------------------------------------ set-up
@@ -384,6 +388,22 @@ class Driver:
                                    self.modes.targets(), self.data.cw.slide.copy(), self.data.cw.friction.copy(),
                                    self.penalty))
 
+    def _compile_results_aside(self, t, y):
+        """The kernel of the Results' signals, compiling on another core while this run compiles its
+        integrator (Result.compile_aside); asked once per compiled model and formulation, as finding the
+        kernel's types takes ~1 ms."""
+        asides, lagrange = RESULTS_ASIDE.setdefault(self.cm, {}), self.penalty is None
+        if lagrange not in asides:
+            asides[lagrange] = self._result_at(t, y).compile_aside()
+        return asides[lagrange]
+
+    def _result_at(self, t, y):
+        """A one-sample Result of (t, y) in the current model and mode, as ``result`` makes them."""
+        cm = self.cm
+        return Result(cm, [t], y[None, :cm.nq], y[None, cm.nq:], np.zeros((1, cm.n_slots)), active=self.data.active,
+                      tau=self.data.tau[None].copy(), targets=self.modes.targets(), slide=self.data.cw.slide.copy(),
+                      friction=self.data.cw.friction.copy(), penalty=self.penalty)
+
     def truncate(self, t):
         """Drop the outputs after t (a state change at t makes them obsolete). Returns what it dropped,
         for ``untruncate``."""
@@ -447,6 +467,7 @@ class Driver:
         self.inputs.start(t, y)
         self._correct(t, y)
         y = self._start_modes(t, y)
+        self.results_compiling = self._compile_results_aside(t, y)
         self.stepper = self._stepper(t, y)
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
@@ -526,6 +547,7 @@ class Driver:
                                 np.array(self.samples_u[start:stop]).reshape(n, cm.n_slots), active=active,
                                 tau=np.tile(tau, (n, 1)), targets=targets, slide=slide, friction=friction,
                                 penalty=penalty))
+            parts[-1].compiling = self.results_compiling
             start = stop
         summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
         if len(parts) > 1:
