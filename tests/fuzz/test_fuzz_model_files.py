@@ -25,6 +25,9 @@ from mechsim.modeling.forces import FORCE_CLASSES
 from mechsim.modeling.joints import JOINT_KINDS
 from mechsim.simulation.options import SOLVERS
 
+# a CLI process per example, after every base model through every command (warm): about two minutes, so
+# in the slow pass (CI runs it); test_fuzz_api.py fuzzes the same models in-process in the default suite
+pytestmark = pytest.mark.slow
 SRC = Path(__file__).resolve().parents[2] / "src"
 KINDS = [*JOINT_KINDS, *FORCE_CLASSES, *CONSTRAINT_KINDS, "hinge", "", "REVOLUTE"]
 KEYS = sorted({*BODY_PARAMETERS, *JOINT_PARAMETERS, *FORCE_PARAMETERS, *CONTACT_PARAMETERS,

@@ -1,17 +1,20 @@
-"""The numba cache directory is keyed on every compiled source, and kernels compile aside (mechsim/_jit_cache.py)."""
+"""The numba cache directory is keyed on every compiled source, kernels compile aside (mechsim/_jit_cache.py), and
+they are called with one array layout."""
 import importlib
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from numba import types
 from numba.core import config
 
-import mechsim
+import mechsim as ms
 from mechsim import _jit_cache
 
-SRC = Path(mechsim.__file__).resolve().parent
+SRC = Path(ms.__file__).resolve().parent
 
 
 @pytest.fixture(autouse=True)
@@ -106,3 +109,27 @@ def test_nothing_is_compiled_aside_when_cached_or_on_one_core(probe, monkeypatch
     monkeypatch.setattr(_jit_cache.os, "sched_getaffinity", lambda pid: {0})
     assert _jit_cache.compile_aside(fresh.twice, (1,)).process is None        # an int: cached nowhere
     assert len(fresh.twice.signatures) == 1                   # left to the first call
+
+
+def array_layouts(numba_type):
+    """The layouts of the arrays in a numba type, through tuples (namedtuples of the model and data)."""
+    if isinstance(numba_type, types.Array):
+        return {numba_type.layout}
+    if isinstance(numba_type, types.BaseTuple):
+        return set().union(*(array_layouts(t) for t in numba_type.types))
+    return set()
+
+
+def test_scipy_solvers_and_results_call_the_kernels_with_c_contiguous_arrays():
+    """Strided states (scipy's finite-difference Jacobians pass columns of an array) or Fortran-ordered samples
+    would compile the whole dynamics a second time, for that layout."""
+    from mechsim.analysis.result import Result
+    from mechsim.cli.warmup import OPEN_CHAIN
+    from mechsim.dynamics.multipliers import constrained_trajectory
+    from mechsim.simulation.problem import derivative
+    m = ms.load_dict(OPEN_CHAIN)
+    res = m.simulate(t_end=0.05, solver="Radau")              # Radau's Jacobian by finite differences
+    fortran = (np.asfortranarray(x) for x in (res.q, res.v, res.u_force))
+    assert np.isfinite(Result(m.compile(), res.t, *fortran, tau=np.asfortranarray(res.tau))["upper.position"]).all()
+    signatures = derivative.signatures + constrained_trajectory.signatures
+    assert signatures and set().union(*(array_layouts(t) for sig in signatures for t in sig)) == {"C"}

@@ -102,9 +102,9 @@ class Result:
             data.cw.slide[:] = self._slide
         if self._load_friction is not None:
             data.cw.friction[:] = self._load_friction
-        # q and v contiguous, as the integrators' states: the kernels are compiled for one layout only
-        return (cm.arrays, data, None if cm.is_tree else data.cw, self.u_force, self.tau, np.ascontiguousarray(self.q),
-                np.ascontiguousarray(self.v), targets, *out)
+        # C-contiguous, as the integrators' states: another layout would compile the kernels again for it
+        samples = (np.ascontiguousarray(x) for x in (self.u_force, self.tau, self.q, self.v))
+        return (cm.arrays, data, None if cm.is_tree else data.cw, *samples, targets, *out)
 
     def _relative(self, x):
         """World points x (N, 3) relative to the kernels' reference point of each sample."""

@@ -143,6 +143,9 @@ class Driver:
 
     # ------------------------------------------------------------------ the system from Python
     def _rhs(self, t, y):
+        # contiguous, as the compiled loop's states: scipy's finite-difference Jacobians pass columns of an array,
+        # and a strided y would compile the whole dynamics a second time for that layout
+        y = np.ascontiguousarray(y)
         self.inputs.python_values(t, y)
         dy = np.empty_like(y)
         status = system_derivative(self.problem, t, y, dy)
