@@ -10,16 +10,23 @@ nothing in mechsim imports it but the ``mechsim bench`` command.
 Peers are optional: install them with ``pip install "mechsim[bench]"``.
 """
 import argparse
+import importlib
 import sys
 
 import mechsim as ms
 
-from .._lazy import export_lazily
-
 __all__ = ["run", "main", "mechsim_chain", "pinocchio_chain", "mujoco_chain", "mujoco_xml"]
-# the suite is imported on first use: the command line builds this parser for every command
-export_lazily(__name__, {"run": "suite", **dict.fromkeys(["mechsim_chain", "pinocchio_chain", "mujoco_chain",
-                                                         "mujoco_xml"], "chains")})
+LAZY = {"run": "suite", "mechsim_chain": "chains", "pinocchio_chain": "chains", "mujoco_chain": "chains",
+        "mujoco_xml": "chains"}
+
+
+def __getattr__(name):
+    """The suite's functions, imported on first use (PEP 562): the command line builds this package's parser
+    for every command."""
+    if name not in LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(f".{LAZY[name]}", __name__), name)
+    return value
 
 
 def build_parser(parser=None):
