@@ -94,7 +94,7 @@ def compile_aside(dispatcher, args):
     The child writes the kernel to the cache (the directory configure() chose, inherited); the numba
     types of the arguments are the signature (picklable: numba's cache index pickles them too)."""
     from numba import typeof
-    if len(os.sched_getaffinity(0)) < 2:
+    if _cores() < 2:
         return Aside()
     signature = tuple(typeof(a) for a in args)
     if signature in dispatcher.overloads or _load_cached(dispatcher, signature):
@@ -105,6 +105,11 @@ def compile_aside(dispatcher, args):
     process.stdin.write(task)
     process.stdin.close()
     return Aside(process)
+
+
+def _cores():
+    """The cores this process may run on (all of the machine's where the system does not say)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _load_cached(dispatcher, signature):

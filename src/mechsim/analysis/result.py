@@ -49,7 +49,7 @@ class Result:
         self.message, self.success = message, success
         self._dynamics = None
         self._cache = {}
-        self.compiling = Aside()       # the kernel of _node_dynamics compiling aside (compile_aside)
+        self._compiling = Aside()       # the kernel of _node_dynamics compiling aside (_compile_aside)
 
     @classmethod
     def at(cls, compiled, t, y, u_force, active=None):
@@ -71,7 +71,7 @@ class Result:
         the kernels': referred to their reference point, which varies with the sample; the last row of
         p, the ground's, is the world origin relative to it (dynamics/kernels.py reference_point)."""
         if self._dynamics is None:
-            self.compiling.wait()
+            self._compiling.wait()
             args = self._trajectory_arguments()
             out, nc = args[-9:], self._cm.n_rows
             status = constrained_trajectory(*args)
@@ -80,12 +80,12 @@ class Result:
             self._dynamics = out
         return self._dynamics
 
-    def compile_aside(self):
+    def _compile_aside(self):
         """Start compiling the kernel of _node_dynamics for this kind of result in another process
         (_jit_cache.compile_aside), for a run to do while it compiles its integrator; this result's
         signals wait for it. Returns the Aside."""
-        self.compiling = compile_aside(constrained_trajectory, self._trajectory_arguments())
-        return self.compiling
+        self._compiling = compile_aside(constrained_trajectory, self._trajectory_arguments())
+        return self._compiling
 
     def _trajectory_arguments(self):
         """The arguments of constrained_trajectory (dynamics/multipliers.py) for the samples, with its

@@ -393,11 +393,11 @@ class Driver:
 
     def _compile_results_aside(self, t, y):
         """The kernel of the Results' signals, compiling on another core while this run compiles its
-        integrator (Result.compile_aside); asked once per compiled model and formulation, as finding the
+        integrator (Result._compile_aside); asked once per compiled model and formulation, as finding the
         kernel's types takes ~1 ms."""
         asides, lagrange = RESULTS_ASIDE.setdefault(self.cm, {}), self.penalty is None
         if lagrange not in asides:
-            asides[lagrange] = self._result_at(t, y).compile_aside()
+            asides[lagrange] = self._result_at(t, y)._compile_aside()
         return asides[lagrange]
 
     def _result_at(self, t, y):
@@ -550,7 +550,7 @@ class Driver:
                                 np.array(self.samples_u[start:stop]).reshape(n, cm.n_slots), active=active,
                                 tau=np.tile(tau, (n, 1)), targets=targets, slide=slide, friction=friction,
                                 penalty=penalty))
-            parts[-1].compiling = self.results_compiling
+            parts[-1]._compiling = self.results_compiling
             start = stop
         summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
         if len(parts) > 1:
