@@ -53,6 +53,13 @@ contacts and the slipping load frictions (dynamics/multipliers.py: ConstraintWor
 the penalty formulation's Penalty (formulations.py) or None."""
 
 
+def part_result(part, t, Y, U):
+    """The Result of a Part's samples: times t (N,), states Y (N, nq + nv), force values U (N, n_slots)."""
+    cm = part.cm
+    return Result(cm, t, Y[:, :cm.nq], Y[:, cm.nq:], U, active=part.active, tau=np.tile(part.tau, (len(t), 1)),
+                  targets=part.targets, slide=part.slide, friction=part.friction, penalty=part.penalty)
+
+
 def added(counts, stats):
     """counts + a stepper's stats, key by key (None, a count the stepper cannot give, stays None)."""
     return {**counts, **{key: None if value is None or counts.get(key, 0) is None else counts.get(key, 0) + value
@@ -387,9 +394,12 @@ class Driver:
     def _close_part(self, force=False):
         """End the current stretch of samples (one compiled model and mode) when it has any."""
         if force or len(self.samples_t) > (self.parts[-1][2] if self.parts else 0):
-            self.parts.append(Part(self.cm, self.data.active, len(self.samples_t), self.data.tau.copy(),
-                                   self.modes.targets(), self.data.cw.slide.copy(), self.data.cw.friction.copy(),
-                                   self.penalty))
+            self.parts.append(self._part(len(self.samples_t)))
+
+    def _part(self, stop):
+        """The Part of the current model and mode, its samples ending before index ``stop``."""
+        return Part(self.cm, self.data.active, stop, self.data.tau.copy(), self.modes.targets(),
+                    self.data.cw.slide.copy(), self.data.cw.friction.copy(), self.penalty)
 
     def _compile_results_aside(self, t, y):
         """The kernel of the Results' signals, compiling on another core while this run compiles its
@@ -397,15 +407,9 @@ class Driver:
         kernel's types takes ~1 ms."""
         asides, lagrange = RESULTS_ASIDE.setdefault(self.cm, {}), self.penalty is None
         if lagrange not in asides:
-            asides[lagrange] = self._result_at(t, y)._compile_aside()
+            one_sample = part_result(self._part(1), [t], y[None], np.zeros((1, self.cm.n_slots)))
+            asides[lagrange] = one_sample._compile_aside()
         return asides[lagrange]
-
-    def _result_at(self, t, y):
-        """A one-sample Result of (t, y) in the current model and mode, as ``result`` makes them."""
-        cm = self.cm
-        return Result(cm, [t], y[None, :cm.nq], y[None, cm.nq:], np.zeros((1, cm.n_slots)), active=self.data.active,
-                      tau=self.data.tau[None].copy(), targets=self.modes.targets(), slide=self.data.cw.slide.copy(),
-                      friction=self.data.cw.friction.copy(), penalty=self.penalty)
 
     def truncate(self, t):
         """Drop the outputs after t (a state change at t makes them obsolete). Returns what it dropped,
@@ -543,15 +547,13 @@ class Driver:
         self._log_charts()
         self.records.sort(key=lambda record: record.time)
         parts, start = [], 0
-        for cm, active, stop, tau, targets, slide, friction, penalty in self.parts:
-            n = stop - start
-            Y = np.array(self.samples_y[start:stop]).reshape(n, cm.nq + cm.nv)
-            parts.append(Result(cm, np.array(self.samples_t[start:stop]), Y[:, :cm.nq], Y[:, cm.nq:],
-                                np.array(self.samples_u[start:stop]).reshape(n, cm.n_slots), active=active,
-                                tau=np.tile(tau, (n, 1)), targets=targets, slide=slide, friction=friction,
-                                penalty=penalty))
+        for part in self.parts:
+            cm, n = part.cm, part.stop - start
+            parts.append(part_result(part, np.array(self.samples_t[start:part.stop]),
+                                     np.array(self.samples_y[start:part.stop]).reshape(n, cm.nq + cm.nv),
+                                     np.array(self.samples_u[start:part.stop]).reshape(n, cm.n_slots)))
             parts[-1]._compiling = self.results_compiling
-            start = stop
+            start = part.stop
         summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
         if len(parts) > 1:
             res = JoinedResult(parts, **summary)
