@@ -15,6 +15,7 @@ NON_FINITE = -1001   # the state (or a stage value) stays non-finite however sma
 STEP_TOO_SMALL = -1002   # the step size fell below 10 ulp(t)
 EVENT = -1003        # an event condition changed sign inside the last step: locate it
 STEP_FAILED = -1004  # a scipy solver could not take a step for another reason (its message says why)
+UNHANDLED = -1005    # an event's action cannot run compiled: the caller hands the event to Python
 
 MESSAGES = {
     OK: "the solver reached the end of the integration interval",
@@ -28,6 +29,7 @@ MESSAGES = {
     STEP_TOO_SMALL: "required step size is less than spacing between numbers",
     EVENT: "an event condition changed sign",
     STEP_FAILED: "the solver could not take a step",
+    UNHANDLED: "an event's action runs in Python",
 }
 
 

@@ -7,7 +7,8 @@
   row), the rows that hold (``held``: every row but those of open stops) and, of those, the rows
   taking part (``active``: the redundancy analysis of the current configuration), the compiled
   event signals, scratch (dz: a velocity correction; ydot: a state derivative an event signal needs —
-  kernels never allocate) and the run's settings (multiplier solver, drift control and its tolerances).
+  kernels never allocate), the run's settings (multiplier solver, drift control and its tolerances) and
+  the contacts' bounces resolved compiled (impacts.py: Impacts, None without rigid contacts).
 
 Kernels are ``kernel(model, data, ...)``; Python code makes a Data with ``CompiledModel.new_data``.
 """
@@ -23,7 +24,7 @@ from .projection import PROJECTION, STABILIZATION
 ModelArrays = namedtuple("ModelArrays", "node_i node_f force_i force_f gravity quat_q con_i con_f "
                                         "time_ops time_consts slot_span row_span nq")
 Data = namedtuple("Data", "ws cw u tau con_t active held dz ydot stack signal_i signal_f solver drift alpha beta rtol "
-                         "atol formulation ns")
+                         "atol formulation ns impacts")
 
 BAUMGARTE, NO_DRIFT_CONTROL = 2, 3
 DRIFT_CODES = {"projection": PROJECTION, "stabilization": STABILIZATION, "baumgarte": BAUMGARTE,
@@ -36,7 +37,7 @@ SIGNAL_I_COLS, SIGNAL_F_COLS = 4, 4     # compiled event signals (simulation/eve
 
 def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_solver="cholesky",
              baumgarte=(10.0, 10.0), rtol=1e-6, atol=1e-8, signal_i=None, signal_f=None, formulation="lagrange",
-             penalty=None, sigma=20.0):
+             penalty=None, sigma=20.0, impacts=None):
     """A fresh Data for the compiled model ``cm``: force values u (default: the constant ones), the
     rows ``active`` (default: the model's redundancy analysis, else every row), drift control and
     multiplier solver by name, Baumgarte's (alpha, beta), the tolerances rtol, atol (projection drives
@@ -44,7 +45,8 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
     signals (simulation/events.py) and the formulation: "penalty" with ``penalty`` a Penalty
     (simulation/formulations.py), the rows turned into spring-dampers or held by the augmented Lagrangian
     (they leave the active and held rows: no events; the augmented Lagrangian's are projected, projection.py);
-    "nullspace" with drift "baumgarte" holds the positions by method B at rate ``sigma`` (nullspace.py)."""
+    "nullspace" with drift "baumgarte" holds the positions by method B at rate ``sigma`` (nullspace.py);
+    ``impacts`` the run's Impacts (impacts.py)."""
     code, form = DRIFT_CODES[drift], FORMULATION_CODES[formulation]
     alpha, beta = (float(baumgarte[0]), float(baumgarte[1])) if code == BAUMGARTE else (0.0, 0.0)
     if form == NULLSPACE:
@@ -70,4 +72,4 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
                 np.zeros((cm.stack_depth, 3)),
                 np.zeros((0, SIGNAL_I_COLS), dtype=np.int64) if signal_i is None else signal_i,
                 np.zeros((0, SIGNAL_F_COLS)) if signal_f is None else signal_f,
-                SOLVER_CODES[constraint_solver], code, alpha, beta, float(rtol), float(atol), form, ns)
+                SOLVER_CODES[constraint_solver], code, alpha, beta, float(rtol), float(atol), form, ns, impacts)

@@ -24,9 +24,9 @@ import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
-from ..status import EVENT, NON_FINITE, OK, PAUSED, STEP_TOO_SMALL, describe
+from ..status import EVENT, NON_FINITE, OK, PAUSED, STEP_TOO_SMALL, UNHANDLED, describe
 from .base import Stepper, StepperFailure
-from .problem import correct, event_values, rhs
+from .problem import correct, event_values, jump, rhs
 from .tableaux import TABLEAUX
 
 # functions with a single compiled caller are inlined in numba's IR: every compiled function that
@@ -35,16 +35,19 @@ from .tableaux import TABLEAUX
 # its arrays' structs
 ONCE = dict(JIT, inline="always")
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0      # scipy's step-size factors (HNW §II.4 fac, facmin, facmax)
+SIMULTANEOUS = 1e-12     # event roots within this (relative to max(1, |t|)) of each other: one instant
+ROOT_ITERATIONS = 200
 
 RKState = namedtuple("RKState", "scalars flags counts y y_old f atol K Q g events work")
 RKState.__doc__ = """The arrays of one run, made by new_state (few fields: each costs compile time).
 
-scalars (8,): T_NOW, T_OLD (end and start of the last step; both the start time before the first),
+scalars (9,): T_NOW, T_OLD (end and start of the last step; both the start time before the first),
     H_LAST (the last step, 0 before the first), H_NEXT (|h| proposed for the next step), H_FIXED
     (the fixed step, 0: adaptive), T_GRID (a fixed-step run is on the grid T_GRID + k H_FIXED),
-    RTOL, MAX_STEP.
-flags (3,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
-    (interior points per step where the event functions are sampled).
+    RTOL, MAX_STEP, T_STOP (an adaptive step ends there rather than pass it: a bounce's apex; inf: none).
+flags (4,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
+    (interior points per step where the event functions are sampled), JUMPS (1: an event is located
+    here and its action run compiled where the problem's jump can, see jumped).
 counts (4,) int64: rhs evaluations, accepted steps, rejected steps, corrections that changed y.
 y, y_old: the states at T_NOW (corrected) and T_OLD; f = f(T_NOW, y); atol (n,).
 K (S, n): the stages of the last step, extra dense stages included; Q (n, p) = K^T P.
@@ -54,17 +57,19 @@ events (2, m) int64: DIRECTION per event, CROSSED (the first sample interval of 
     where it crossed, -1 if none).
 work (5, n): scratch.
 """
-T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP = range(8)
-DENSE_READY, N_GRID, N_SAMPLES = range(3)
+T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP = range(9)
+DENSE_READY, N_GRID, N_SAMPLES, JUMPS = range(4)
 COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
 G_OLD, G_NEW = 0, 1
 DIRECTION, CROSSED = 0, 1
 
 
-def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4):
+def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4,
+              jumps=False):
     """An RKState for ``tableau`` (a Tableau or a name in TABLEAUX) holding y0; h given: fixed
-    steps of h (required when the tableau has no error estimate). rtol below 100 eps is raised
-    to it with a warning, as scipy does. Call rk_start before stepping."""
+    steps of h (required when the tableau has no error estimate); ``jumps``: event actions run
+    compiled where the problem can (rk_advance). rtol below 100 eps is raised to it with a warning,
+    as scipy does. Call rk_start before stepping."""
     tab = TABLEAUX[tableau] if isinstance(tableau, str) else tableau
     y = np.array(y0, dtype=float).ravel()
     n = y.size
@@ -85,9 +90,9 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
         raise ValueError(f"directions must have {n_events} entries")
     if n_samples < 0:
         raise ValueError("n_samples must be >= 0")
-    scalars = np.zeros(8)
+    scalars = np.zeros(9)
     scalars[H_FIXED], scalars[RTOL], scalars[MAX_STEP] = 0.0 if h is None else float(h), rtol, float(max_step)
-    return RKState(scalars=scalars, flags=np.array([0, 0, int(n_samples)], dtype=np.int64),
+    return RKState(scalars=scalars, flags=np.array([0, 0, int(n_samples), int(jumps)], dtype=np.int64),
                    counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n), atol=atol,
                    K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])), g=np.zeros((2, n_events)),
                    events=np.array([np.sign(directions), -np.ones(n_events)], dtype=np.int64), work=np.zeros((5, n)))
@@ -236,6 +241,7 @@ def rk_start(problem, tab, st, t0, t_bound):
     st.scalars[T_NOW] = st.scalars[T_OLD] = st.scalars[T_GRID] = t0
     copy(st.y, st.y_old)
     st.scalars[H_LAST] = 0.0
+    st.scalars[T_STOP] = np.inf
     st.flags[N_GRID] = 0
     st.flags[DENSE_READY] = False
     fill(st.events[CROSSED], -1)
@@ -312,6 +318,8 @@ def rk_step(problem, tab, st, t_bound):
             t_new = t + h_abs
             if t_new > t_bound:
                 t_new = t_bound
+            if t < st.scalars[T_STOP] < t_new:
+                t_new = st.scalars[T_STOP]
         h = t_new - t
         h_abs = abs(h)
         status = stages(problem, tab, st, t, h, y_new)
@@ -451,20 +459,143 @@ def scan_events(problem, tab, st):
     return OK, fired
 
 
+@njit(**INLINE)
+def projected_value(problem, tab, st, k, t, point):
+    """Event k's value on the corrected dense output at t (point: scratch). Returns (status, value)."""
+    status = rk_dense(problem, tab, st, t, point)
+    if status == OK:
+        status = correct(problem, t, point)
+    if status == OK:
+        status = event_values(problem, t, point, st.g[G_NEW])
+    return status, st.g[G_NEW][k]
+
+
+@njit(**ONCE)
+def refine(problem, tab, st, k, a, b, fa, fb, point):
+    """The root of event k's value on the corrected dense output in [a, b], fa and fb of opposite
+    signs, by Brent's method (R. P. Brent, Algorithms for Minimization without Derivatives, 1973,
+    ch. 4: inverse quadratic interpolation or secant, bisection when they do not shrink the bracket
+    fast enough) to a few ulps of t, as the driver's brentq (scipy). Returns (status, root)."""
+    c, fc, d, e = a, fa, b - a, b - a
+    xtol = 4.0 * np.spacing(max(abs(a), abs(b)))
+    for _ in range(ROOT_ITERATIONS):
+        if (fb > 0.0) == (fc > 0.0):                  # keep the root between b and c
+            c, fc, d, e = a, fa, b - a, b - a
+        if abs(fc) < abs(fb):                           # b the best estimate
+            a, b, c, fa, fb, fc = b, c, b, fb, fc, fb
+        tol = 0.5 * (xtol + 4.0 * np.finfo(np.float64).eps * abs(b))
+        m = 0.5 * (c - b)
+        if fb == 0.0 or abs(m) <= tol:
+            return OK, b
+        if abs(e) >= tol and abs(fa) > abs(fb):
+            s = fb / fa
+            if a == c:                                  # secant
+                p, q = 2.0 * m * s, 1.0 - s
+            else:                                       # inverse quadratic interpolation
+                q, r = fa / fc, fb / fc
+                p = s * (2.0 * m * q * (q - r) - (b - a) * (r - 1.0))
+                q = (q - 1.0) * (r - 1.0) * (s - 1.0)
+            if p > 0.0:
+                q = -q
+            else:
+                p = -p
+            if 2.0 * p < min(3.0 * m * q - abs(tol * q), abs(e * q)):
+                e, d = d, p / q
+            else:
+                d = e = m
+        else:
+            d = e = m
+        a, fa = b, fb
+        b += d if abs(d) > tol else (tol if m > 0.0 else -tol)
+        status, fb = projected_value(problem, tab, st, k, b, point)
+        if status != OK:
+            return status, b
+    return OK, b
+
+
+@njit(**ONCE)
+def locate(problem, tab, st, point):
+    """The earliest event root of the last step (its crossings in st.events[CROSSED]), each refined on
+    the corrected dense output within its sample interval. Returns (status, t, k, alone): alone is
+    False when another event's root lies within SIMULTANEOUS of it or a bracket does not hold on the
+    corrected output (the driver then decides, as it does for every event)."""
+    m = st.flags[N_SAMPLES] + 1
+    t_old, h = st.scalars[T_OLD], st.scalars[H_LAST]
+    first, second, k_first = np.inf, np.inf, -1
+    for i in range(st.g[G_OLD].shape[0]):
+        j = st.events[CROSSED][i]
+        if j < 0:
+            continue
+        a = t_old + (j / m) * h
+        b = t_old + ((j + 1) / m) * h if j + 1 < m else st.scalars[T_NOW]
+        status, fa = projected_value(problem, tab, st, i, a, point)
+        if status == OK:
+            status, fb = projected_value(problem, tab, st, i, b, point)
+        if status != OK or not crossing(fa, fb, st.events[DIRECTION][i]):
+            return status, first, k_first, False
+        status, root = refine(problem, tab, st, i, a, b, fa, fb, point)
+        if status != OK:
+            return status, first, k_first, False
+        if root < first:
+            first, second, k_first = root, first, i
+        elif root < second:
+            second = root
+    return OK, first, k_first, second - first > SIMULTANEOUS * max(1.0, abs(first))
+
+
+@njit(**ONCE)
+def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
+    """After a crossing in the last step: its earliest event, located (locate), acted on compiled by
+    the problem's jump when it is the only one at that instant. The outputs past the event are dropped;
+    every_step records (t, y) before and after the jump, as the driver does. The run then restarts
+    there (rk_start) with that event quiet at its restart point and steps ending at the jump's t_stop.
+    Returns (status, n_out): UNHANDLED when the driver must handle the crossing."""
+    point, before = st.work[2], st.work[1]
+    status, t_hit, k, alone = locate(problem, tab, st, point)
+    if status != OK or not alone:
+        return UNHANDLED, n_out
+    status = rk_dense(problem, tab, st, t_hit, point)
+    if status == OK:
+        status = correct(problem, t_hit, point)
+    if status != OK:
+        return UNHANDLED, n_out
+    copy(point, before)
+    status, t_stop = jump(problem, t_hit, point, k)
+    if status != OK:
+        return UNHANDLED, n_out
+    if every_step:                                      # the step's end recorded last: replaced
+        n_out -= 1
+        T[n_out], T[n_out + 1] = t_hit, t_hit
+        copy(before, Y[n_out])
+        copy(point, Y[n_out + 1])
+        n_out += 2
+    else:
+        while n_out > 0 and t_eval[n_out - 1] > t_hit:
+            n_out -= 1
+    copy(point, st.y)
+    status = rk_start(problem, tab, st, t_hit, t_bound)
+    st.g[G_OLD][k] = 0.0
+    st.scalars[T_STOP] = t_stop
+    return status, n_out
+
+
 @njit(**JIT)
 def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y):
     """Accepted steps until st.t >= t_bound (OK), max_steps steps or T full (PAUSED: call again,
     the resumed run is bitwise the uninterrupted one), a failure, or an event (EVENT).
 
-    Recording after each step: every_step -> (t, y) into (T, Y)[n_out]; else the t_eval points
-    up to t (see record; t_eval[n_out] >= st.t on entry, T as long as t_eval). Then, with
-    events, scan_events: on a crossing the step stays accepted with its outputs recorded and
-    EVENT is returned (the caller locates the root on rk_dense). Returns (status, n_out)."""
+    Recording after each step: every_step -> (t, y) into (T, Y)[n_out] (two entries kept free for
+    a jump's before and after); else the t_eval points up to t (see record; t_eval[n_out] >= st.t on
+    entry, T as long as t_eval). Then, with events, scan_events: on a crossing, with JUMPS, the
+    problem's jump acts on it where it can (jumped) and the run goes on; else the step stays accepted
+    with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense).
+    Returns (status, n_out)."""
     n_events = st.g[G_OLD].shape[0]
+    room = 2 if n_events > 0 and st.flags[JUMPS] else 1
     for _ in range(max_steps):
         if st.scalars[T_NOW] >= t_bound:
             return OK, n_out
-        if every_step and n_out >= T.shape[0]:
+        if every_step and n_out + room > T.shape[0]:
             return PAUSED, n_out
         status = rk_step(problem, tab, st, t_bound)
         if status == OK:
@@ -480,8 +611,14 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
             status, fired = scan_events(problem, tab, st)
             if status != OK:
                 return status, n_out
-            if fired:
+            if fired and not st.flags[JUMPS]:
                 return EVENT, n_out
+            if fired:
+                status, n_out = jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y)
+                if status == UNHANDLED:
+                    return EVENT, n_out
+                if status != OK:
+                    return status, n_out
     return (OK if st.scalars[T_NOW] >= t_bound else PAUSED), n_out
 
 
@@ -492,13 +629,13 @@ class CompiledStepper(Stepper):
     failing start is ``start_status`` and is what advance returns."""
 
     def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
-                 directions=None, n_samples=4):
+                 directions=None, n_samples=4, jumps=False):
         if method not in TABLEAUX:
             raise ValueError(f"unknown method {method!r}; compiled methods: {', '.join(TABLEAUX)}")
         if t_bound < t0:
             raise ValueError("steppers run forward in time: t_bound must be >= t0")
         self.problem, self.method, self.tableau = problem, method, TABLEAUX[method]
-        self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples)
+        self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples, jumps)
         self.t_bound, self.message = float(t_bound), None
         self.restart(t0, self.state.y)
 

@@ -1,14 +1,19 @@
 """The problem registry: how compiled integrators call a right-hand side passed as data.
 
 A *problem* is an instance of a registered ``collections.namedtuple`` class, e.g. the mechanics'
-``System`` or a test's ``Decay(k)``. Its class is registered with three compiled
+``System`` or a test's ``Decay(k)``. Its class is registered with up to four compiled
 (``@njit``) functions::
 
     rhs(problem, t, y, dy) -> status          dy = f(t, y); OK (-1) or a failure code
     correct(problem, t, y) -> status          projects y in place (default: leaves it, OK)
     event_values(problem, t, y, g) -> status  fills g (n_events,) (default: no events)
+    jump(problem, t, y, k) -> (status, t_stop)
+                                              event k's action at (t, y), compiled: OK with y changed
+                                              in place and a time steps must end at (inf: none), or
+                                              UNHANDLED, y undefined: the action runs in Python
+                                              (default: every event is Python's)
 
-Compiled code calls the stubs ``rhs``, ``correct`` and ``event_values`` below; a numba
+Compiled code calls the stubs ``rhs``, ``correct``, ``event_values`` and ``jump`` below; a numba
 ``@overload`` picks the registered function from the problem's type while compiling, so the call
 is direct (inlinable) and the integrator stays cacheable although it takes the functions "as
 arguments".
@@ -24,13 +29,14 @@ import hashlib
 import inspect
 import re
 
+import numpy as np
 from numba import njit, types
 from numba.core.errors import TypingError
 from numba.extending import overload, typeof_impl
 from numba.core.typing.typeof import typeof
 
 from .._jit_cache import listen
-from ..status import OK
+from ..status import OK, UNHANDLED
 
 listen()        # the first compile is announced (_jit_cache.py); this module does not import spatial/algebra.py
 
@@ -42,17 +48,18 @@ listen()        # the first compile is announced (_jit_cache.py); this module do
 # they run without reference counting (spatial/algebra.py: JIT), so they must not allocate arrays:
 # scratch belongs in the problem tuple. strict=False: their parameters need not be named as the stubs'.
 INLINED = dict(forceinline=True, error_model="numpy", _nrt=False)
-PROBLEMS = {}            # registered namedtuple class -> (rhs, correct, events) compiled functions
+PROBLEMS = {}            # registered namedtuple class -> (rhs, correct, events, jump) compiled functions
 _STAND_INS = {}          # the class numba sees for a registered class -> its functions
 _STAND_IN_NAME = re.compile(r"\w+_[0-9a-f]{16}")
 
 
-def register_problem(cls, rhs, correct=None, events=None):
+def register_problem(cls, rhs, correct=None, events=None, jump=None):
     """Register the compiled functions of problem class ``cls`` (a collections.namedtuple class).
     Registering a class again replaces its functions."""
     if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
         raise TypeError("a problem class must be a collections.namedtuple class")
-    functions = (rhs, _no_correction if correct is None else correct, _no_events if events is None else events)
+    functions = (rhs, _no_correction if correct is None else correct, _no_events if events is None else events,
+                 _no_jump if jump is None else jump)
     text = cls.__module__ + cls.__qualname__ + repr(cls._fields) + "".join(map(_source, functions))
     name = f"{cls.__name__}_{hashlib.sha1(text.encode()).hexdigest()[:16]}"
     stand_in = globals().get(name) or __getattr__(name)
@@ -98,6 +105,11 @@ def _no_events(problem, t, y, g):
     return OK
 
 
+@njit
+def _no_jump(problem, t, y, k):
+    return UNHANDLED, np.inf
+
+
 # ------------------------------------------------------------------- stubs, implemented by overloads
 def rhs(problem, t, y, dy):
     """dy = f(t, y) for a registered problem; returns OK or a failure code (compiled code only)."""
@@ -112,6 +124,11 @@ def correct(problem, t, y):
 def event_values(problem, t, y, g):
     """g = the problem's event functions at (t, y); returns OK or a failure code."""
     raise NotImplementedError("event_values is callable from compiled code only")
+
+
+def jump(problem, t, y, k):
+    """Event k's action at (t, y) compiled: (OK, a time steps must end at) or (UNHANDLED, inf)."""
+    raise NotImplementedError("jump is callable from compiled code only")
 
 
 def _functions(problem):
@@ -139,3 +156,8 @@ def _correct(problem, t, y):
 @overload(event_values, jit_options=INLINED, strict=False)
 def _event_values(problem, t, y, g):
     return _implementation(problem, 2)
+
+
+@overload(jump, jit_options=INLINED, strict=False)
+def _jump(problem, t, y, k):
+    return _implementation(problem, 3)

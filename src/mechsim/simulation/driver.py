@@ -14,6 +14,9 @@ dense output to a few ulps of t; crossings within ``SIMULTANEOUS`` of the earlie
 An event does not fire again at its own restart point (its first sample there counts as zero).
 After an action changed the state or the inputs, the outputs past the event are dropped and the
 stepper restarts at the event (derivative recomputed, step size reset, state re-projected).
+The compiled loop does all of this itself for a contact point's bounce while every contact is open
+(dynamics/impacts.py; integrators/explicit.py ``jumped``); the driver logs those bounces after each
+chunk (``_log_bounces``).
 """
 import weakref
 from collections import namedtuple
@@ -28,7 +31,8 @@ from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.api import singular_node_error
 from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from ..errors import MechsimError, ModelError
-from ..integrators import CompiledStepper, crossing
+from ..dynamics.impacts import LOG_APPROACH, LOG_IMPULSE, LOG_REBOUND, LOG_SIGNAL, LOG_T, LOG_THRESHOLD
+from ..integrators import SIMULTANEOUS, CompiledStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
 from .events import EventRecord, as_events, compile_signals
 from .formulations import penalty_table
@@ -41,7 +45,6 @@ CHUNK = 2000             # accepted steps per call of the compiled loop (progres
 PACE_WINDOW = 100_000    # accepted steps between two checks that a run still advances
 PACE_LIMIT = 1e9         # a run whose steps would need more than this many more to reach t_end is stopped (hours)
 N_SAMPLES = 4            # interior points of a step where event conditions are sampled
-SIMULTANEOUS = 1e-12     # crossings within this (relative to max(1, |t|)) of each other: one instant
 ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
 
 
@@ -106,6 +109,7 @@ class Driver:
         problem the stepper integrates."""
         opts = self.opts
         signal_i, signal_f, self.compiled_events = compile_signals(cm, self.events)
+        impacts = self.modes.impacts([self.events[k] for k in self.compiled_events], opts["formulation"] == "lagrange")
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         if hasattr(self, "data"):
             self._log_charts()
@@ -117,7 +121,7 @@ class Driver:
         self.data = cm.new_data(active=active, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
                                 baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]),
                                 signal_i=signal_i, signal_f=signal_f, formulation=opts["formulation"],
-                                penalty=self.penalty, sigma=opts["sigma"])
+                                penalty=self.penalty, sigma=opts["sigma"], impacts=impacts)
         self.modes.apply(self.data)
         self.problem = system(cm.arrays, self.data, cm.is_tree)
 
@@ -142,9 +146,10 @@ class Driver:
         directions = np.array([self.events[k].direction for k in self.compiled_events])
         tolerances = dict(rtol=float(opts["rtol"]), atol=float(opts["atol"]), max_step=max_step, h=h,
                           n_samples=N_SAMPLES)
-        if self.backend == "compiled":
+        if self.backend == "compiled":       # bounces resolved compiled unless Python looks at every step
             return CompiledStepper(self.problem, opts["solver"], t, y, self.t_end, n_events=len(self.compiled_events),
-                                   directions=directions, **tolerances)
+                                   directions=directions, jumps=self.data.impacts is not None and not self.python_events,
+                                   **tolerances)
         from ..integrators import ScipyStepper     # imported here, not at start-up: scipy.integrate takes ~0.4 s
         return ScipyStepper(self._rhs, self._correct, None, opts["solver"], t, y, self.t_end, **tolerances)
 
@@ -352,6 +357,23 @@ class Driver:
             self.log(t, "repartition", "nullspace", f"independent velocities re-chosen: {why}")
         self.charts_logged = made
 
+    def _log_bounces(self):
+        """An "impact" record for each bounce the compiled loop resolved since the last call (dynamics/
+        impacts.py), as simulation/hybrid.py's ``_strike`` logs one; the hit thresholds it re-armed go to the
+        modes, and the last bounced event is quiet at its restart point."""
+        impacts = self.data.impacts
+        if impacts is None or not impacts.count[0]:
+            return
+        for entry in impacts.log[:impacts.count[0]]:
+            k = self.compiled_events[int(entry[LOG_SIGNAL])]
+            point = self.events[k].element
+            self.log(entry[LOG_T], "impact", point.name,
+                     f"impact at {entry[LOG_APPROACH]:.6g}, impulse {entry[LOG_IMPULSE]:.6g}; rebounds at "
+                     f"{entry[LOG_REBOUND]:.6g} (restitution {point.contact.restitution:g})")
+            self.modes.touch[point.key] = entry[LOG_THRESHOLD]
+        self.quiet, self.quiet_at = {k}, entry[LOG_T]
+        impacts.count[0] = 0
+
     def _start_modes(self, t, y):
         """The mode at the start (simulation/hybrid.py: Modes.start), settled."""
         sim = SimulationHandle(self, t, y)
@@ -503,6 +525,7 @@ class Driver:
                     self.record(T[n_start:n_out], Y[n_start:n_out])
                     self.n_out = n_out
                 self._log_charts()
+                self._log_bounces()
                 if status not in (OK, PAUSED, EVENT):
                     raise StepError(self._status_message(status, self.stepper.t))
                 if status == EVENT or per_step and (self.python_events or self.backend == "python" and self.events):

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..assembly.redundancy import analyse
 from ..dynamics.api import constraint_accelerations, constraint_values
+from ..dynamics.impacts import RESTING_GAP, TOUCH_GAP, TOUCH_SPEED, new_impacts
 from ..dynamics.kernels import crba, rnea
 from ..dynamics.multipliers import F_PRISMATIC, F_SIGN, friction_loads
 from ..dynamics.system import CONE, COORDINATE, FRICTION_LOAD, GAP, MULTIPLIER, SILENT, SLIP
@@ -50,8 +51,6 @@ from ..errors import SimulationError
 from .events import Event
 
 TOUCH = 1e-12          # |q - value| within this (relative to max(1, |value|)) touches a stop
-TOUCH_GAP = -4 * np.spacing(1.0)     # an open contact hits when its gap falls this far below where it opened
-TOUCH_SPEED = 1e-12                  # a contact point approaching or leaving slower than this (m/s) rests
 TOUCH_ACCELERATION = 1e-6            # an open point at rest presses into the surface faster than this (m/s^2)
 
 
@@ -269,7 +268,7 @@ class Modes:
         if before[c.key][1][c.row] >= -TOUCH_SPEED:      # leaving, or at rest: closes if it would press (_iterate)
             return self._arm(driver, t, y, c)
         points = [c] + [p for p in self.contacts if p is not c and p.row not in self.closed and
-                        abs(before[p.key][0][p.row]) <= 1e-9 and before[p.key][1][p.row] < -TOUCH_SPEED]
+                        abs(before[p.key][0][p.row]) <= RESTING_GAP and before[p.key][1][p.row] < -TOUCH_SPEED]
         resting = self._resting(before) - {r for p in points for r in p.rows}
         self._strike(sim, points, before, resting)
         self._propagate(sim, resting)
@@ -279,9 +278,9 @@ class Modes:
         return {p.key: self._contact_rows(driver, t, y[:self.nq], y[self.nq:], p)[:2] for p in self.contacts}
 
     def _resting(self, rates):
-        """The rows of the contact points closed or touching (gap within 1e-9) before an impact (``rates``:
+        """The rows of the contact points closed or touching (gap within RESTING_GAP) before an impact (``rates``:
         ``_rates``): free during it (``_propagate``)."""
-        return {r for p in self.contacts if p.row in self.closed or abs(rates[p.key][0][p.row]) <= 1e-9
+        return {r for p in self.contacts if p.row in self.closed or abs(rates[p.key][0][p.row]) <= RESTING_GAP
                 for r in p.rows}
 
     def _strike(self, sim, points, before, released):
@@ -396,7 +395,7 @@ class Modes:
         """Whether open contact point c touches (gap and its rate ~0) and the flow would push it into the
         surface (its gap's acceleration, along the flow by a difference, below -TOUCH_ACCELERATION)."""
         gap, rate, _ = self._contact_rows(driver, t, y[:self.nq], y[self.nq:], c)
-        if abs(gap[c.row]) > 1e-9 or abs(rate[c.row]) > TOUCH_SPEED:
+        if abs(gap[c.row]) > RESTING_GAP or abs(rate[c.row]) > TOUCH_SPEED:
             return False
         dt = 1e-7 * max(1.0, abs(t))
         ahead = y + dt * driver.dynamics(t, y)[0]
@@ -461,7 +460,7 @@ class Modes:
         rows = [p.rows for p in points]
         _, hd, G = constraint_values(driver.cm, q, v, t, rows=np.ravel(rows))
         target = G @ v - hd                                     # f': the surface's velocity on the slip rows
-        b = [x for p, e in zip(points, restitutions) for x in (-e * hd[p.row], *target[p.tangents])]
+        b = [x for p, e in zip(points, restitutions) for x in (target[p.row] - e * hd[p.row], *target[p.tangents])]
         v_plus, P = self.impact(driver, t, q, v, np.ravel(rows).tolist(), b, released)
         P = P.reshape(len(points), 3)
         if all(np.hypot(*P_p[1:]) <= p.contact.static * P_p[0] * (1 + 1e-12) for p, P_p in zip(points, P)):
@@ -472,7 +471,7 @@ class Modes:
         forces = lambda s: {p.row: G[p.row] - p.contact.kinetic * (s_p @ G[p.tangents]) for p, s_p in zip(points, s)}
         M = self.mass_matrix(driver, q)
         for scale in (1.0, 0.0):
-            b = [-scale * e * hd[p.row] for p, e in zip(points, restitutions)]
+            b = [target[p.row] - scale * e * hd[p.row] for p, e in zip(points, restitutions)]
             solve = lambda s: self.impact(driver, t, q, v, [p.row for p in points], b, released, forces(s))
             s = coulomb
             if any(p.contact.impact_law == "smith" for p in points):
@@ -513,6 +512,18 @@ class Modes:
         return s
 
     # ---------------------------------------------------------------- the mode of a Data
+    def impacts(self, events, lagrange):
+        """The Impacts of a Data (dynamics/impacts.py) for the compiled events ``events``: the contact points'
+        hits resolved compiled, while every switched row is open and nothing slips or slides in the Lagrange
+        formulation; None without rigid contacts."""
+        if not self.contacts:
+            return None
+        free = lagrange and not (self.closed or self.slip or self.sliding)
+        table = [[e.element.contact.restitution, e.element.contact.min_bounce_speed, e.element.contact.static, 1.0]
+                 if free and isinstance(e, ModeEvent) and e.role == "hit" and isinstance(e.element, ContactRows)
+                 else [0.0] * 4 for e in events]
+        return new_impacts(table, [c.row for c in self.contacts])
+
     def apply(self, data):
         """Write the mode's lock targets, kinetic friction forces and sliding contacts into a run's Data."""
         for c in self.contacts:
@@ -566,7 +577,7 @@ class Modes:
             if gap[c.row] < -1e-9:
                 raise SimulationError(f"contact '{c.name}': body '{c.contact.body}' starts {-gap[c.row]:.6g} inside "
                                       f"the surface of '{c.contact.surface}'; start it on or above the surface")
-            if gap[c.row] <= 1e-9 and hd[c.row] < -TOUCH_SPEED:
+            if gap[c.row] <= RESTING_GAP and hd[c.row] < -TOUCH_SPEED:
                 touching.append(c)
         for c in touching:              # each strikes; a point at rest closes if it would press (_iterate)
             self._touch(sim, c)
@@ -670,7 +681,7 @@ class Modes:
         cm, q, v = driver.cm, y[:self.nq], y[self.nq:]
         rates = self._rates(driver, t, y)
         touching = [c for c in self.contacts if c.row in self.closed or
-                    abs(rates[c.key][0][c.row]) <= 1e-9 and abs(rates[c.key][1][c.row]) <= TOUCH_SPEED]
+                    abs(rates[c.key][0][c.row]) <= RESTING_GAP and abs(rates[c.key][1][c.row]) <= TOUCH_SPEED]
         at_rest = [c for c in touching if np.hypot(*rates[c.key][1][c.tangents]) <= TOUCH_SPEED]
         stops = [s for s in self.sides if s.row in self.closed or
                  abs(q[s.qi] - s.value) <= TOUCH * max(1.0, abs(s.value)) and abs(v[s.vi]) <= TOUCH_SPEED]

@@ -1,19 +1,21 @@
 """The mechanics as a problem of the integrators (integrators/problem.py): ``system(model, data)``,
 a System tuple whose right-hand side, drift correction and event signals are the compiled kernels
-of dynamics/system.py.
+of dynamics/system.py, and whose compiled event action is a contact's bounce (dynamics/impacts.py).
 
 System is flat, the arrays of the model and the data side by side, not System(model, data): the
 integrator's inlined functions reach each array in one step; reaching one through a nested tuple
 takes the whole inner tuple."""
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from ..dynamics.data import NULLSPACE, Data, ModelArrays
+from ..dynamics.impacts import ON, contact_impulse, rearm
 from ..dynamics.system import correct_tables, derivative_tables, signal_tables, watches_multipliers
 from ..integrators.problem import register_problem
-from ..spatial.algebra import INLINE
-from ..status import OK
+from ..spatial.algebra import INLINE, JIT
+from ..status import OK, UNHANDLED
 
 System = namedtuple("System", ModelArrays._fields + Data._fields)
 
@@ -54,4 +56,35 @@ def events(s, t, y, g):
                          s.signal_i, s.signal_f, s.u, s.ws, s.cw, y, s.ydot, g)
 
 
-register_problem(System, derivative, correct, events)
+@njit(**INLINE)
+def jump(s, t, y, k):
+    """Compiled event k's action at (t, y) where it runs compiled: a contact's bounce."""
+    return bounce(s, s.impacts, t, y, k)
+
+
+@njit(**JIT)
+def bounce(s, impacts, t, y, k):
+    """The bounce of the contact point whose hit is compiled event k, with no row held (dynamics/impacts.py):
+    y becomes the state after it. Returns (OK, the bounce's apex) or (UNHANDLED, inf): the driver decides.
+    Compiles to nothing without rigid contacts (impacts None)."""
+    if impacts is None:
+        return UNHANDLED, np.inf
+    if s.held.shape[0] or impacts.table[k, ON] == 0.0 or impacts.count[0] == impacts.log.shape[0]:
+        return UNHANDLED, np.inf
+    r = s.signal_i[k, 1]
+    status = derivative(s, t, y, s.ydot)                # the factorization of M the impulse is solved on
+    if status != OK:
+        return UNHANDLED, np.inf
+    status, approach, impulse = contact_impulse(s.node_i, s.node_f, s.nq, s.con_i, s.con_f, s.con_t, s.ws, s.cw,
+                                                impacts, k, r, y)
+    if status == OK:
+        status = correct(s, t, y)
+    if status == OK:
+        status = derivative(s, t, y, s.ydot)
+    if status != OK:
+        return UNHANDLED, np.inf
+    return OK, rearm(s.node_i, s.node_f, s.nq, s.con_i, s.con_f, s.con_t, s.ws, s.cw, s.signal_f, impacts, k, r, t, y,
+                     s.ydot, approach, impulse)
+
+
+register_problem(System, derivative, correct, events, jump)
