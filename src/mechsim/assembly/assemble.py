@@ -10,7 +10,7 @@ from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import ModelError
 from ..modeling.joints import PRIM_NQ, PRIM_S
-from .redundancy import RANK_TOL, analyse
+from .redundancy import RANK_TOL, Analysis, analyse
 
 TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in rad)
 
@@ -25,6 +25,10 @@ def assemble(model, fixed=None, t=0.0, what="assemble(): fixed", start=None):
     held = held_velocities(cm, fixed, q, v, what)
     if cm.n_rows == 0:
         return State(cm, q, v, t)
+    if cm.every_row.size == 0:              # switched rows only (stops, frictions, contacts): none holds yet
+        state = State(cm, q, v, t)
+        state.analysis = cm.analysis = Analysis(np.zeros(0, dtype=np.int64), [], 0, cm.nv)
+        return state
     free = np.setdiff1d(np.arange(cm.nv), held)
     analyse(cm, constraint_values(cm, q, v, t)[2])          # names an inconsistent driver before assembling
     q = solve_positions(cm, q, v, t, free)

@@ -608,9 +608,10 @@ class Modes:
         del driver.records[n_records:]
         return not changes
 
-    def settle(self, driver, t, y):
+    def settle(self, driver, t, y, fresh=False):
         """The mode iteration (module docstring) at (t, y): uses each trial mode on the driver
-        (driver.use_mode) and returns the state projected onto the final mode's rows."""
+        (driver.use_mode; ``fresh``: the driver's Data already holds the first, made at this y) and returns
+        the state projected onto the final mode's rows."""
         seen, slid = set(), set()                        # trial modes; contacts sliding with friction in them
         start, n_records = self.mode(), len(driver.records)
         while True:
@@ -624,7 +625,9 @@ class Modes:
                         "contact would penetrate (a Painlevé paradox: the friction is too high for this configuration)")
                 return self._settle_by_complementarity(driver, t, y, start, n_records)
             seen.add(key)
-            y = driver.use_mode(t, y)
+            if not fresh:
+                y = driver.use_mode(t, y)
+            fresh = False
             ydot, lam = driver.dynamics(t, y)
             if not self._iterate(driver, t, y, lam, ydot[self.nq:]):
                 return y
