@@ -26,8 +26,10 @@ def assemble(model, fixed=None, t=0.0, what="assemble(): fixed", start=None):
     if cm.n_rows == 0:
         return State(cm, q, v, t)
     if cm.every_row.size == 0:              # switched rows only (stops, frictions, contacts): none holds yet
+        if cm.analysis is None or cm.analysis.active.size:   # kept: one-off evaluations' Data is per analysis
+            cm.analysis = Analysis(np.zeros(0, dtype=np.int64), [], 0, cm.nv)
         state = State(cm, q, v, t)
-        state.analysis = cm.analysis = Analysis(np.zeros(0, dtype=np.int64), [], 0, cm.nv)
+        state.analysis = cm.analysis
         return state
     free = np.setdiff1d(np.arange(cm.nv), held)
     analyse(cm, constraint_values(cm, q, v, t)[2])          # names an inconsistent driver before assembling

@@ -31,8 +31,17 @@ CLOSED_LOOP = {
                {"name": "j3", "kind": "revolute", "parent": "coupler", "child": "rocker", "parent_frame": "tip",
                 "child_frame": "tip", "axis": [0, 0, 1], "q0": 1.0, "cut": True}],
 }
+# a ball dropped 0.1 m onto the floor, thrown sideways: a bounce (compiled) and a sliding landing (the modes)
+CONTACTS = {
+    "name": "warmup ball", "gravity": [0, 0, -9.81],
+    "bodies": [{"name": "ball", "mass": 1.0, "inertia": [0.004, 0.004, 0.004]}],
+    "joints": [{"name": "free", "kind": "free", "parent": "ground", "child": "ball", "q0": [0, 0, 0.2, 1, 0, 0, 0],
+                "v0": [1.0, 0, 0, 0, 0, 0]}],
+    "contacts": [{"name": "floor", "body": "ball", "shape": "sphere", "radius": 0.1, "restitution": 0.5,
+                  "static": 0.3, "kinetic": 0.3, "min_bounce_speed": 0.5}],
+}
 KINDS = {"open chains": (OPEN_CHAIN, {}), "closed loops": (CLOSED_LOOP, {}),
-         "the null-space formulation": (CLOSED_LOOP, {"formulation": "nullspace"})}
+         "the null-space formulation": (CLOSED_LOOP, {"formulation": "nullspace"}), "contacts": (CONTACTS, {})}
 
 
 def add_parser(commands):
@@ -65,6 +74,10 @@ def compile_kind(kind):
     start = time.perf_counter()
     data, options = KINDS[kind]
     model = ms.load_dict(data)
+    if data is CONTACTS:
+        result = model.simulate(t_end=0.6, **options)
+        result["floor.normal_force"]
+        return time.perf_counter() - start
     result = model.simulate(t_end=0.01, events=[ms.Event("j1.q", value=10.0)], **options)
     state = model.initial_state()
     q, v = state.q, np.zeros_like(state.v)

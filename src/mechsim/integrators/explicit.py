@@ -13,6 +13,9 @@ select_initial_step. A fixed step h instead walks the grid t_start + k h (clippe
 After an accepted step the state is corrected in place by ``correct``; the derivative is then
 taken from the last stage, f(t + h, y_new), when the correction left y unchanged, else
 re-evaluated at the corrected state. The dense output of a step is its raw continuous extension.
+Events are sampled along each step; on a crossing the loop returns to its caller, or, for a run
+with jumps, locates the earliest root itself (Brent's method on the corrected dense output) and
+lets the problem's ``jump`` act on it (a bounce), restarting there without leaving the loop.
 
 Every kernel returns a status (status.py): OK, a failure code of the problem's functions handed
 back unchanged, NON_FINITE, STEP_TOO_SMALL, or from rk_advance PAUSED / EVENT.
@@ -45,9 +48,8 @@ scalars (9,): T_NOW, T_OLD (end and start of the last step; both the start time 
     H_LAST (the last step, 0 before the first), H_NEXT (|h| proposed for the next step), H_FIXED
     (the fixed step, 0: adaptive), T_GRID (a fixed-step run is on the grid T_GRID + k H_FIXED),
     RTOL, MAX_STEP, T_STOP (an adaptive step ends there rather than pass it: a bounce's apex; inf: none).
-flags (4,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
-    (interior points per step where the event functions are sampled), JUMPS (1: an event is located
-    here and its action run compiled where the problem's jump can, see jumped).
+flags (3,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
+    (interior points per step where the event functions are sampled).
 counts (4,) int64: rhs evaluations, accepted steps, rejected steps, corrections that changed y.
 y, y_old: the states at T_NOW (corrected) and T_OLD; f = f(T_NOW, y); atol (n,).
 K (S, n): the stages of the last step, extra dense stages included; Q (n, p) = K^T P.
@@ -58,18 +60,16 @@ events (2, m) int64: DIRECTION per event, CROSSED (the first sample interval of 
 work (5, n): scratch.
 """
 T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP = range(9)
-DENSE_READY, N_GRID, N_SAMPLES, JUMPS = range(4)
+DENSE_READY, N_GRID, N_SAMPLES = range(3)
 COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
 G_OLD, G_NEW = 0, 1
 DIRECTION, CROSSED = 0, 1
 
 
-def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4,
-              jumps=False):
+def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4):
     """An RKState for ``tableau`` (a Tableau or a name in TABLEAUX) holding y0; h given: fixed
-    steps of h (required when the tableau has no error estimate); ``jumps``: event actions run
-    compiled where the problem can (rk_advance). rtol below 100 eps is raised to it with a warning,
-    as scipy does. Call rk_start before stepping."""
+    steps of h (required when the tableau has no error estimate). rtol below 100 eps is raised
+    to it with a warning, as scipy does. Call rk_start before stepping."""
     tab = TABLEAUX[tableau] if isinstance(tableau, str) else tableau
     y = np.array(y0, dtype=float).ravel()
     n = y.size
@@ -92,7 +92,7 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
         raise ValueError("n_samples must be >= 0")
     scalars = np.zeros(9)
     scalars[H_FIXED], scalars[RTOL], scalars[MAX_STEP] = 0.0 if h is None else float(h), rtol, float(max_step)
-    return RKState(scalars=scalars, flags=np.array([0, 0, int(n_samples), int(jumps)], dtype=np.int64),
+    return RKState(scalars=scalars, flags=np.array([0, 0, int(n_samples)], dtype=np.int64),
                    counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n), atol=atol,
                    K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])), g=np.zeros((2, n_events)),
                    events=np.array([np.sign(directions), -np.ones(n_events)], dtype=np.int64), work=np.zeros((5, n)))
@@ -548,8 +548,10 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
     """After a crossing in the last step: its earliest event, located (locate), acted on compiled by
     the problem's jump when it is the only one at that instant. The outputs past the event are dropped;
     every_step records (t, y) before and after the jump, as the driver does. The run then restarts
-    there (rk_start) with that event quiet at its restart point and steps ending at the jump's t_stop.
-    Returns (status, n_out): UNHANDLED when the driver must handle the crossing."""
+    there (rk_start) with that event quiet at its restart point, and a step ends at the jump's t_stop
+    if the first step would pass it: a first step over a whole small bounce (its condition back below
+    zero at every sample) would see no crossing. Returns (status, n_out): UNHANDLED when the driver
+    must handle the crossing."""
     point, before = st.work[2], st.work[1]
     status, t_hit, k, alone = locate(problem, tab, st, point)
     if status != OK or not alone:
@@ -575,23 +577,24 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
     copy(point, st.y)
     status = rk_start(problem, tab, st, t_hit, t_bound)
     st.g[G_OLD][k] = 0.0
-    st.scalars[T_STOP] = t_stop
+    if t_stop < t_hit + st.scalars[H_NEXT]:     # else the first step ends before t_stop, where the condition
+        st.scalars[T_STOP] = t_stop              # is off its zero: later steps see any crossing by sign
     return status, n_out
 
 
 @njit(**JIT)
-def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y):
+def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y, jumps):
     """Accepted steps until st.t >= t_bound (OK), max_steps steps or T full (PAUSED: call again,
     the resumed run is bitwise the uninterrupted one), a failure, or an event (EVENT).
 
     Recording after each step: every_step -> (t, y) into (T, Y)[n_out] (two entries kept free for
     a jump's before and after); else the t_eval points up to t (see record; t_eval[n_out] >= st.t on
-    entry, T as long as t_eval). Then, with events, scan_events: on a crossing, with JUMPS, the
-    problem's jump acts on it where it can (jumped) and the run goes on; else the step stays accepted
-    with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense).
-    Returns (status, n_out)."""
+    entry, T as long as t_eval). Then, with events, scan_events: on a crossing, with ``jumps`` True,
+    the problem's jump acts on it where it can (jumped) and the run goes on; else the step stays accepted
+    with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense). ``jumps``
+    None compiles no jump (numba drops the branch on its type). Returns (status, n_out)."""
     n_events = st.g[G_OLD].shape[0]
-    room = 2 if n_events > 0 and st.flags[JUMPS] else 1
+    room = 1 if jumps is None or n_events == 0 else 2
     for _ in range(max_steps):
         if st.scalars[T_NOW] >= t_bound:
             return OK, n_out
@@ -611,14 +614,15 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
             status, fired = scan_events(problem, tab, st)
             if status != OK:
                 return status, n_out
-            if fired and not st.flags[JUMPS]:
+            if not fired:
+                continue
+            if jumps is None:
                 return EVENT, n_out
-            if fired:
-                status, n_out = jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y)
-                if status == UNHANDLED:
-                    return EVENT, n_out
-                if status != OK:
-                    return status, n_out
+            status, n_out = jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y)
+            if status == UNHANDLED:
+                return EVENT, n_out
+            if status != OK:
+                return status, n_out
     return (OK if st.scalars[T_NOW] >= t_bound else PAUSED), n_out
 
 
@@ -630,12 +634,14 @@ class CompiledStepper(Stepper):
 
     def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
                  directions=None, n_samples=4, jumps=False):
+        """``jumps``: event actions run compiled where the problem's jump can (rk_advance)."""
         if method not in TABLEAUX:
             raise ValueError(f"unknown method {method!r}; compiled methods: {', '.join(TABLEAUX)}")
         if t_bound < t0:
             raise ValueError("steppers run forward in time: t_bound must be >= t0")
         self.problem, self.method, self.tableau = problem, method, TABLEAUX[method]
-        self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples, jumps)
+        self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples)
+        self.jumps = True if jumps else None
         self.t_bound, self.message = float(t_bound), None
         self.restart(t0, self.state.y)
 
@@ -659,7 +665,7 @@ class CompiledStepper(Stepper):
             return self.start_status, n_out
         t_eval = self._checked_outputs(every_step, t_eval, n_out, T)
         status, n_out = rk_advance(self.problem, self.tableau, self.state, float(t_bound), int(max_steps),
-                                   bool(every_step), t_eval, int(n_out), T, Y)
+                                   bool(every_step), t_eval, int(n_out), T, Y, self.jumps)
         if status not in (OK, PAUSED, EVENT):
             self.message = describe(status)
         return int(status), int(n_out)
