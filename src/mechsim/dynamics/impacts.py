@@ -26,9 +26,8 @@ from numba import njit
 
 from ..spatial.algebra import JIT
 from ..status import OK, UNHANDLED
-from .constraints import evaluate_row, velocity_product_accelerations
-from .kernels import carve, first_pass
 from .multipliers import cholesky_solve, constraint_jacobian_solves, form_lambda
+from .projection import constraint_state_tables
 
 Impacts = namedtuple("Impacts", "table points rows log count")
 RESTITUTION, MIN_BOUNCE, STATIC, ON = range(4)
@@ -47,24 +46,12 @@ def new_impacts(table, points):
 
 
 @njit(**JIT)
-def point_rows(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, y, rows):
-    """The constraint rows ``rows`` evaluated at y (h, hd, gamma, G in cw) after the kinematics pass."""
-    q, v = y[:nq], y[nq:]
-    w = carve(ws)
-    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
-    velocity_product_accelerations(node_i, w.c, cw.acc0)
-    for row in rows:
-        evaluate_row(con_i, con_f, con_t, row, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
-                     cw.gamma, cw.G)
-
-
-@njit(**JIT)
 def contact_impulse(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, impacts, k, r, y):
     """Newton's impact of the contact point with normal row r, whose hit is compiled signal k, on the
     factorization of an evaluation at y (module docstring): v+ into y. Returns (status, approach speed,
     normal impulse); UNHANDLED leaves the case to the driver."""
-    table, v = impacts.table[k], y[nq:]
-    point_rows(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, y, impacts.points)
+    table, q, v = impacts.table[k], y[:nq], y[nq:]
+    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, impacts.points)
     for row in impacts.points:
         if row != r and abs(cw.h[row]) <= RESTING_GAP:
             return UNHANDLED, 0.0, 0.0
@@ -76,7 +63,7 @@ def contact_impulse(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, impacts, k,
     rows = impacts.rows[:n]
     for j in range(n):
         rows[j] = r + j
-    point_rows(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, y, rows[1:])
+    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, rows[1:])
     cw.rhs[0] = -(1.0 + e) * cw.hd[r]                   # b - G v-: the normal rate to -e times its value
     for j in range(1, n):                               # the slip to the surface's velocity
         cw.rhs[j] = -cw.hd[r + j]
@@ -98,7 +85,7 @@ def rearm(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, sig_f, impacts, k, r,
     few ulps below its gap now (simulation/hybrid.py ``_arm``), the bounce logged, and the time steps must
     end at: the bounce's apex t + w / a, w the rebound speed, a = G vdot - gamma the gap rate's
     deceleration (hd' = G vdot + Gdot v - f''), so that no step passes over a whole small bounce."""
-    point_rows(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, y, impacts.rows[:1])
+    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, y[:nq], y[nq:], impacts.rows[:1])
     threshold = min(cw.h[r], 0.0) + TOUCH_GAP
     sig_f[k, 0] = threshold
     rebound, a = cw.hd[r], -cw.gamma[r]

@@ -413,6 +413,13 @@ def rk_dense(problem, tab, st, t, out):
 
 
 # ---------------------------------------------------------------------------------- outputs, events
+@njit(**INLINE)
+def corrected_dense(problem, tab, st, t, out):
+    """out = the dense output at t (rk_dense), corrected (the problem's correct). Returns the status."""
+    status = rk_dense(problem, tab, st, t, out)
+    return correct(problem, t, out) if status == OK else status
+
+
 @njit(**ONCE)
 def record(problem, tab, st, t_eval, n_out, T, Y):
     """(T, Y)[n_out..] = the points t_eval[n_out..] up to t (in [t_old, t]) of the last step:
@@ -423,9 +430,7 @@ def record(problem, tab, st, t_eval, n_out, T, Y):
         if t_eval[n_out] == t:
             copy(st.y, Y[n_out])
         else:
-            status = rk_dense(problem, tab, st, t_eval[n_out], Y[n_out])
-            if status == OK:
-                status = correct(problem, t_eval[n_out], Y[n_out])
+            status = corrected_dense(problem, tab, st, t_eval[n_out], Y[n_out])
             if status != OK:
                 return status, n_out
         n_out += 1
@@ -462,9 +467,7 @@ def scan_events(problem, tab, st):
 @njit(**INLINE)
 def projected_value(problem, tab, st, k, t, point):
     """Event k's value on the corrected dense output at t (point: scratch). Returns (status, value)."""
-    status = rk_dense(problem, tab, st, t, point)
-    if status == OK:
-        status = correct(problem, t, point)
+    status = corrected_dense(problem, tab, st, t, point)
     if status == OK:
         status = event_values(problem, t, point, st.g[G_NEW])
     return status, st.g[G_NEW][k]
@@ -556,10 +559,7 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
     status, t_hit, k, alone = locate(problem, tab, st, point)
     if status != OK or not alone:
         return UNHANDLED, n_out
-    status = rk_dense(problem, tab, st, t_hit, point)
-    if status == OK:
-        status = correct(problem, t_hit, point)
-    if status != OK:
+    if corrected_dense(problem, tab, st, t_hit, point) != OK:
         return UNHANDLED, n_out
     copy(point, before)
     status, t_stop = jump(problem, t_hit, point, k)
