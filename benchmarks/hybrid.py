@@ -172,8 +172,11 @@ def mechsim_ball(p=BALL):
 
     def run(tol, solver="DOP853"):
         res = m.simulate(t_end=BALL_T_END, solver=solver, rtol=tol, atol=tol)
-        hits = [e.time for e in res.events if e.kind == "impact"]
-        return {"error": switch_error(hits, ball_exact()), "found": len(hits), "ok": res.success}
+
+        def judge():
+            hits = [e.time for e in res.events if e.kind == "impact"]
+            return {"error": switch_error(hits, ball_exact()), "found": len(hits), "ok": res.success}
+        return judge
     return run
 
 
@@ -191,8 +194,11 @@ def mechsim_belt(p=BELT):
 
     def run(tol, solver="DOP853"):
         res = m.simulate(t_end=BELT_T_END, solver=solver, rtol=tol, atol=tol)
-        sw = [e.time for e in res.events if e.kind in ("lock", "unlock")]
-        return {"error": switch_error(sw, belt_exact()), "found": len(sw), "ok": res.success}
+
+        def judge():
+            sw = [e.time for e in res.events if e.kind in ("lock", "unlock")]
+            return {"error": switch_error(sw, belt_exact()), "found": len(sw), "ok": res.success}
+        return judge
     return run
 
 
@@ -207,10 +213,13 @@ def mechsim_roll(p=ROLL):
 
     def run(tol, solver="DOP853"):
         res = m.simulate(t_end=ROLL_T_END, solver=solver, rtol=tol, atol=tol)
-        sticks = [e.time for e in res.events if e.kind == "stick"]
-        err = abs(sticks[0] - t_roll) if sticks else math.inf
-        return {"error": err, "found": len(sticks), "ok": res.success,
-                "speed_error": abs(float(res["ball.velocity"][-1, 0]) - v_roll)}
+
+        def judge():
+            sticks = [e.time for e in res.events if e.kind == "stick"]
+            err = abs(sticks[0] - t_roll) if sticks else math.inf
+            return {"error": err, "found": len(sticks), "ok": res.success,
+                    "speed_error": abs(float(res["ball.velocity"][-1, 0]) - v_roll)}
+        return judge
     return run
 
 
@@ -263,8 +272,11 @@ def mujoco_ball(h, softness, integrator="Euler", p=BALL):
 
     def run():
         t, q, _ = _mj_rollout(model, BALL_T_END)
-        hits = ball_impacts(t, q[:, 2])
-        return {"error": switch_error(hits, ball_exact()), "found": len(hits)}
+
+        def judge():
+            hits = ball_impacts(t, q[:, 2])
+            return {"error": switch_error(hits, ball_exact()), "found": len(hits)}
+        return judge
     return run
 
 
@@ -281,9 +293,12 @@ def mujoco_roll(h, softness, cone="pyramidal", noslip=0, integrator="Euler", p=R
 
     def run():
         t, q, v = _mj_rollout(model, ROLL_T_END, qvel0=[p["v0"], 0, 0, 0, 0, 0])
-        ts = roll_start(t, v[:, 0] - q[:, 2] * v[:, 4])          # free joint qvel: linear (world), angular (local)
-        return {"error": abs(ts - t_roll) if np.isfinite(ts) else math.inf, "found": int(np.isfinite(ts)),
-                "speed_error": abs(v[-1, 0] - v_roll)}
+
+        def judge():
+            ts = roll_start(t, v[:, 0] - q[:, 2] * v[:, 4])          # free joint qvel: linear (world), angular (local)
+            return {"error": abs(ts - t_roll) if np.isfinite(ts) else math.inf, "found": int(np.isfinite(ts)),
+                    "speed_error": abs(v[-1, 0] - v_roll)}
+        return judge
     return run
 
 
@@ -323,8 +338,11 @@ def mujoco_belt(h, softness, p=BELT, v_tol=1e-4):
                 stuck, loss[1] = True, p["fs"]
             t[i], x[i], vr[i] = data.time, data.qpos[0] + data.qpos[1], v
         loss[1] = p["fs"]
-        sw = belt_switches(t, x, vr)
-        return {"error": switch_error(sw, belt_exact()), "found": len(sw)}
+
+        def judge():
+            sw = belt_switches(t, x, vr)
+            return {"error": switch_error(sw, belt_exact()), "found": len(sw)}
+        return judge
     return run
 
 
@@ -384,8 +402,11 @@ def exudyn_ball(h, stiffness, p=BALL, spectral_radius=1.0):
     def run():
         mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha)
         d = mbs.GetSensorStoredData(pos)
-        hits = ball_impacts(d[:, 0], d[:, 3])
-        return {"error": switch_error(hits, ball_exact()), "found": len(hits)}
+
+        def judge():
+            hits = ball_impacts(d[:, 0], d[:, 3])
+            return {"error": switch_error(hits, ball_exact()), "found": len(hits)}
+        return judge
     return run, sc
 
 
@@ -403,9 +424,12 @@ def exudyn_roll(h, stiffness, v_reg, p=ROLL):
     def run():
         mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha)
         z, d, w = (mbs.GetSensorStoredData(s) for s in (pos, vel, omega))
-        ts = roll_start(d[:, 0], d[:, 1] - z[:, 3] * w[:, 2])
-        return {"error": abs(ts - t_roll) if np.isfinite(ts) else math.inf, "found": int(np.isfinite(ts)),
-                "speed_error": abs(d[-1, 1] - v_roll)}
+
+        def judge():
+            ts = roll_start(d[:, 0], d[:, 1] - z[:, 3] * w[:, 2])
+            return {"error": abs(ts - t_roll) if np.isfinite(ts) else math.inf, "found": int(np.isfinite(ts)),
+                    "speed_error": abs(d[-1, 1] - v_roll)}
+        return judge
     return run, sc
 
 
@@ -447,13 +471,16 @@ def exudyn_belt(h, sticking_stiffness, v_exp, p=BELT):
     def run():
         mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha)
         vb, x, v = (mbs.GetSensorStoredData(s) for s in (s_belt, s_block, s_block_v))
-        sw = belt_switches(x[:, 0], x[:, 1], v[:, 1] - vb[:, 1])
-        return {"error": switch_error(sw, belt_exact()), "found": len(sw)}
+
+        def judge():
+            sw = belt_switches(x[:, 0], x[:, 1], v[:, 1] - vb[:, 1])
+            return {"error": switch_error(sw, belt_exact()), "found": len(sw)}
+        return judge
     return run, sc
 
 
 # ---------------------------------------------------------------------------------------------------
-# Settings swept per case and engine: (label, builder) with builder() -> run() -> dict.
+# Settings swept per case and engine: (label, builder) with builder() -> run() -> judge() -> dict.
 
 def peer_settings(case, engine, quick):
     steps = [1e-3, 1e-4] if quick else [1e-3, 3e-4, 1e-4, 3e-5, 1e-5]
@@ -498,20 +525,21 @@ def peer_settings(case, engine, quick):
 # Timing
 
 def best_time(run, repeats, budget=20.0, least=0.5):
-    """(best wall time, result of the last run) over ``repeats`` runs, more for fast runs until they fill
+    """(best wall time, metrics of the last run) over ``repeats`` runs, more for fast runs until they fill
     ``least`` seconds and fewer for slow ones past ``budget``; the garbage collector off while a run is
-    timed, as timeit does (every engine alike)."""
-    best, result, spent, n = math.inf, None, 0.0, 0
+    timed, as timeit does (every engine alike). ``run()`` simulates and returns its judge: judge() finds
+    the switches in what the run produced and scores them, outside the timed region."""
+    best, judge, spent, n = math.inf, None, 0.0, 0
     while n < repeats and spent <= budget or spent < least:
         gc.disable()
         try:
             start = time.perf_counter()
-            result = run()
+            judge = run()
             dt = time.perf_counter() - start
         finally:
             gc.enable()
         best, spent, n = min(best, dt), spent + dt, n + 1
-    return best, result
+    return best, judge()
 
 
 def measure_mechsim(case, tols, repeats, say):

@@ -150,3 +150,11 @@ def test_bad_simulate_options():
     raises("fixed-step", m.simulate, error=ms.MechsimError, t_end=1.0, solver="RK4")
     raises("unknown option", m.simulate, error=ms.MechsimError, t_end=1.0, tolerance=1e-3)
     raises("unknown input", m.simulate, error=ms.MechsimError, t_end=1.0, inputs={"zz": 1.0})
+
+
+def test_option_defaults_pass_their_own_checks():
+    # resolve() checks only the options given (the model file's and the call's): the registry's defaults
+    # must each pass the check a user's value would get
+    from mechsim.simulation.options import DEFAULTS, check_option
+    for name, value in DEFAULTS.items():
+        check_option(name, value)

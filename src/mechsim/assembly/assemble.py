@@ -51,9 +51,10 @@ def solve_velocities(cm, q, v, t, free):
 def held_velocities(cm, fixed, q, v, what):
     """Velocity indices of the coordinates the user holds (joint names, coordinate names, a dict of
     values); values given in a dict are set in q or v."""
-    v_of_q = _velocity_of_position(cm)
+    items = fixed_items(fixed, what)
+    v_of_q = _velocity_of_position(cm) if items else None
     held = []
-    for name, value in fixed_items(fixed, what):
+    for name, value in items:
         if name in cm.joint_v:                                  # a joint: all its coordinates
             held += range(cm.joint_v[name].start, cm.joint_v[name].stop)
             _set(q, cm.joint_q[name], value, name, what)

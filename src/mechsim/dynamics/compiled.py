@@ -34,9 +34,9 @@ class CompiledModel:
         self.rows = ConstraintRows(self)
         self.n_rows = len(self.rows.owner)
         # the rows that always hold; a stop's row ("limit") or a friction's ("lock") only in some modes
-        switched = [o[0] in SWITCHED_ROWS for o in self.rows.owner]
-        self.every_row = np.flatnonzero(~np.array(switched, dtype=bool)).astype(np.int64)
-        self.unilateral = np.flatnonzero(np.array(switched, dtype=bool)).astype(np.int64)
+        self.switched = np.array([o[0] in SWITCHED_ROWS for o in self.rows.owner], dtype=bool)
+        self.every_row = np.flatnonzero(~self.switched).astype(np.int64)
+        self.unilateral = np.flatnonzero(self.switched).astype(np.int64)
         self.arrays = self._model_arrays()
         # some force value or constraint target depends on t or on an input
         self.varies_in_time = bool(self.input_slots or self.expression_slots or self.python_slots

@@ -33,6 +33,7 @@ SOLVER_CODES = {"cholesky": CHOLESKY, "qr": QR}
 LAGRANGE, NULLSPACE, PENALTY = 0, 1, 2
 FORMULATION_CODES = {"lagrange": LAGRANGE, "nullspace": NULLSPACE, "penalty": PENALTY}
 SIGNAL_I_COLS, SIGNAL_F_COLS = 4, 4     # compiled event signals (simulation/events.py)
+NO_NULLSPACE = new_nullspace_workspace(0, 0)     # the other formulations' ns: empty, never written, shared
 
 
 def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_solver="cholesky",
@@ -54,7 +55,9 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
     if active is None:
         active = cm.every_row if cm.analysis is None else cm.analysis.active
     active = np.ascontiguousarray(active, dtype=np.int64)
-    held = np.union1d(cm.every_row, np.intersect1d(active, cm.unilateral)).astype(np.int64)
+    holds = ~cm.switched                       # the rows that always hold, and the switched ones active
+    holds[active] = True
+    held = np.flatnonzero(holds).astype(np.int64)
     penalized, iterations = np.zeros(0, dtype=np.int64), 0
     if form == PENALTY and penalty is not None:
         penalized, iterations = np.asarray(penalty.rows, dtype=np.int64), penalty.iterations
@@ -64,7 +67,7 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
     if penalized.size:
         cw.penalty[penalized, STIFFNESS], cw.penalty[penalized, DAMPING] = penalty.stiffness, penalty.damping
         cw.penalty[penalized, COMPLIANCE] = penalty.compliance
-    ns = new_nullspace_workspace(cm.n_rows, cm.nv) if form == NULLSPACE else new_nullspace_workspace(0, 0)
+    ns = new_nullspace_workspace(cm.n_rows, cm.nv) if form == NULLSPACE else NO_NULLSPACE
     return Data(new_workspace(cm.n_nodes), cw,
                 cm.u_const.copy() if u is None else np.array(u, dtype=float),
                 np.zeros(cm.nv) if tau is None else np.array(tau, dtype=float),

@@ -231,13 +231,21 @@ def reference_point(node_i, node_f, q, p):
 
 
 @njit(**PASS)
-def first_pass(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c, IA, pA):
-    """Base-to-tip pass (RBDA Tables 5.1, 7.1): every node's pose (from reference_point), S, velocity,
-    c, inertia IA = I and bias force pA = v x* I v."""
+def forward_kinematics(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c):
+    """Base-to-tip pass of the kinematics (RBDA Table 5.1): every node's pose (from reference_point), S,
+    velocity and c; all that constraint rows and event signals read."""
     reference_point(node_i, node_f, q, p)
     for i in range(node_i.shape[0]):
         node_pose(node_i, node_f, q, R, p, S, RF, RJ, i)
         node_velocity(node_i, v, S, vel, c, i)
+
+
+@njit(**PASS)
+def first_pass(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c, IA, pA):
+    """First pass of RNEA and ABA (RBDA Tables 5.1, 7.1): forward_kinematics, then every node's inertia
+    IA = I and bias force pA = v x* I v."""
+    forward_kinematics(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c)
+    for i in range(node_i.shape[0]):
         node_inertia(node_f, R, p, IA, i)
         crf(vel[i], matvec6(IA[i], vel[i]), pA[i])
 

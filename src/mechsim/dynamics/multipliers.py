@@ -14,7 +14,7 @@ from numba import njit
 from ..spatial.algebra import INLINE, JIT, copy_into
 from ..status import FRICTION_LOOP, OK, SINGULAR
 from .constraints import evaluate_row, evaluate_rows, velocity_product_accelerations
-from .kernels import (PASS, aba, aba_tables, add_joint_acceleration, body_forces, carve, dof, first_pass,
+from .kernels import (PASS, aba, aba_tables, add_joint_acceleration, body_forces, carve, dof, forward_kinematics,
                       joint_acceleration, joint_bias_force, transmitted_forces, u_dinv)
 from .layout import NODE_A, NODE_B, PARENT, PTYPE, VI
 
@@ -502,7 +502,7 @@ def penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau):
     García de Jalón & Bayo 1994, Kinematic and Dynamic Simulation of Multibody Systems, §5.1.4).
     The forces are kept in cw.penalty[:, FORCE]; a call of its own, made only by the penalty formulation."""
     w = carve(ws)
-    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+    forward_kinematics(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
     evaluate_rows(con_i, con_f, con_t, cw.penalized, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
                   cw.hd, cw.gamma, cw.G)

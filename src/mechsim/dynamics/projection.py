@@ -23,7 +23,7 @@ from ..modeling.joints import PRIM_S
 from ..spatial.algebra import INLINE, JIT
 from .constraints import evaluate_rows, velocity_product_accelerations
 from ..status import NOT_CONVERGED, OK, SINGULAR
-from .kernels import aba_tables, carve, dof, first_pass, normalize_quaternions
+from .kernels import aba_tables, carve, dof, forward_kinematics, normalize_quaternions
 from .layout import PTYPE, QI, VI
 from .multipliers import QR, constraint_jacobian_solves, form_lambda, join_penalized, n_augmented, solve_symmetric
 
@@ -63,7 +63,7 @@ def constraint_state(model, data, q, v, rows):
 def constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, rows):
     """constraint_state on the arrays it reads."""
     w = carve(ws)
-    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+    forward_kinematics(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c)
     velocity_product_accelerations(node_i, w.c, cw.acc0)
     evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
                   cw.gamma, cw.G)

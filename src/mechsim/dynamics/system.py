@@ -23,8 +23,8 @@ from ..spatial.algebra import INLINE, JIT, transform_point
 from ..status import OK
 from .constraints import evaluate_row, velocity_product_accelerations
 from .data import BAUMGARTE
-from .kernels import aba_tables, carve, first_pass, kinematic_map, normalize_quaternions
-from .multipliers import joint_loads, solve_constrained, transverse_load
+from .kernels import aba_tables, carve, forward_kinematics, kinematic_map, normalize_quaternions
+from .multipliers import any_slipping, joint_loads, solve_constrained, transverse_load
 from .nullspace import nullspace_correct, nullspace_derivative
 from .projection import project
 from .time_functions import evaluate
@@ -60,8 +60,8 @@ def update_time_functions(ops, consts, slot_span, row_span, u, con_t, stack, t):
 def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, time_consts, slot_span, row_span, stack,
                       u, tau, ws, con_i, con_f, con_t, held, active, cw, solver, alpha, beta, ns, t, y, dy):
     """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR: the time functions at t,
-    then q' = H(q) v and vdot by ABA (an open tree, cw None), the constrained dynamics (multipliers.py),
-    or the null-space formulation (nullspace.py)."""
+    then q' = H(q) v and vdot by ABA (an open tree, cw None, or no row acting), the constrained dynamics
+    (multipliers.py), or the null-space formulation (nullspace.py)."""
     q, v = y[:nq], y[nq:]
     if time_ops.shape[0]:
         update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
@@ -71,8 +71,18 @@ def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, t
     kinematic_map(node_i, q, v, dy[:nq])
     if cw is None:
         return aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dy[nq:])
+    if holds_nothing(held, cw):                 # every switched row open (a ball in flight): ABA, multipliers 0
+        for row in range(cw.lam.shape[0]):
+            cw.lam[row] = 0.0
+        return aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dy[nq:])
     return solve_constrained(node_i, node_f, force_i, force_f, gravity, u, tau, q, v, ws, con_i, con_f, con_t,
                              held, active, cw, solver, alpha, beta, dy[nq:])
+
+
+@njit(**INLINE)
+def holds_nothing(held, cw):
+    """No constraint row acts: none held, no penalty spring, no load friction slipping (multipliers.py)."""
+    return held.shape[0] == 0 and cw.penalized.shape[0] == 0 and not any_slipping(cw.friction)
 
 
 @njit(**JIT)
@@ -139,7 +149,7 @@ def signal_tables(node_i, node_f, force_i, force_f, gravity, nq, con_i, con_f, c
                 g[k] = sig_f[k, 1] * normal - np.sqrt(t1 * t1 + t2 * t2) - sig_f[k, 0]
                 continue
         if not kinematics_done:
-            first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
+            forward_kinematics(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c)
             if cw is not None:
                 velocity_product_accelerations(node_i, w.c, cw.acc0)
             kinematics_done = True

@@ -82,8 +82,8 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
     if rtol < 100 * np.finfo(float).eps:
         warnings.warn(f"rtol {rtol:g} is too small, setting it to {100 * np.finfo(float).eps:g}")
         rtol = 100 * np.finfo(float).eps
-    atol = np.array(np.broadcast_to(np.asarray(atol, dtype=float), (n,)))
-    if np.any(atol < 0):
+    atol = np.full(n, atol, dtype=float) if np.ndim(atol) == 0 else np.array(np.broadcast_to(atol, (n,)), dtype=float)
+    if atol.min(initial=0.0) < 0:
         raise ValueError("atol must be non-negative")
     directions = np.zeros(n_events) if directions is None else np.asarray(directions, dtype=float).ravel()
     if directions.shape != (n_events,):
@@ -234,10 +234,10 @@ def initial_step(problem, tab, st, t0, t_bound):
 
 # -------------------------------------------------------------------------------------------- start
 @njit(**JIT)
-def rk_start(problem, tab, st, t0, t_bound):
+def rk_start(problem, tab, st, t0, t_bound, f_known=False):
     """Start (or restart, after an event action changed the state) at (t0, st.y), st.y already
-    corrected: f0 = f(t0, y0), the starting step (adaptive) or the fixed step on a grid from t0,
-    g_old = the event values at (t0, y0). Returns the status."""
+    corrected: f0 = f(t0, y0) (in st.f already if ``f_known``), the starting step (adaptive) or the
+    fixed step on a grid from t0, g_old = the event values at (t0, y0). Returns the status."""
     st.scalars[T_NOW] = st.scalars[T_OLD] = st.scalars[T_GRID] = t0
     copy(st.y, st.y_old)
     st.scalars[H_LAST] = 0.0
@@ -247,10 +247,11 @@ def rk_start(problem, tab, st, t0, t_bound):
     fill(st.events[CROSSED], -1)
     if not all_finite(st.y):
         return NON_FINITE
-    st.counts[COUNT_RHS] += 1
-    status = rhs(problem, t0, st.y, st.f)
-    if status != OK:
-        return status
+    if not f_known:
+        st.counts[COUNT_RHS] += 1
+        status = rhs(problem, t0, st.y, st.f)
+        if status != OK:
+            return status
     if not all_finite(st.f):
         return NON_FINITE
     if st.scalars[H_FIXED] > 0.0:
@@ -555,14 +556,14 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
     if the first step would pass it: a first step over a whole small bounce (its condition back below
     zero at every sample) would see no crossing. Returns (status, n_out): UNHANDLED when the driver
     must handle the crossing."""
-    point, before = st.work[2], st.work[1]
+    point, before, f_after = st.work[2], st.work[1], st.work[0]
     status, t_hit, k, alone = locate(problem, tab, st, point)
     if status != OK or not alone:
         return UNHANDLED, n_out
     if corrected_dense(problem, tab, st, t_hit, point) != OK:
         return UNHANDLED, n_out
     copy(point, before)
-    status, t_stop = jump(problem, t_hit, point, k)
+    status, t_stop = jump(problem, t_hit, point, k, f_after)
     if status != OK:
         return UNHANDLED, n_out
     if every_step:                                      # the step's end recorded last: replaced
@@ -575,7 +576,8 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
         while n_out > 0 and t_eval[n_out - 1] > t_hit:
             n_out -= 1
     copy(point, st.y)
-    status = rk_start(problem, tab, st, t_hit, t_bound)
+    copy(f_after, st.f)
+    status = rk_start(problem, tab, st, t_hit, t_bound, True)
     st.g[G_OLD][k] = 0.0
     if t_stop < t_hit + st.scalars[H_NEXT]:     # else the first step ends before t_stop, where the condition
         st.scalars[T_STOP] = t_stop              # is off its zero: later steps see any crossing by sign

@@ -7,11 +7,11 @@ A *problem* is an instance of a registered ``collections.namedtuple`` class, e.g
     rhs(problem, t, y, dy) -> status          dy = f(t, y); OK (-1) or a failure code
     correct(problem, t, y) -> status          projects y in place (default: leaves it, OK)
     event_values(problem, t, y, g) -> status  fills g (n_events,) (default: no events)
-    jump(problem, t, y, k) -> (status, t_stop)
+    jump(problem, t, y, k, dy) -> (status, t_stop)
                                               event k's action at (t, y), compiled: OK with y changed
-                                              in place and a time steps must end at (inf: none), or
-                                              UNHANDLED, y undefined: the action runs in Python
-                                              (default: every event is Python's)
+                                              in place, dy = f(t, y) after it, and a time steps must end
+                                              at (inf: none), or UNHANDLED, y and dy undefined: the action
+                                              runs in Python (default: every event is Python's)
 
 Compiled code calls the stubs ``rhs``, ``correct``, ``event_values`` and ``jump`` below; a numba
 ``@overload`` picks the registered function from the problem's type while compiling, so the call
@@ -51,6 +51,11 @@ INLINED = dict(forceinline=True, error_model="numpy", _nrt=False)
 PROBLEMS = {}            # registered namedtuple class -> (rhs, correct, events, jump) compiled functions
 _STAND_INS = {}          # the class numba sees for a registered class -> its functions
 _STAND_IN_NAME = re.compile(r"\w+_[0-9a-f]{16}")
+# The numba types of the last few problems passed from Python: a problem is a tuple, its fields and so its
+# type fixed for its life, and typing a large one field by field (the mechanics' System: ~50 arrays) costs
+# ~15 us a call. Kept with the problem itself, so that its id is not reused while it is here.
+_TYPES = {}
+TYPES_KEPT = 4
 
 
 def register_problem(cls, rhs, correct=None, events=None, jump=None):
@@ -69,10 +74,18 @@ def register_problem(cls, rhs, correct=None, events=None, jump=None):
 
     @typeof_impl.register(cls)
     def _typeof(value, context):
+        known = _TYPES.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
         field_types = [typeof(v, context) for v in value]
         if field_types and all(t == field_types[0] for t in field_types):
-            return types.NamedUniTuple(field_types[0], len(field_types), stand_in)
-        return types.NamedTuple(field_types, stand_in)
+            numba_type = types.NamedUniTuple(field_types[0], len(field_types), stand_in)
+        else:
+            numba_type = types.NamedTuple(field_types, stand_in)
+        if len(_TYPES) >= TYPES_KEPT:
+            del _TYPES[next(iter(_TYPES))]
+        _TYPES[id(value)] = value, numba_type
+        return numba_type
     return cls
 
 
@@ -106,7 +119,7 @@ def _no_events(problem, t, y, g):
 
 
 @njit
-def _no_jump(problem, t, y, k):
+def _no_jump(problem, t, y, k, dy):
     return UNHANDLED, np.inf
 
 
@@ -126,8 +139,9 @@ def event_values(problem, t, y, g):
     raise NotImplementedError("event_values is callable from compiled code only")
 
 
-def jump(problem, t, y, k):
-    """Event k's action at (t, y) compiled: (OK, a time steps must end at) or (UNHANDLED, inf)."""
+def jump(problem, t, y, k, dy):
+    """Event k's action at (t, y) compiled, dy = f(t, y) after it: (OK, a time steps must end at) or
+    (UNHANDLED, inf)."""
     raise NotImplementedError("jump is callable from compiled code only")
 
 
@@ -159,5 +173,5 @@ def _event_values(problem, t, y, g):
 
 
 @overload(jump, jit_options=INLINED, strict=False)
-def _jump(problem, t, y, k):
+def _jump(problem, t, y, k, dy):
     return _implementation(problem, 3)

@@ -571,17 +571,18 @@ class Modes:
                 self.slip[lk.name] = np.sign(v)
             else:
                 self._lock(lk, sim.y[lk.qi])
-        touching = []
+        touching, near = [], False
         for c in self.contacts:
             gap, hd, _ = self._contact_rows(driver, sim.t, sim.y[:self.nq], sim.y[self.nq:], c)
             if gap[c.row] < -1e-9:
                 raise SimulationError(f"contact '{c.name}': body '{c.contact.body}' starts {-gap[c.row]:.6g} inside "
                                       f"the surface of '{c.contact.surface}'; start it on or above the surface")
+            near = near or gap[c.row] <= RESTING_GAP
             if gap[c.row] <= RESTING_GAP and hd[c.row] < -TOUCH_SPEED:
                 touching.append(c)
         for c in touching:              # each strikes; a point at rest closes if it would press (_iterate)
             self._touch(sim, c)
-        if self.sides or self.locks or self.contacts:
+        if self.closed or self.slip or self.sliding or near:     # else every switched row is open and stays so
             sim.switch_mode()
 
     def added_contacts(self, driver, t, y, before):

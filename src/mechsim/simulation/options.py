@@ -79,10 +79,10 @@ def resolve(model, options):
     unknown = set(options) - set(OPTIONS)
     if unknown:
         raise ModelError(f"simulate(): unknown option(s) {sorted(unknown)}; options are {sorted(OPTIONS)}")
-    opts = dict(DEFAULTS)
-    opts.update({k: v for k, v in model.simulation.items() if k in OPTIONS})
-    opts.update({k: v for k, v in options.items() if v is not None})
-    for name, value in opts.items():
+    given = {k: v for k, v in model.simulation.items() if k in OPTIONS}
+    given.update({k: v for k, v in options.items() if v is not None})
+    opts = {**DEFAULTS, **given}
+    for name, value in given.items():            # the defaults pass their checks (tests/simulation/test_options.py)
         try:
             check_option(name, value)
         except ModelError as exc:

@@ -57,16 +57,16 @@ def events(s, t, y, g):
 
 
 @njit(**INLINE)
-def jump(s, t, y, k):
+def jump(s, t, y, k, dy):
     """Compiled event k's action at (t, y) where it runs compiled: a contact's bounce."""
-    return bounce(s, s.impacts, t, y, k)
+    return bounce(s, s.impacts, t, y, k, dy)
 
 
 @njit(**JIT)
-def bounce(s, impacts, t, y, k):
+def bounce(s, impacts, t, y, k, dy):
     """The bounce of the contact point whose hit is compiled event k, with no row held (dynamics/impacts.py):
-    y becomes the state after it. Returns (OK, the bounce's apex) or (UNHANDLED, inf): the driver decides.
-    Compiles to nothing without rigid contacts (impacts None)."""
+    y becomes the state after it, dy its derivative. Returns (OK, the bounce's apex) or (UNHANDLED, inf): the
+    driver decides. Compiles to nothing without rigid contacts (impacts None)."""
     if impacts is None:
         return UNHANDLED, np.inf
     if s.held.shape[0] or impacts.table[k, ON] == 0.0 or impacts.count[0] == impacts.log.shape[0]:
@@ -80,11 +80,11 @@ def bounce(s, impacts, t, y, k):
     if status == OK:
         status = correct(s, t, y)
     if status == OK:
-        status = derivative(s, t, y, s.ydot)
+        status = derivative(s, t, y, dy)
     if status != OK:
         return UNHANDLED, np.inf
     return OK, rearm(s.node_i, s.node_f, s.nq, s.con_i, s.con_f, s.con_t, s.ws, s.cw, s.signal_f, impacts, k, r, t, y,
-                     s.ydot, approach, impulse)
+                     dy, approach, impulse)
 
 
 register_problem(System, derivative, correct, events, jump)

@@ -130,6 +130,8 @@ class RunInputs:
         return self.driver.cm
 
     def _evaluate_sources(self, t):
+        if not self.sources:
+            return
         with _at_run_time():
             for name, source in self.sources.items():
                 self.values[name] = source(t)
@@ -140,7 +142,7 @@ class RunInputs:
         self._write(t)
         if self.controller is not None:
             self.values.update(self.controller.commands(t, y, self.data.u, self.data.active))
-        self._write(t)
+            self._write(t)
 
     def python_values(self, t, y, sample_controller=True):
         """Before an evaluation on the Python path: sources, a continuous controller, callables at t."""
