@@ -543,11 +543,12 @@ def best_time(run, repeats, budget=20.0, least=0.5):
 
 
 def measure_mechsim(case, tols, repeats, say):
-    """mechsim with DOP853 at every tolerance of ``tols`` and RK45 (5th order, 6 evaluations a step against
-    DOP853's 12 + 3 for its dense output) at every other one: a user picks the solver as a peer's user
-    picks its integrator and step."""
+    """mechsim with DOP853 at every tolerance of ``tols``, RK45 (5th order, 6 evaluations a step against
+    DOP853's 12 + 3 for its dense output) at every other one and RK23 (3rd order, 3 evaluations) at those
+    down to 1e-6: a user picks the solver and tolerance as a peer's user picks its integrator and step."""
     run = MECHSIM_CASES[case]()
-    settings = [("DOP853", tol) for tol in tols] + [("RK45", tol) for tol in tols[::2]]
+    settings = [("DOP853", tol) for tol in tols] + [("RK45", tol) for tol in tols[::2]] + \
+        [("RK23", tol) for tol in tols if tol >= 1e-6]
     for solver in dict(settings):
         run(1e-8, solver)                              # warm-up: compiles (or loads) the kernels
     rows = []
@@ -746,7 +747,7 @@ def main(argv=None):
         except ImportError:
             say(f"{e} not importable: skipped")
             engines.remove(e)
-    tols = [1e-6, 1e-8, 1e-10, 1e-12] if args.quick else [1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12]
+    tols = [1e-3, 1e-6, 1e-8, 1e-10, 1e-12] if args.quick else [10.0 ** -k for k in range(3, 13)]
     repeats = 2 if args.quick else 5
     info = machine_info()
     results = {}

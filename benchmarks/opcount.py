@@ -71,7 +71,7 @@ MECHSIM_STEPS = {
 }
 # functions whose callees are steps of their own; the operations written in them are charged to their commented
 # loops (e.g. "# U = IA S" in aba_passes), or else to themselves
-CONTAINERS = {"aba_packed", "aba_tables", "first_pass", "node_pose", "applied_forces", "aba_passes"}
+CONTAINERS = {"aba_packed", "aba_tables", "first_pass", "forward_kinematics", "node_pose", "applied_forces", "aba_passes"}
 
 # Pinocchio 4.1.0 (pip package "pin"), headers under include/pinocchio/src/ as installed; the same code sits in
 # include/pinocchio/ of the GitHub tag v3.7.0. Per revolute link with a parent link, LOCAL convention.
