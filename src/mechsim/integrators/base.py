@@ -39,7 +39,8 @@ class Stepper:
     -------
     restart(t, y, t_bound=None) -> status
         Start again at (t, y) (y already corrected): derivative re-evaluated, step size
-        reselected, g_old = g(t, y). Used after an event action changed the state.
+        reselected, g_old = g(t, y). Used after an event action changed the state. A stepper may
+        defer the start to its next advance, which then returns a failing start's status.
     advance(t_bound, max_steps, every_step, t_eval, n_out, T, Y) -> (status, n_out)
         Accepted steps until t >= t_bound (OK), ``max_steps`` steps done or T full (PAUSED: call
         again to resume; the result is that of an uninterrupted run), a failure (its code), or

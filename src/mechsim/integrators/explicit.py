@@ -38,6 +38,7 @@ from .tableaux import TABLEAUX
 # its arrays' structs
 ONCE = dict(JIT, inline="always")
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0      # scipy's step-size factors (HNW §II.4 fac, facmin, facmax)
+MIN_RTOL = 100 * np.finfo(float).eps                # scipy's floor for rtol
 SIMULTANEOUS = 1e-12     # event roots within this (relative to max(1, |t|)) of each other: one instant
 ROOT_ITERATIONS = 200
 
@@ -79,23 +80,28 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
         raise ValueError("the step h must be positive")
     if not float(max_step) > 0:
         raise ValueError("max_step must be positive")
-    if rtol < 100 * np.finfo(float).eps:
-        warnings.warn(f"rtol {rtol:g} is too small, setting it to {100 * np.finfo(float).eps:g}")
-        rtol = 100 * np.finfo(float).eps
-    atol = np.full(n, atol, dtype=float) if np.ndim(atol) == 0 else np.array(np.broadcast_to(atol, (n,)), dtype=float)
-    if atol.min(initial=0.0) < 0:
+    if rtol < MIN_RTOL:
+        warnings.warn(f"rtol {rtol:g} is too small, setting it to {MIN_RTOL:g}")
+        rtol = MIN_RTOL
+    atol_y = np.empty(n)
+    atol_y[:] = atol                                      # a number or one per component
+    if (atol_y < 0.0).any():
         raise ValueError("atol must be non-negative")
-    directions = np.zeros(n_events) if directions is None else np.asarray(directions, dtype=float).ravel()
-    if directions.shape != (n_events,):
-        raise ValueError(f"directions must have {n_events} entries")
+    events = np.empty((2, n_events), dtype=np.int64)
+    events[CROSSED] = -1
+    try:
+        events[DIRECTION] = 0 if directions is None else np.sign(directions)
+    except ValueError:
+        raise ValueError(f"directions must have {n_events} entries") from None
     if n_samples < 0:
         raise ValueError("n_samples must be >= 0")
     scalars = np.zeros(9)
     scalars[H_FIXED], scalars[RTOL], scalars[MAX_STEP] = 0.0 if h is None else float(h), rtol, float(max_step)
-    return RKState(scalars=scalars, flags=np.array([0, 0, int(n_samples)], dtype=np.int64),
-                   counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n), atol=atol,
-                   K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])), g=np.zeros((2, n_events)),
-                   events=np.array([np.sign(directions), -np.ones(n_events)], dtype=np.int64), work=np.zeros((5, n)))
+    flags = np.zeros(3, dtype=np.int64)
+    flags[N_SAMPLES] = n_samples
+    return RKState(scalars=scalars, flags=flags, counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n),
+                   atol=atol_y, K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])),
+                   g=np.zeros((2, n_events)), events=events, work=np.zeros((5, n)))
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -585,9 +591,10 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
 
 
 @njit(**JIT)
-def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y, jumps):
+def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y, jumps, start_bound):
     """Accepted steps until st.t >= t_bound (OK), max_steps steps or T full (PAUSED: call again,
-    the resumed run is bitwise the uninterrupted one), a failure, or an event (EVENT).
+    the resumed run is bitwise the uninterrupted one), a failure, or an event (EVENT). First, unless
+    start_bound is nan, the start at (st.t, st.y) that CompiledStepper deferred (rk_start, run's end start_bound).
 
     Recording after each step: every_step -> (t, y) into (T, Y)[n_out] (two entries kept free for
     a jump's before and after); else the t_eval points up to t (see record; t_eval[n_out] >= st.t on
@@ -595,6 +602,10 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
     the problem's jump acts on it where it can (jumped) and the run goes on; else the step stays accepted
     with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense). ``jumps``
     None compiles no jump (numba drops the branch on its type). Returns (status, n_out)."""
+    if not np.isnan(start_bound):
+        status = rk_start(problem, tab, st, st.scalars[T_NOW], start_bound)
+        if status != OK:
+            return status, n_out
     n_events = st.g[G_OLD].shape[0]
     room = 1 if jumps is None or n_events == 0 else 2
     for _ in range(max_steps):
@@ -631,8 +642,9 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
 # ------------------------------------------------------------------------------------------ stepper
 class CompiledStepper(Stepper):
     """The Stepper protocol (base.py) on the compiled kernels for a registered ``problem`` and a
-    method of TABLEAUX; h given: fixed steps (required for Euler and RK4). Starts at once: a
-    failing start is ``start_status`` and is what advance returns."""
+    method of TABLEAUX; h given: fixed steps (required for Euler and RK4). A start (or restart) is
+    made by the next advance, in the same compiled call, or at once where something needs it first
+    (start_status, g_old, crossed, dense): a failing start is ``start_status`` and is what advance returns."""
 
     def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
                  directions=None, n_samples=4, jumps=False):
@@ -650,29 +662,47 @@ class CompiledStepper(Stepper):
     t = property(lambda self: float(self.state.scalars[T_NOW]))
     t_old = property(lambda self: float(self.state.scalars[T_OLD]))
     y = property(lambda self: self.state.y)
-    g_old = property(lambda self: self.state.g[G_OLD])
-    crossed = property(lambda self: self.state.events[CROSSED])
+    g_old = property(lambda self: self.started().g[G_OLD])
+    crossed = property(lambda self: self.started().events[CROSSED])
     n_samples = property(lambda self: int(self.state.flags[N_SAMPLES]))
 
+    @property
+    def start_status(self):
+        self.started()
+        return self._start_status
+
     def restart(self, t, y, t_bound=None):
+        """Start again at (t, y), deferred (see the class); returns OK."""
         if t_bound is not None:
             self.t_bound = float(t_bound)
         self.state.y[:] = y
-        self.start_status = int(rk_start(self.problem, self.tableau, self.state, float(t), self.t_bound))
-        self.message = None if self.start_status == OK else describe(self.start_status)
-        return self.start_status
+        self.state.scalars[T_NOW] = self.state.scalars[T_OLD] = t
+        self._pending, self._start_status, self.message = True, OK, None
+        return OK
+
+    def started(self):
+        """The state, after the deferred start if one is pending."""
+        if self._pending:
+            self._pending = False
+            self._start_status = int(rk_start(self.problem, self.tableau, self.state, self.t, self.t_bound))
+            self.message = None if self._start_status == OK else describe(self._start_status)
+        return self.state
 
     def advance(self, t_bound, max_steps, every_step, t_eval, n_out, T, Y):
-        if self.start_status != OK:
-            return self.start_status, n_out
+        if self._start_status != OK:
+            return self._start_status, n_out
         t_eval = self._checked_outputs(every_step, t_eval, n_out, T)
+        start_bound, self._pending = (self.t_bound if self._pending else np.nan), False
         status, n_out = rk_advance(self.problem, self.tableau, self.state, float(t_bound), int(max_steps),
-                                   bool(every_step), t_eval, int(n_out), T, Y, self.jumps)
+                                   bool(every_step), t_eval, int(n_out), T, Y, self.jumps, start_bound)
         if status not in (OK, PAUSED, EVENT):
             self.message = describe(status)
+            if start_bound == start_bound and not self.state.scalars[H_LAST]:
+                self._start_status = int(status)          # failed at its start: that stays the answer
         return int(status), int(n_out)
 
     def dense(self, t):
+        self.started()
         out = np.empty_like(self.state.y)
         status = rk_dense(self.problem, self.tableau, self.state, float(t), out)
         if status != OK:

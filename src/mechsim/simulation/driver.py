@@ -29,6 +29,7 @@ from ..analysis.result import JoinedResult, Result
 from ..analysis.state import State
 from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.api import singular_node_error
+from ..dynamics.data import NULLSPACE
 from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from ..errors import MechsimError, ModelError
 from ..dynamics.impacts import LOG_APPROACH, LOG_IMPULSE, LOG_REBOUND, LOG_SIGNAL, LOG_T, LOG_THRESHOLD
@@ -59,7 +60,9 @@ the penalty formulation's Penalty (formulations.py) or None."""
 def part_result(part, t, Y, U):
     """The Result of a Part's samples: times t (N,), states Y (N, nq + nv), force values U (N, n_slots)."""
     cm = part.cm
-    return Result(cm, t, Y[:, :cm.nq], Y[:, cm.nq:], U, active=part.active, tau=np.tile(part.tau, (len(t), 1)),
+    tau = np.empty((len(t), cm.nv))
+    tau[:] = part.tau
+    return Result(cm, t, Y[:, :cm.nq], Y[:, cm.nq:], U, active=part.active, tau=tau,
                   targets=part.targets, slide=part.slide, friction=part.friction, penalty=part.penalty)
 
 
@@ -168,6 +171,10 @@ class Driver:
     def _correct(self, t, y):
         """Drift correction of y in place at t (the Python path: Python-given values set first)."""
         self.inputs.python_values(t, y, sample_controller=False)
+        self._project(t, y)
+
+    def _project(self, t, y):
+        """Drift correction of y in place at t with the values the inputs last wrote."""
         status = system_correct(self.problem, t, y)
         if status != OK:
             raise StepError(self._status_message(status, t))
@@ -347,6 +354,8 @@ class Driver:
     def _log_charts(self):
         """A "repartition" record for each new chart of the null-space formulation since the last call
         (dynamics/nullspace.py: the feasible motions turned too far from the independent set's)."""
+        if self.data.formulation != NULLSPACE:
+            return
         ns = self.data.ns
         made = int(ns.meta[CHANGES])
         for k in range(self.charts_logged, min(made, LOG_CAPACITY)):
@@ -364,12 +373,16 @@ class Driver:
         impacts = self.data.impacts
         if impacts is None or not impacts.count[0]:
             return
+        points = {}                                                 # signal -> (its event, contact point)
         for entry in impacts.log[:impacts.count[0]].tolist():      # Python floats: formatted ~3x faster
-            k = self.compiled_events[int(entry[LOG_SIGNAL])]
-            point = self.events[k].element
-            self.log(entry[LOG_T], "impact", point.name,
-                     f"impact at {entry[LOG_APPROACH]:.6g}, impulse {entry[LOG_IMPULSE]:.6g}; rebounds at "
-                     f"{entry[LOG_REBOUND]:.6g} (restitution {point.contact.restitution:g})")
+            signal = int(entry[LOG_SIGNAL])
+            if signal not in points:
+                k = self.compiled_events[signal]
+                points[signal] = k, self.events[k].element
+            k, point = points[signal]
+            self.records.append(EventRecord(entry[LOG_T], "impact", point.name, "impact at %.6g, impulse %.6g; rebounds "
+                                            "at %.6g (restitution %g)" % (entry[LOG_APPROACH], entry[LOG_IMPULSE],
+                                                                          entry[LOG_REBOUND], point.contact.restitution)))
             self.modes.touch[point.key] = entry[LOG_THRESHOLD]
         self.quiet, self.quiet_at = {k}, entry[LOG_T]
         impacts.count[0] = 0
@@ -462,7 +475,7 @@ class Driver:
         """The next time the stepper must stop at: a controller sample, a time where a force value or
         a constraint target given as an expression may jump (t >= c), or the end."""
         breakpoints = self.cm.breakpoints
-        k = np.searchsorted(breakpoints, t, side="right")
+        k = np.searchsorted(breakpoints, t, side="right") if len(breakpoints) else 0
         self.time_stops = [s for s in self.time_stops if s > t]
         return min(self.t_end, self.inputs.next_sample(t), breakpoints[k] if k < len(breakpoints) else np.inf,
                    *self.time_stops)
@@ -497,7 +510,7 @@ class Driver:
         """Integrate to t_end; returns (success, message)."""
         t, y = self.t0, self.y0
         self.inputs.start(t, y)
-        self._correct(t, y)
+        self._project(t, y)
         y = self._start_modes(t, y)
         self.results_compiling = self._compile_results_aside(t, y)
         self.stepper = self._stepper(t, y)

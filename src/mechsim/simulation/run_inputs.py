@@ -156,7 +156,7 @@ class RunInputs:
         with _at_run_time():
             u = self.cm.force_values(t, self.values, out=self.data.u)
             self.cm.rows.targets(t, self.data.con_t)
-        if not np.all(np.isfinite(u)):
+        if not np.isfinite(u).all():
             bad = [name for name, value in self.values.items() if not np.isfinite(value)]
             what = f"input '{bad[0]}'" if bad else \
                 f"the value of force '{self.cm.slot_force[np.flatnonzero(~np.isfinite(u))[0]]}'"
