@@ -10,7 +10,7 @@ from numba.core.typing.typeof import typeof
 from scipy.integrate import DOP853, RK23, RK45
 from scipy.optimize import brentq
 
-from ode_problems import (DAMPED_ROTATION, Blowup, Circle, Kepler, Linear, Reciprocal, Sine, blowup_rhs, circle_correct,
+from ode_problems import (DAMPED_ROTATION, Blowup, Circle, Kepler, Reciprocal, Sine, blowup_rhs, circle_correct,
                           circle_rhs, kepler_rhs, kepler_start, linear_rhs, python_correct, python_events, python_rhs,
                           sine_events, sine_rhs)
 from mechsim.integrators import TABLEAUX, CompiledStepper, ScipyStepper, crossing, register_problem
@@ -257,13 +257,7 @@ def test_registry_and_cache_keys():
         registry.not_a_stand_in
     with pytest.raises(TypeError):
         register_problem(tuple, circle_rhs)
-    # the type of a problem passed from Python is kept with it (its fields, so its type, are fixed); a new
-    # problem is typed afresh even where it reuses a dropped one's id
-    for k in range(12):
-        dtype, ndim = (np.float64, 2) if k % 2 else (np.float32, 3)
-        field = typeof(Linear(np.ones((2,) * ndim, dtype=dtype))).types[0]
-        assert (field.dtype, field.ndim) == (typeof(np.ones(1, dtype=dtype)).dtype, ndim)
     from collections import namedtuple
     Unregistered = namedtuple("Unregistered", "k")
     with pytest.raises(TypingError, match="not a registered problem"):
-        rk_start(Unregistered(1.0), TABLEAUX["RK45"], new_state("RK45", [1.0], 1e-3, 1e-6), 0.0, 1.0)
+        rk_start(Unregistered(1.0), TABLEAUX["RK45"], new_state("RK45", [1.0], 1e-3, 1e-6), 0.0, 1.0, False)

@@ -240,7 +240,7 @@ def initial_step(problem, tab, st, t0, t_bound):
 
 # -------------------------------------------------------------------------------------------- start
 @njit(**JIT)
-def rk_start(problem, tab, st, t0, t_bound, f_known=False):
+def rk_start(problem, tab, st, t0, t_bound, f_known):
     """Start (or restart, after an event action changed the state) at (t0, st.y), st.y already
     corrected: f0 = f(t0, y0) (in st.f already if ``f_known``), the starting step (adaptive) or the
     fixed step on a grid from t0, g_old = the event values at (t0, y0). Returns the status."""
@@ -594,7 +594,7 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
 def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y, jumps, start_bound):
     """Accepted steps until st.t >= t_bound (OK), max_steps steps or T full (PAUSED: call again,
     the resumed run is bitwise the uninterrupted one), a failure, or an event (EVENT). First, unless
-    start_bound is nan, the start at (st.t, st.y) that CompiledStepper deferred (rk_start, run's end start_bound).
+    start_bound is nan, the start CompiledStepper deferred: rk_start at (st.t, st.y), start_bound the run's end.
 
     Recording after each step: every_step -> (t, y) into (T, Y)[n_out] (two entries kept free for
     a jump's before and after); else the t_eval points up to t (see record; t_eval[n_out] >= st.t on
@@ -603,7 +603,7 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
     with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense). ``jumps``
     None compiles no jump (numba drops the branch on its type). Returns (status, n_out)."""
     if not np.isnan(start_bound):
-        status = rk_start(problem, tab, st, st.scalars[T_NOW], start_bound)
+        status = rk_start(problem, tab, st, st.scalars[T_NOW], start_bound, False)
         if status != OK:
             return status, n_out
     n_events = st.g[G_OLD].shape[0]
@@ -684,7 +684,7 @@ class CompiledStepper(Stepper):
         """The state, after the deferred start if one is pending."""
         if self._pending:
             self._pending = False
-            self._start_status = int(rk_start(self.problem, self.tableau, self.state, self.t, self.t_bound))
+            self._start_status = int(rk_start(self.problem, self.tableau, self.state, self.t, self.t_bound, False))
             self.message = None if self._start_status == OK else describe(self._start_status)
         return self.state
 

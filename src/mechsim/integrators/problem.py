@@ -51,11 +51,6 @@ INLINED = dict(forceinline=True, error_model="numpy", _nrt=False)
 PROBLEMS = {}            # registered namedtuple class -> (rhs, correct, events, jump) compiled functions
 _STAND_INS = {}          # the class numba sees for a registered class -> its functions
 _STAND_IN_NAME = re.compile(r"\w+_[0-9a-f]{16}")
-# The numba types of the last few problems passed from Python: a problem is a tuple, its fields and so its
-# type fixed for its life, and typing a large one field by field (the mechanics' System: ~50 arrays) costs
-# ~15 us a call. Kept with the problem itself, so that its id is not reused while it is here.
-_TYPES = {}
-TYPES_KEPT = 4
 
 
 def register_problem(cls, rhs, correct=None, events=None, jump=None):
@@ -74,18 +69,10 @@ def register_problem(cls, rhs, correct=None, events=None, jump=None):
 
     @typeof_impl.register(cls)
     def _typeof(value, context):
-        known = _TYPES.get(id(value))
-        if known is not None and known[0] is value:
-            return known[1]
         field_types = [typeof(v, context) for v in value]
         if field_types and all(t == field_types[0] for t in field_types):
-            numba_type = types.NamedUniTuple(field_types[0], len(field_types), stand_in)
-        else:
-            numba_type = types.NamedTuple(field_types, stand_in)
-        if len(_TYPES) >= TYPES_KEPT:
-            del _TYPES[next(iter(_TYPES))]
-        _TYPES[id(value)] = value, numba_type
-        return numba_type
+            return types.NamedUniTuple(field_types[0], len(field_types), stand_in)
+        return types.NamedTuple(field_types, stand_in)
     return cls
 
 
