@@ -82,7 +82,7 @@ def resolve(model, options):
     given = {k: v for k, v in model.simulation.items() if k in OPTIONS}
     given.update({k: v for k, v in options.items() if v is not None})
     opts = {**DEFAULTS, **given}
-    for name, value in given.items():            # the defaults pass their checks (tests/simulation/test_options.py)
+    for name, value in given.items():            # the defaults pass their checks (tests/modeling/test_errors.py)
         try:
             check_option(name, value)
         except ModelError as exc:
