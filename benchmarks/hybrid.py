@@ -524,6 +524,9 @@ def peer_settings(case, engine, quick):
 # ---------------------------------------------------------------------------------------------------
 # Timing
 
+ROUNDS = 4                # interleaved timing rounds (measure_case)
+
+
 def best_time(run, repeats, budget=20.0, least=0.5):
     """(best wall time, metrics of the last run) over ``repeats`` runs, more for fast runs until they fill
     ``least`` seconds and fewer for slow ones past ``budget``; the garbage collector off while a run is
@@ -542,48 +545,55 @@ def best_time(run, repeats, budget=20.0, least=0.5):
     return best, judge()
 
 
-def measure_mechsim(case, tols, repeats, say):
-    """mechsim with DOP853 at every tolerance of ``tols``, RK45 (5th order, 6 evaluations a step against
-    DOP853's 12 + 3 for its dense output) at every other one and RK23 (3rd order, 3 evaluations) at those
-    down to 1e-6: a user picks the solver and tolerance as a peer's user picks its integrator and step."""
+def mechsim_settings(case, tols):
+    """(engine, label, tol, build) of mechsim's settings: DOP853 at every tolerance of ``tols``, RK45 (5th
+    order, 6 evaluations a step against DOP853's 12 + 3 for its dense output) at every other one and RK23
+    (3rd order, 3 evaluations) at those down to 1e-6: a user picks the solver and tolerance as a peer's user
+    picks its integrator and step. The model is built once for all of them."""
     run = MECHSIM_CASES[case]()
     settings = [("DOP853", tol) for tol in tols] + [("RK45", tol) for tol in tols[::2]] + \
         [("RK23", tol) for tol in tols if tol >= 1e-6]
-    for solver in dict(settings):
-        run(1e-8, solver)                              # warm-up: compiles (or loads) the kernels
-    rows = []
-    for solver, tol in settings:
-        setting = f"{solver} rtol=atol={tol:g}"
-        try:
-            t, r = best_time(lambda: run(tol, solver), repeats)
-        except Exception as exc:                      # a failure is a result too
-            rows.append({"setting": setting, "tol": tol, "time": math.nan, "error": math.inf,
-                         "note": f"failed: {type(exc).__name__}: {exc}"[:200]})
-            say(f"  mechsim {setting}: FAILED {exc}")
-            continue
-        note = "" if r.get("ok", True) else "not successful"
-        rows.append({"setting": setting, "tol": tol, "time": t, **r, "note": note})
-        say(f"  mechsim {setting}: {t * 1e3:.2f} ms, error {r['error']:.2e} ({r['found']} switches)"
-            + (f", speed error {r['speed_error']:.1e}" if "speed_error" in r else ""))
-    return rows
+    return [("mechsim", f"{solver} rtol=atol={tol:g}", tol, lambda solver=solver, tol=tol: lambda: run(tol, solver))
+            for solver, tol in settings]
 
 
-def measure_peer(case, engine, quick, repeats, say):
-    rows = []
-    for label, build in peer_settings(case, engine, quick):
+def measure_case(case, engines, tols, quick, rounds, say):
+    """Every setting of mechsim and the peers on ``case``, timed in ``rounds`` interleaved rounds (each
+    setting's best over all of them): the host's speed drifts by tens of percent within minutes on shared
+    machines, and timing the engines one after another would put that drift into their ratio. Returns
+    {engine: rows}."""
+    entries = mechsim_settings(case, tols)
+    for engine in engines:
+        entries += [(engine, label, None, build) for label, build in peer_settings(case, engine, quick)]
+    live = []
+    for engine, label, tol, build in entries:
+        row = {"engine": engine, "setting": label, "time": math.inf, **({} if tol is None else {"tol": tol})}
         try:
             built = build()
-            run, keep = built if isinstance(built, tuple) else (built, None)     # keep Exudyn's container alive
-            run()                                                               # warm-up
-            t, r = best_time(run, repeats)
-            rows.append({"setting": label, "time": t, **r, "note": ""})
-            say(f"  {engine} {label}: {t * 1e3:.1f} ms, error {r['error']:.2e} ({r['found']} switches)"
-                + (f", speed error {r['speed_error']:.1e}" if "speed_error" in r else ""))
-        except Exception as exc:
-            rows.append({"setting": label, "time": math.nan, "error": math.inf, "found": 0,
-                         "note": f"failed: {type(exc).__name__}: {exc}"[:200]})
+            run, keep = built if isinstance(built, tuple) else (built, None)    # keep Exudyn's container alive
+            run()                                                              # warm-up: compiles or loads
+            live.append((row, run, keep))
+        except Exception as exc:                                              # a failure is a result too
+            row.update(time=math.nan, error=math.inf, found=0, note=f"failed: {type(exc).__name__}: {exc}"[:200])
             say(f"  {engine} {label}: FAILED {type(exc).__name__}: {exc}")
-    return rows
+        entries[entries.index((engine, label, tol, build))] = row
+    for _ in range(rounds):
+        for row, run, _keep in live:
+            try:
+                t, metrics = best_time(run, 1, budget=20.0 / rounds, least=0.5 / rounds)
+            except Exception as exc:
+                row.update(time=math.nan, error=math.inf, found=0, note=f"failed: {type(exc).__name__}: {exc}"[:200])
+                continue
+            if np.isfinite(row["time"]):
+                row.update(metrics, time=min(row["time"], t), note="" if metrics.get("ok", True) else "not successful")
+    out = {}
+    for row in entries:
+        engine = row.pop("engine")
+        out.setdefault(engine, []).append(row)
+        if np.isfinite(row["time"]):
+            say(f"  {engine} {row['setting']}: {_fmt_ms(row['time'])} ms, error {row['error']:.2e} ({row['found']} "
+                f"switches)" + (f", speed error {row['speed_error']:.1e}" if "speed_error" in row else ""))
+    return out
 
 
 def equal_accuracy(peer_row, mech_rows):
@@ -748,14 +758,11 @@ def main(argv=None):
             say(f"{e} not importable: skipped")
             engines.remove(e)
     tols = [1e-3, 1e-6, 1e-8, 1e-10, 1e-12] if args.quick else [10.0 ** -k for k in range(3, 13)]
-    repeats = 2 if args.quick else 5
     info = machine_info()
     results = {}
     for case in args.cases.split(","):
         say(f"== {case}")
-        results[case] = {"mechsim": measure_mechsim(case, tols, repeats, say)}
-        for engine in engines:
-            results[case][engine] = measure_peer(case, engine, args.quick, 2 if args.quick else 3, say)
+        results[case] = measure_case(case, engines, tols, args.quick, 2 if args.quick else ROUNDS, say)
     write_report(args.output, results, info, args.quick)
     for case, engine, best, mech, rmin, rmax in summary_rows(results):
         if best is None:

@@ -72,6 +72,17 @@ def contact_row(kind, f, na, nb, R, p, vel, acc0, w):
 
 
 @njit(**INLINE)
+def contact_rates(con_i, con_f, con_t, row, R, p, vel, acc0, wrench, h, hd):
+    """h[row] and hd[row] of contact row ``row`` as evaluate_row gives them, without its Jacobian row and
+    gamma: what the contacts' event signals read, at every sample and root iteration of event location."""
+    f = con_f[row]
+    value, rate, _ = contact_row(con_i[row, ROW_TYPE], f, con_i[row, NODE_A], con_i[row, NODE_B], R, p, vel, acc0,
+                                 wrench[row])
+    h[row] = value - f[C0] - con_t[row, 0]
+    hd[row] = rate - con_t[row, 1]
+
+
+@njit(**INLINE)
 def geometric_row(kind, f, na, nb, R, p, vel, acc0, w):
     """(h + C0, hdot, hddot at qdd = 0) of a geometric row; its wrench w (6) on node b (-w on a)."""
     if kind == ROW_CONTACT_GAP or kind == ROW_CONTACT_SLIP:

@@ -380,9 +380,8 @@ class Driver:
                 k = self.compiled_events[signal]
                 points[signal] = k, self.events[k].element
             k, point = points[signal]
-            self.records.append(EventRecord(entry[LOG_T], "impact", point.name, "impact at %.6g, impulse %.6g; rebounds "
-                                            "at %.6g (restitution %g)" % (entry[LOG_APPROACH], entry[LOG_IMPULSE],
-                                                                          entry[LOG_REBOUND], point.contact.restitution)))
+            self.log(entry[LOG_T], "impact", point.name, "impact at %.6g, impulse %.6g; rebounds at %.6g (restitution "
+                     "%g)" % (entry[LOG_APPROACH], entry[LOG_IMPULSE], entry[LOG_REBOUND], point.contact.restitution))
             self.modes.touch[point.key] = entry[LOG_THRESHOLD]
         self.quiet, self.quiet_at = {k}, entry[LOG_T]
         impacts.count[0] = 0
