@@ -584,7 +584,7 @@ def measure_case(case, engines, tols, quick, rounds, say):
             except Exception as exc:
                 row.update(time=math.nan, error=math.inf, found=0, note=f"failed: {type(exc).__name__}: {exc}"[:200])
                 continue
-            if np.isfinite(row["time"]):
+            if not math.isnan(row["time"]):                                   # failed in an earlier round
                 row.update(metrics, time=min(row["time"], t), note="" if metrics.get("ok", True) else "not successful")
     out = {}
     for row in entries:

@@ -38,9 +38,8 @@ def test_interleaved_rounds_time_every_setting_and_keep_failures(hybrid, monkeyp
     mech = out["mechsim"]
     assert [r["setting"] for r in mech] == ["DOP853 rtol=atol=0.001", "DOP853 rtol=atol=1e-06",
                                             "RK45 rtol=atol=0.001", "RK23 rtol=atol=0.001", "RK23 rtol=atol=1e-06"]
-    exact_errors = [r["error"] for r in mech]
-    assert all(r["found"] == hybrid.N_IMPACTS and math.isfinite(r["time"]) for r in mech)
-    assert max(exact_errors) < 1e-10            # the flights are parabolas: every setting finds the impacts
+    assert all(r["found"] >= hybrid.N_IMPACTS and math.isfinite(r["time"]) for r in mech)   # and the later ones
+    assert max(r["error"] for r in mech) < 1e-10            # the flights are parabolas: every setting finds the impacts
     peers = {r["setting"]: r for r in out["peer"]}
     assert calls.count("coarse") >= 1 + 3 and calls.count("fine") >= 1 + 3   # a warm-up, then each round
     assert peers["broken"]["note"].startswith("failed: RuntimeError") and math.isnan(peers["broken"]["time"])
