@@ -15,10 +15,13 @@ def numerical_rank(A):
     """Rank of A by QR with column pivoting (Wood & Kennedy 2003, eq. 18, with a tolerance for assembled data)."""
     if A.size == 0:
         return 0, np.zeros(0, dtype=int)
-    from scipy.linalg import qr             # imported here, not at start-up (~0.4 s): an open tree has no rows
-    _, R, perm = qr(A, mode="economic", pivoting=True)
-    d = np.abs(np.diag(R))
-    return int(np.sum(d > RANK_TOL * max(d[0], 1e-300))) if d.size else 0, perm
+    # LAPACK's dgeqp3, as scipy.linalg.qr(pivoting=True) calls it, without that wrapper's checks and Q: 1.6 us
+    # against 58 us on a contact's 6x3 (measured); the mode iteration of hybrid runs analyses at every switch.
+    # Imported here, not at start-up (~0.4 s): an open tree has no rows.
+    from scipy.linalg.lapack import dgeqp3
+    qr, pivots, _, _, _ = dgeqp3(np.asarray(A, dtype=float))
+    d = np.abs(np.diag(qr)[:min(A.shape)])
+    return int(np.sum(d > RANK_TOL * max(d[0], 1e-300))) if d.size else 0, pivots - 1
 
 
 def analyse(cm, G, closed=()):

@@ -53,6 +53,11 @@ class Stepper:
         with ``dense`` in ``bracket(i)`` and drops outputs after it if its action changes the state.
     dense(t) -> ndarray
         The raw (uncorrected) continuous extension of the last step at t in [t_old, t].
+    locate() -> (t, i) or None
+        After EVENT: the earliest root of the last step's crossings on the corrected dense output,
+        as the driver would locate it, and its event i, when no other event's root is at that
+        instant; None when the stepper does not locate roots itself or cannot tell (the driver
+        then locates every crossing with ``dense``).
     stats -> dict
         steps (accepted), rejected (None when the solver does not tell), rhs_evaluations,
         projections (corrections of the state after a step that changed it).
@@ -67,6 +72,9 @@ class Stepper:
 
     def dense(self, t):
         raise NotImplementedError
+
+    def locate(self):
+        return None
 
     @property
     def stats(self):

@@ -565,6 +565,14 @@ def locate(problem, tab, st, point):
     return OK, first, k_first, second - first > SIMULTANEOUS * max(1.0, abs(first))
 
 
+@njit(**JIT)
+def rk_locate(problem, tab, st):
+    """locate for the driver, after rk_advance returned EVENT: one compiled call instead of a Python root
+    search evaluating the dense output, the correction and the signals at each iterate. Returns
+    (status, t, k, alone)."""
+    return locate(problem, tab, st, st.work[2])
+
+
 @njit(**ONCE)
 def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
     """After a crossing in the last step: its earliest event, located (locate), acted on compiled by
@@ -720,6 +728,10 @@ class CompiledStepper(Stepper):
         if status != OK:
             raise StepperFailure(status, describe(status))
         return out
+
+    def locate(self):
+        status, t, k, alone = rk_locate(self.problem, self.tableau, self.state)
+        return (float(t), int(k)) if status == OK and alone and k >= 0 else None
 
     @property
     def stats(self):

@@ -237,31 +237,43 @@ class Driver:
         self._correct(t, y)
         return y
 
-    def _scan(self, t_from):
+    def _scan(self, t_from, located=None):
         """Handle every crossing in [t_from, stepper.t] in time order (events that fired at t_from count
-        as zero there). Returns True when an action changed the state or inputs."""
+        as zero there). ``located``: (t, i) the stepper's location of the earliest root, compiled event i's
+        alone at t (Stepper.locate), taken for the first. Returns True when an action changed the state or
+        inputs."""
         st = self.stepper
         quiet = self.quiet if t_from == self.quiet_at else set()
         while True:
-            times = t_from + (st.t - t_from) * np.arange(N_SAMPLES + 2) / (N_SAMPLES + 1)
-            which = list(range(len(self.events)))
-            G = np.array([self.event_values(t, st.dense(t), which) for t in times[:-1]] +
-                         [self.event_values(st.t, st.y, which)])
-            G[0, list(quiet)] = 0.0
-            roots = {}
-            for k in which:
-                for j in range(len(times) - 1):
-                    if crossing(G[j, k], G[j + 1, k], self.events[k].direction):
-                        roots[k] = self._refine(k, times[j], times[j + 1], G[j, k], G[j + 1, k])
-                        break
-            if not roots:
-                return False
-            t_hit = min(roots.values())
-            now = sorted(k for k, r in roots.items() if r <= t_hit + SIMULTANEOUS * max(1.0, abs(t_hit)))
+            if located is not None:
+                t_hit, now, located = located[0], [self.compiled_events[located[1]]], None
+            else:
+                t_hit, now = self._roots(st, t_from, quiet)
+                if t_hit is None:
+                    return False
             changed = self._fire(now, t_hit)
             if changed:
                 return True
             t_from, quiet = t_hit, set(now)
+
+    def _roots(self, st, t_from, quiet):
+        """(t, events) of the earliest crossing in [t_from, st.t] and the events whose roots are at that
+        instant, located on the projected dense output; (None, []) when none crosses."""
+        times = t_from + (st.t - t_from) * np.arange(N_SAMPLES + 2) / (N_SAMPLES + 1)
+        which = list(range(len(self.events)))
+        G = np.array([self.event_values(t, st.dense(t), which) for t in times[:-1]] +
+                     [self.event_values(st.t, st.y, which)])
+        G[0, list(quiet)] = 0.0
+        roots = {}
+        for k in which:
+            for j in range(len(times) - 1):
+                if crossing(G[j, k], G[j + 1, k], self.events[k].direction):
+                    roots[k] = self._refine(k, times[j], times[j + 1], G[j, k], G[j + 1, k])
+                    break
+        if not roots:
+            return None, []
+        t_hit = min(roots.values())
+        return t_hit, sorted(k for k, r in roots.items() if r <= t_hit + SIMULTANEOUS * max(1.0, abs(t_hit)))
 
     def _refine(self, k, a, b, ga, gb):
         """The root of event k's condition on the projected dense output in [a, b] (a bracket on the
@@ -544,7 +556,8 @@ class Driver:
                 if status not in (OK, PAUSED, EVENT):
                     raise StepError(self._status_message(status, self.stepper.t))
                 if status == EVENT or per_step and (self.python_events or self.backend == "python" and self.events):
-                    self._scan(self.stepper.t_old)
+                    located = self.stepper.locate() if status == EVENT and not self.python_events else None
+                    self._scan(self.stepper.t_old, located)
                 if self.stepper.t >= t_bound and t_bound < self.t_end:
                     self._stop_at(t_bound, self.stepper.y.copy())
                 self._check_pace()
