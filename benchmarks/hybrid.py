@@ -2,8 +2,9 @@
 
 Three cases, each with a closed-form sequence of switching times (derived below, at each case's
 constants). For every engine and setting we record the wall time of one run (best of several filling
-at least 0.5 s, the garbage collector off while timing as timeit does, after a warm-up run; model
-construction and the post-processing that finds the switches are outside the timed region) and the
+at least 0.5 s, the garbage collector off while timing as timeit does, after a warm-up run, timed in
+rounds interleaved over all engines' settings so that the host's drifting speed does not enter their
+ratio; model construction and the post-processing that finds the switches are outside the timed region) and the
 error of its switching times against the closed form. The report pairs each peer setting with
 mechsim's cheapest setting that is at least as accurate and gives the wall-time ratio peer / mechsim;
 the issue asks for >= 10x wherever a peer reaches the accuracy at all, with the peer's best accuracy
@@ -524,7 +525,7 @@ def peer_settings(case, engine, quick):
 # ---------------------------------------------------------------------------------------------------
 # Timing
 
-ROUNDS = 4                # interleaved timing rounds (measure_case)
+ROUNDS, QUICK_ROUNDS = 4, 2     # interleaved timing rounds (measure_case), and with --quick
 
 
 def best_time(run, repeats, budget=20.0, least=0.5):
@@ -667,7 +668,9 @@ def write_report(path, results, info, quick):
          "faster than MuJoCo and Exudyn at equal accuracy of the switching times, where the peers reach "
          "the accuracy at all, their best accuracy reported beside. Wall times are the best of several "
          "runs (at least 0.5 s of them, the garbage collector off while timing, as timeit) after a "
-         "warm-up run; model construction and the post-processing that finds the switches are not timed.", "",
+         f"warm-up run, timed in {QUICK_ROUNDS if quick else ROUNDS} rounds interleaved over every engine's "
+         "settings (the host's speed drifts by tens of percent within minutes; one engine after another "
+         "would put that drift into their ratio); model construction and the post-processing that finds the switches are not timed.", "",
          "## Machine", "", "| item | value |", "|---|---|"]
     L += [f"| {k} | {v} |" for k, v in info.items()]
     L += ["", "## Summary", "",
@@ -762,7 +765,7 @@ def main(argv=None):
     results = {}
     for case in args.cases.split(","):
         say(f"== {case}")
-        results[case] = measure_case(case, engines, tols, args.quick, 2 if args.quick else ROUNDS, say)
+        results[case] = measure_case(case, engines, tols, args.quick, QUICK_ROUNDS if args.quick else ROUNDS, say)
     write_report(args.output, results, info, args.quick)
     for case, engine, best, mech, rmin, rmax in summary_rows(results):
         if best is None:
