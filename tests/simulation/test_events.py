@@ -257,3 +257,49 @@ def test_a_rope_added_mid_flight_turns_the_fall_into_a_swing():
     assert energy[after][0] == pytest.approx(energy[before][-1] - 0.5 * 1.5 * radial ** 2, rel=1e-9)
     reaction = res["rope.reaction"]
     assert np.all(np.isnan(reaction[before])) and np.all(np.isfinite(reaction[after]))
+
+
+def stick_slip_belt():
+    """A 1 kg block tied to the ground by a 100 N/m spring, on a belt at 0.2 m/s with joint friction of
+    levels 5 N (static) and 3 N (kinetic): it sticks and slips in turn (examples/stick_slip_belt.py)."""
+    m = ms.Model("belt", gravity=(0, 0, -G))
+    m.add_body("belt", mass=10.0, inertia=(1, 1, 1))
+    m.add_body("block", mass=1.0, inertia=(0.01, 0.01, 0.01))
+    m.add_joint("belt_x", "prismatic", parent="ground", child="belt", axis=(1, 0, 0))
+    m.add_joint("slip", "prismatic", parent="belt", child="block", axis=(1, 0, 0))
+    m.add_driver("belt_x", position="0.2*t")
+    m.add_force("friction", "joint_friction", joint="slip", static=5.0, kinetic=3.0)
+    m.add_force("spring", "spring_damper", body_a="ground", point_a=(-1.0, 0, 0), body_b="block", stiffness=100.0,
+                rest_length=1.0)
+    return m
+
+
+def rolling_ball():
+    """A ball launched at 2 m/s without spin on a table with friction 0.2: it slides, then rolls."""
+    m = ms.Model("ball", gravity=(0, 0, -G))
+    m.add_body("ball", mass=0.17, inertia=(0.4 * 0.17 * 0.0286 ** 2,) * 3)
+    m.add_joint("free", "free", parent="ground", child="ball", q0=[0, 0, 0.0286, 1, 0, 0, 0], v0=[2, 0, 0, 0, 0, 0])
+    m.add_contact("cloth", body="ball", shape="sphere", radius=0.0286, restitution=0.0, static=0.2, kinetic=0.2)
+    return m
+
+
+@pytest.mark.parametrize("build, t_end, switches", [(stick_slip_belt, 2.0, 5), (rolling_ball, 1.0, 1)])
+def test_crossings_the_compiled_loop_returns_are_located_there_as_the_driver_locates_them(build, t_end, switches,
+                                                                                        monkeypatch):
+    """Stepper.locate: a crossing the compiled loop leaves to Python (a joint friction that sticks or breaks
+    loose, a contact that starts rolling) is located by one compiled call; the driver's own root search on
+    the same steps finds the same instants to a few ulps, and the runs go on alike."""
+    from mechsim.integrators.explicit import CompiledStepper
+    located, locate = [], CompiledStepper.locate
+    monkeypatch.setattr(CompiledStepper, "locate", lambda self: located.append(locate(self)) or located[-1])
+    model = build()
+    res = model.simulate(t_end=t_end, solver="DOP853", rtol=1e-10, atol=1e-10)
+    assert res.success and res.stats["backend"] == "compiled"
+    assert len([x for x in located if x is not None]) >= switches
+    monkeypatch.setattr(CompiledStepper, "locate", lambda self: None)       # the driver's search, every time
+    ref = model.simulate(t_end=t_end, solver="DOP853", rtol=1e-10, atol=1e-10)
+    assert [(e.kind, e.name) for e in res.events] == [(e.kind, e.name) for e in ref.events]
+    assert len(res.events) >= switches
+    np.testing.assert_allclose([e.time for e in res.events], [e.time for e in ref.events], rtol=0, atol=1e-13)
+    np.testing.assert_allclose(np.hstack([res.q[-1], res.v[-1]]), np.hstack([ref.q[-1], ref.v[-1]]), rtol=0,
+                               atol=1e-11)
