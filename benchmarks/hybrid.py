@@ -566,9 +566,10 @@ def measure_case(case, engines, tols, quick, rounds, say):
     entries = mechsim_settings(case, tols)
     for engine in engines:
         entries += [(engine, label, None, build) for label, build in peer_settings(case, engine, quick)]
-    live = []
+    rows, live = [], []
     for engine, label, tol, build in entries:
         row = {"engine": engine, "setting": label, "time": math.inf, **({} if tol is None else {"tol": tol})}
+        rows.append(row)
         try:
             built = build()
             run, keep = built if isinstance(built, tuple) else (built, None)    # keep Exudyn's container alive
@@ -577,18 +578,19 @@ def measure_case(case, engines, tols, quick, rounds, say):
         except Exception as exc:                                              # a failure is a result too
             row.update(time=math.nan, error=math.inf, found=0, note=f"failed: {type(exc).__name__}: {exc}"[:200])
             say(f"  {engine} {label}: FAILED {type(exc).__name__}: {exc}")
-        entries[entries.index((engine, label, tol, build))] = row
     for _ in range(rounds):
         for row, run, _keep in live:
+            if math.isnan(row["time"]):                                      # failed in an earlier round
+                continue
             try:
                 t, metrics = best_time(run, 1, budget=20.0 / rounds, least=0.5 / rounds)
             except Exception as exc:
                 row.update(time=math.nan, error=math.inf, found=0, note=f"failed: {type(exc).__name__}: {exc}"[:200])
+                say(f"  {row['engine']} {row['setting']}: FAILED {type(exc).__name__}: {exc}")
                 continue
-            if not math.isnan(row["time"]):                                   # failed in an earlier round
-                row.update(metrics, time=min(row["time"], t), note="" if metrics.get("ok", True) else "not successful")
+            row.update(metrics, time=min(row["time"], t), note="" if metrics.get("ok", True) else "not successful")
     out = {}
-    for row in entries:
+    for row in rows:
         engine = row.pop("engine")
         out.setdefault(engine, []).append(row)
         if np.isfinite(row["time"]):

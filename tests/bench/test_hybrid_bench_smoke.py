@@ -32,8 +32,17 @@ def test_interleaved_rounds_time_every_setting_and_keep_failures(hybrid, monkeyp
     def broken():
         raise RuntimeError("no such solver")
 
+    def flaky():                                    # warms up, then fails while timed
+        def run():
+            calls.append("flaky")
+            if calls.count("flaky") > 1:
+                raise FloatingPointError("diverged")
+            return lambda: {"error": 0.0, "found": hybrid.N_IMPACTS, "ok": True}
+        return run
+
     monkeypatch.setattr(hybrid, "peer_settings", lambda case, engine, quick: [
-        ("coarse", fake_peer("coarse", 1e-2)), ("fine", fake_peer("fine", 1e-4)), ("broken", broken)])
+        ("coarse", fake_peer("coarse", 1e-2)), ("fine", fake_peer("fine", 1e-4)), ("broken", broken),
+        ("flaky", flaky)])
     out = hybrid.measure_case("ball", ["peer"], [1e-3, 1e-6], quick=True, rounds=3, say=lambda s: None)
     mech = out["mechsim"]
     assert [r["setting"] for r in mech] == ["DOP853 rtol=atol=0.001", "DOP853 rtol=atol=1e-06",
@@ -43,6 +52,8 @@ def test_interleaved_rounds_time_every_setting_and_keep_failures(hybrid, monkeyp
     peers = {r["setting"]: r for r in out["peer"]}
     assert calls.count("coarse") >= 1 + 3 and calls.count("fine") >= 1 + 3   # a warm-up, then each round
     assert peers["broken"]["note"].startswith("failed: RuntimeError") and math.isnan(peers["broken"]["time"])
+    assert peers["flaky"]["note"].startswith("failed: FloatingPointError") and math.isnan(peers["flaky"]["time"])
+    assert calls.count("flaky") == 2                # not timed again in the later rounds
     (case, engine, best, paired, rmin, rmax), = hybrid.summary_rows({"ball": out})
     assert (case, engine, best["setting"]) == ("ball", "peer", "fine")
     assert paired["error"] <= 1e-4 and paired["time"] == min(r["time"] for r in mech)
