@@ -190,6 +190,28 @@ def test_event_directions_restart_and_zeroed_g_old(kind):
         assert list(stepper.crossed >= 0) == ([False, True] if zeroed else [True, False])
 
 
+def test_locate_gives_the_earliest_root_alone_and_nothing_stale_after_a_restart():
+    """CompiledStepper.locate after EVENT: the rise of sin t through 0.5 (pi/6), on the dense output to a
+    few ulps of the driver's own search there (brentq); after a restart, no stale crossing; two events at
+    one instant are not alone (None: the driver decides); a scipy stepper leaves every root to the driver."""
+    stepper = CompiledStepper(Sine(np.array([0.5, 0.5])), "RK45", 0.0, [0.0], 3.0, rtol=1e-8, atol=1e-10,
+                              n_events=2, directions=[1, -1])
+    assert steps(stepper, 3.0)[0] == EVENT
+    t, k = stepper.locate()
+    root = brentq(lambda t: stepper.dense(t)[0] - 0.5, *stepper.bracket(0), xtol=1e-15, rtol=4 * np.finfo(float).eps)
+    assert k == 0 and abs(t - root) <= 8 * np.spacing(root) and t == pytest.approx(np.pi / 6, abs=1e-7)
+    stepper.restart(t, [0.5])
+    assert stepper.locate() is None
+    twins = CompiledStepper(Sine(np.array([0.5, 0.5])), "RK45", 0.0, [0.0], 3.0, rtol=1e-8, atol=1e-10, n_events=2,
+                            directions=[1, 1])
+    assert steps(twins, 3.0)[0] == EVENT and list(twins.crossed >= 0) == [True, True]
+    assert twins.locate() is None
+    problem = Sine(np.array([0.5]))
+    scipy = ScipyStepper(python_rhs(sine_rhs, problem), None, python_events(sine_events, problem, 1), "RK45", 0.0,
+                         [0.0], 3.0, rtol=1e-8, atol=1e-10)
+    assert steps(scipy, 3.0)[0] == EVENT and scipy.locate() is None
+
+
 # ------------------------------------------------------------------------------ pause and resume
 @pytest.mark.parametrize("name", ["RK45", "DOP853"])
 def test_paused_runs_resume_bitwise(name):

@@ -664,7 +664,8 @@ class CompiledStepper(Stepper):
     """The Stepper protocol (base.py) on the compiled kernels for a registered ``problem`` and a
     method of TABLEAUX; h given: fixed steps (required for Euler and RK4). A start (or restart) is
     made by the next advance, in the same compiled call, or at once where something needs it first
-    (start_status, g_old, crossed, dense): a failing start is ``start_status`` and is what advance returns."""
+    (start_status, g_old, crossed, dense, locate): a failing start is ``start_status`` and is what advance
+    returns."""
 
     def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
                  directions=None, n_samples=4, jumps=False):
@@ -730,7 +731,7 @@ class CompiledStepper(Stepper):
         return out
 
     def locate(self):
-        status, t, k, alone = rk_locate(self.problem, self.tableau, self.state)
+        status, t, k, alone = rk_locate(self.problem, self.tableau, self.started())
         return (float(t), int(k)) if status == OK and alone and k >= 0 else None
 
     @property
