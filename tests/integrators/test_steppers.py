@@ -212,6 +212,17 @@ def test_locate_gives_the_earliest_root_alone_and_nothing_stale_after_a_restart(
     assert steps(scipy, 3.0)[0] == EVENT and scipy.locate() is None
 
 
+@pytest.mark.parametrize("settings, message", [
+    (dict(n_events=2, directions=[1]), "directions must have 2 entries"),
+    (dict(n_events=1, directions=[1, -1]), "directions must have 1 entries"),
+    (dict(atol=[1e-8, -1e-8]), "atol must be non-negative"),
+    (dict(n_samples=-1), "n_samples must be >= 0")])
+def test_bad_stepper_settings_are_refused(settings, message):
+    """new_state's checks: one direction per event (a single one is not spread over several), atol >= 0."""
+    with pytest.raises(ValueError, match=message):
+        new_state(TABLEAUX["RK45"], np.zeros(2), 1e-6, settings.pop("atol", 1e-8), **settings)
+
+
 # ------------------------------------------------------------------------------ pause and resume
 @pytest.mark.parametrize("name", ["RK45", "DOP853"])
 def test_paused_runs_resume_bitwise(name):

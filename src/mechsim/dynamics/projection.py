@@ -105,12 +105,11 @@ def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, row
     Lagrangian holds are projected with them: its mass-orthogonal projections (Bayo & Ledesma 1996,
     Augmented Lagrangian and mass-orthogonal projection methods for constrained multibody dynamics,
     Nonlinear Dyn. 9, 113–130), which carry a driven loop through its singular positions, where the
-    acceleration-level stabilization alone lets it open. Flat arguments: a compiled call taking the whole model and data would pass
-    all their arrays."""
+    acceleration-level stabilization alone lets it open. Some row is held or augmented: with none (a hybrid mode
+    without contact) correct_tables does not call it. Flat arguments: a compiled call taking the whole model and
+    data would pass all their arrays."""
     if n_augmented(cw):
         rows = cw.row_set[:join_penalized(rows, cw)]
-    if rows.shape[0] == 0:                                # nothing held (a hybrid mode without contact)
-        return OK
     if drift == STABILIZATION:
         for _ in range(2):                                # eq. 33 with the F of eq. 34, twice
             status = aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dz)

@@ -87,12 +87,12 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
     atol_y[:] = atol                                      # a number or one per component
     if (atol_y < 0.0).any():
         raise ValueError("atol must be non-negative")
+    directions = np.zeros(n_events) if directions is None else np.ravel(directions)
+    if directions.shape != (n_events,):
+        raise ValueError(f"directions must have {n_events} entries")
     events = np.empty((2, n_events), dtype=np.int64)
     events[CROSSED] = -1
-    try:
-        events[DIRECTION] = 0 if directions is None else np.sign(directions)
-    except ValueError:
-        raise ValueError(f"directions must have {n_events} entries") from None
+    events[DIRECTION] = np.sign(directions)
     if n_samples < 0:
         raise ValueError("n_samples must be >= 0")
     scalars = np.zeros(9)
