@@ -278,7 +278,7 @@ README_SIGNALS = {
     "stewart_platform": "platform.position",
     "andrews_squeezer": "beta.q,theta.q",
     "bricard": "j1.q,j2.q",
-    "n_four_bar": "a0.q,b40.q",
+    "n_four_bar": "a0.q,a40.q",
     "bouncing_ball": "height.q,floor.force",
     "stick_slip_belt": "slip.q,friction.force",
     "clutch": "clutch.v,friction.force",

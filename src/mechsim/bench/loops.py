@@ -411,37 +411,36 @@ def n_four_bar_reference(t_end=N_FOUR_BAR["t_end"], p=N_FOUR_BAR):
 
 
 def mujoco_n_four_bar_xml(h, integrator="RK4", dmax=MJ_DMAX, timeconst=None, p=N_FOUR_BAR):
-    """MJCF, x-y plane, hinges about +z: one serial chain crank0 → coupler1 → crank1 (frame at its top,
-    bar along −y) → coupler2 → … (mechsim's tree), the ground pivots of cranks 1 … N as connects."""
+    """MJCF, x-y plane, hinges about +z, mechsim's tree: every crank k on its ground pivot (hinge a<k>), coupler k
+    on the top of crank k − 1 (hinge h<k>); the pivots where the couplers reach the next crank's top as connects."""
     n, m, L = p["n"], p["m"], p["length"]
     i = m * L ** 2 / 12.0
     inertial = lambda x, y: f'<inertial pos="{x!r} {y!r} 0" mass="{m!r}" diaginertia="{i!r} {i!r} {i!r}"/>'  # noqa: E731
     option = _mj_option(h, integrator).replace("{g}", f"0 {-p['g']!r} 0")
-    xml = f'<body name="crank0"><joint name="a0" type="hinge" axis="0 0 1"/>{inertial(0.0, L / 2)}'
-    close = ""
-    for k in range(1, n + 1):
-        xml += (f'<body name="coupler{k}" pos="0 {L!r} 0"><joint name="h{k}" type="hinge" axis="0 0 1"/>{inertial(L / 2, 0.0)}'
-                f'<body name="crank{k}" pos="{L!r} 0 0"><joint name="b{k}" type="hinge" axis="0 0 1"/>{inertial(0.0, -L / 2)}'
-                f'<site name="foot{k}" pos="0 {-L!r} 0"/>')
-        xml = xml.replace(f'pos="0 {L!r} 0"><joint name="h{k}"', f'pos="0 {(L if k == 1 else 0.0)!r} 0"><joint name="h{k}"')
-        close += f'<site name="pivot{k}" pos="{k * L!r} 0 0"/>'
-    xml += "</body></body>" * n + "</body>"
-    pairs = [(f"foot{k}", f"pivot{k}") for k in range(1, n + 1)]
-    return (f'<mujoco model="n-four-bar">{option}<worldbody>{close}{xml}</worldbody>'
+    xml = ""
+    for k in range(n + 1):
+        xml += (f'<body name="crank{k}" pos="{k * L!r} 0 0"><joint name="a{k}" type="hinge" axis="0 0 1"/>'
+                f'{inertial(0.0, L / 2)}<site name="top{k}" pos="0 {L!r} 0"/>')
+        if k < n:
+            xml += (f'<body name="coupler{k + 1}" pos="0 {L!r} 0"><joint name="h{k + 1}" type="hinge" axis="0 0 1"/>'
+                    f'{inertial(L / 2, 0.0)}<site name="end{k + 1}" pos="{L!r} 0 0"/></body>')
+        xml += "</body>"
+    pairs = [(f"end{k}", f"top{k}") for k in range(1, n + 1)]
+    return (f'<mujoco model="n-four-bar">{option}<worldbody>{xml}</worldbody>'
             f'<equality>{_mj_equality(pairs, h, dmax, timeconst)}</equality></mujoco>')
 
 
 def mujoco_n_four_bar(h, t_end=N_FOUR_BAR["t_end"], integrator="RK4", sample=0.01, dmax=MJ_DMAX, timeconst=None,
                       p=N_FOUR_BAR):
-    """Build the MuJoCo N four-bar; run() -> {"t", "phi" (crank 0 angle), "closure" (max foot–pivot gap)}."""
+    """Build the MuJoCo N four-bar; run() -> {"t", "phi" (crank 0 angle), "closure" (max gap coupler end – crank top)}."""
     import mujoco
     model = mujoco.MjModel.from_xml_string(mujoco_n_four_bar_xml(h, integrator, dmax, timeconst, p))
     data = mujoco.MjData(model)
     n, w = p["n"], -p["speed"] / p["length"]
-    sites = [(model.site(f"foot{k}").id, model.site(f"pivot{k}").id) for k in range(1, n + 1)]
+    sites = [(model.site(f"end{k}").id, model.site(f"top{k}").id) for k in range(1, n + 1)]
 
     def setup(d):
-        d.qvel[:] = [w] + [-w, w] * n                     # a0, then h_k = −φ', b_k = +φ' (couplers translate)
+        d.qvel[:] = [w, -w] * n + [w]                     # a_k = φ', h_k = −φ' (couplers translate), depth first
     run = _mujoco_runner(mujoco, model, data, setup, sites, h, t_end, sample)
 
     def n_run():
@@ -886,7 +885,7 @@ def mechsim_andrews(t_end=ANDREWS["t_end"], solver="DOP853", rtol=1e-8, atol=Non
 def mechsim_n_four_bar(t_end=N_FOUR_BAR["t_end"], solver="DOP853", rtol=1e-8, atol=None, drift="projection",
                        p=N_FOUR_BAR):
     """The N four-bar (models.n_four_bar; output every 0.01 s); evaluate -> {"t", "phi" (a0.q), "closure"
-    (max gap crank foot – ground pivot)}."""
+    (max gap coupler end – crank top at the cut pivots)}."""
     model = models.n_four_bar(p)
     t_eval = np.linspace(0.0, t_end, int(round(100 * t_end)) + 1)
 
@@ -895,8 +894,9 @@ def mechsim_n_four_bar(t_end=N_FOUR_BAR["t_end"], solver="DOP853", rtol=1e-8, at
                               drift=drift)
 
     def evaluate(res):
-        gaps = [np.max(np.linalg.norm(res.point(f"crank{k}", (0.0, 0.0, 0.0)) - (k * p["length"], 0.0, 0.0), axis=1))
-                for k in range(1, p["n"] + 1)]
+        L = p["length"]
+        gaps = [np.max(np.linalg.norm(res.point(f"coupler{k}", (L, 0.0, 0.0)) - res.point(f"crank{k}", (0.0, L, 0.0)),
+                                      axis=1)) for k in range(1, p["n"] + 1)]
         return {"t": float(res.t[-1]), "phi": float(res["a0.q"][-1]), "closure": float(max(gaps))}
     return run, evaluate
 

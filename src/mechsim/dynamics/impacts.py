@@ -67,8 +67,8 @@ def contact_impulse(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, impacts, k,
     cw.rhs[0] = -(1.0 + e) * cw.hd[r]                   # b - G v-: the normal rate to -e times its value
     for j in range(1, n):                               # the slip to the surface's velocity
         cw.rhs[j] = -cw.hd[r + j]
-    constraint_jacobian_solves(node_i, ws, rows, cw.G, cw.X)
-    form_lambda(cw.G, cw.X, rows, cw.Lam)
+    constraint_jacobian_solves(node_i, ws, cw, rows, cw.G)
+    form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support)
     if not cholesky_solve(cw.Lam, cw.rhs, n, cw.mu):
         return UNHANDLED, approach, 0.0
     if n == 3 and np.sqrt(cw.mu[1] ** 2 + cw.mu[2] ** 2) > table[STATIC] * cw.mu[0] * (1.0 + 1e-12):

@@ -2,9 +2,11 @@
 
 M vdot = f + G^T lambda with G vdot = gamma (eqs. 11–13): vdot = vdot_free + X lambda, X = M^-1 G^T,
 and Lambda lambda = gamma - G vdot_free with Lambda = G X (eq. 14). Each column of X is one more
-ABA solve on the factorization the free-acceleration pass left in the workspace (U, D^-1): O(n)
-per constraint row, O(n_c n) in all, no mass matrix. Lambda is solved by Cholesky or, near
-singular configurations, by the truncated QR with column pivoting of eqs. 17–20.
+ABA solve on the factorization the free-acceleration pass left in the workspace (U, D^-1), over the
+tree branches the row loads: O(n) per constraint row at most, no mass matrix; Lambda's entries sum over
+each row's nonzero entries of G. With a spanning tree that keeps loops apart both are O(1) per row
+(per pair of rows): a chain of loops costs O(n_c) for X, O(n_c^2) for Lambda. Lambda is solved by
+Cholesky or, near singular configurations, by the truncated QR with column pivoting of eqs. 17–20.
 """
 from collections import namedtuple
 
@@ -39,8 +41,12 @@ RANK_TOL = 1e-9
 # (nv) the generalized forces with theirs; ``iterations`` [n]: n > 0 solves the penalized rows with the held
 # ones by the augmented Lagrangian (n iterations at most, multipliers), 0 makes them springs (penalty_forces);
 # ``row_set`` (n_rows) holds the rows of one solve, held and penalized together (join_penalized).
+# ``support`` (n_rows, nv + 1): per row of a solve, its count of nonzero entries of G and their columns (form_lambda).
+# ``live`` (n_rows): the rows of a truncated QR solve whose G is not all 0 (nonzero_rows). ``tree_order``,
+# ``branch_span``, ``v_branch``: the tree's branches (tree_branches); ``touched``, ``loaded``: aba_solve's scratch.
 ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide "
-                                                        "friction scratch penalized penalty tau_p iterations row_set")
+                                                        "friction scratch penalized penalty tau_p iterations row_set "
+                                                        "support live tree_order branch_span v_branch touched loaded")
 STIFFNESS, DAMPING, FORCE, COMPLIANCE = range(4)
 SLIDE_COLS = 6
 TANGENT, MU, D1, D2, S1, S2 = range(SLIDE_COLS)
@@ -50,62 +56,118 @@ FRICTION_ITERATIONS = 100
 AL_TOLERANCE = 1e-14    # the augmented Lagrangian stops when an iteration changes lambda less than this, relative
 
 
-def new_constraint_workspace(n_nodes, n_rows, nv, n_friction=0, penalized=(), iterations=0):
+def new_constraint_workspace(node_i, n_rows, nv, n_friction=0, penalized=(), iterations=0):
+    """The workspace of the model whose tree nodes are ``node_i`` (layout.py)."""
     slide = np.zeros((n_rows, SLIDE_COLS))
     slide[:, TANGENT] = -1.0
+    tree_order, branch_span, v_branch = tree_branches(node_i, nv)
+    n_nodes = node_i.shape[0]
     return ConstraintWorkspace(np.zeros((n_nodes, 6)), np.zeros((n_rows, 6)), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros(n_rows), np.zeros((n_rows, nv)), np.zeros((n_rows, nv)), np.zeros((nv, n_rows)),
                                np.zeros((n_rows, n_rows)), np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros((n_rows + 3, max(n_rows, nv, 1))), slide, np.zeros((n_friction, FRICTION_COLS)),
                                np.zeros(nv), np.array(penalized, dtype=np.int64), np.zeros((n_rows, 4)), np.zeros(nv),
-                               np.array([iterations], dtype=np.int64), np.zeros(n_rows, dtype=np.int64))
+                               np.array([iterations], dtype=np.int64), np.zeros(n_rows, dtype=np.int64),
+                               np.zeros((n_rows, nv + 1), dtype=np.int64), np.zeros(n_rows, dtype=np.int64), tree_order,
+                               branch_span, v_branch, np.zeros(n_nodes + 1, dtype=np.int64),
+                               np.zeros(n_nodes, dtype=np.int64))
+
+
+def tree_branches(node_i, nv):
+    """The tree's branches, the subtrees of the nodes on the base (a fixed base: M is block diagonal over them):
+    the nodes grouped by branch, parents first (tree_order), the span [start, end) of each branch in it by its
+    first node (branch_span), and the branch of each velocity coordinate (v_branch)."""
+    n = node_i.shape[0]
+    branch = np.arange(n, dtype=np.int64)
+    for i in range(n):                                    # parents come first
+        if node_i[i, PARENT] >= 0:
+            branch[i] = branch[node_i[i, PARENT]]
+    tree_order = np.argsort(branch, kind="stable").astype(np.int64)
+    branch_span = np.zeros((n, 2), dtype=np.int64)
+    for b in np.unique(branch):
+        where = np.flatnonzero(branch[tree_order] == b)
+        branch_span[b] = where[0], where[-1] + 1
+    ends = np.append(node_i[1:, VI], nv) if n else np.zeros(0, dtype=np.int64)
+    v_branch = np.zeros(nv, dtype=np.int64)
+    for i in range(n):
+        v_branch[node_i[i, VI]:ends[i]] = branch[i]
+    return tree_order, branch_span, v_branch
 
 
 @njit(**PASS)
-def aba_solve(node_i, S, U, Dinv, u, pA, acc, tau, x):
+def aba_solve(node_i, S, U, Dinv, u, pA, acc, tau, x, tree_order, branch_span, v_branch, touched, loaded):
     """x = M^-1 tau on the factorization of the last aba call (RBDA Table 7.1 with v = 0, no gravity:
-    the bias terms vanish, so only the u/pA backward and the acceleration forward sweeps remain)."""
-    n = node_i.shape[0]
-    pA[:, :] = 0.0
-    for i in range(n - 1, -1, -1):
-        parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
-        joint_bias_force(S, pA, tau, u, i, vi, nd)
-        if parent >= 0:                                   # pA_parent += pA + U D^-1 u
+    the bias terms vanish, so only the u/pA backward and the acceleration forward sweeps remain), on
+    the branches tau loads only: branches leaving a fixed base do not couple (M is block diagonal over
+    them), x is 0 on the others. A loop's row of G loads the branches the loop runs through, so with a
+    spanning tree that keeps loops apart (the N four-bar's cranks each on the ground) a solve costs the
+    nodes of its loop, not the whole tree's. Branch tables: tree_branches; ``touched`` (per branch, the
+    last stamp in its last entry) and ``loaded`` (the branches of this solve) are scratch."""
+    last = touched.shape[0] - 1
+    touched[last] += 1
+    stamp, n_loaded = touched[last], 0
+    for j in range(tau.shape[0]):
+        x[j] = 0.0
+        if tau[j] != 0.0 and touched[v_branch[j]] != stamp:
+            touched[v_branch[j]] = stamp
+            loaded[n_loaded] = v_branch[j]
+            n_loaded += 1
+    for b in loaded[:n_loaded]:
+        start, end = branch_span[b, 0], branch_span[b, 1]
+        for o in range(start, end):
+            pA[tree_order[o], :] = 0.0
+        for o in range(end - 1, start - 1, -1):
+            i = tree_order[o]
+            parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
+            joint_bias_force(S, pA, tau, u, i, vi, nd)
+            if parent >= 0:                               # pA_parent += pA + U D^-1 u
+                for r in range(6):
+                    pa = pA[i, r]
+                    for k in range(nd):
+                        pa += u_dinv(U, Dinv, i, r, k, nd) * u[i, k]
+                    pA[parent, r] += pa
+        for o in range(start, end):
+            i = tree_order[o]
+            parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
             for r in range(6):
-                pa = pA[i, r]
-                for k in range(nd):
-                    pa += u_dinv(U, Dinv, i, r, k, nd) * u[i, k]
-                pA[parent, r] += pa
-    for i in range(n):
-        parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
-        for r in range(6):
-            acc[i, r] = acc[parent, r] if parent >= 0 else 0.0
-        joint_acceleration(U, Dinv, u, acc, x, i, vi, nd)
-        add_joint_acceleration(S, x, acc, i, vi, nd)
+                acc[i, r] = acc[parent, r] if parent >= 0 else 0.0
+            joint_acceleration(U, Dinv, u, acc, x, i, vi, nd)
+            add_joint_acceleration(S, x, acc, i, vi, nd)
 
 
 @njit(**INLINE)
 def cholesky_solve(A, b, n, x):
-    """Solve A x = b for symmetric positive definite A (n x n, overwritten by its factor).
-    False if a pivot is not clearly positive: A is singular to working precision."""
+    """Solve A x = b for symmetric positive definite A (n x n, overwritten by its factor L, lower).
+    False if a pivot is not clearly positive: A is singular to working precision. Envelope (profile)
+    Cholesky: row i of L is 0 before the first nonzero of row i of A (kept in x[i] until the
+    substitution), and the sums skip those zeros: O(n b^2) for a banded A of bandwidth b (a chain of
+    loops on a tree that keeps them apart, multipliers.py form_lambda)."""
     largest = 0.0
     for k in range(n):
         largest = max(largest, A[k, k])
+        first = 0
+        while first < k and A[k, first] == 0.0:
+            first += 1
+        x[k] = first
     for k in range(n):
+        fk = int(x[k])
         s = A[k, k]
-        for j in range(k):
+        for j in range(fk, k):
             s -= A[k, j] * A[k, j]
         if not s > RANK_TOL * largest:
             return False
         A[k, k] = np.sqrt(s)
         for i in range(k + 1, n):
+            fi = int(x[i])
+            if fi > k:
+                continue
             s = A[i, k]
-            for j in range(k):
+            for j in range(max(fi, fk), k):
                 s -= A[i, j] * A[k, j]
             A[i, k] = s / A[k, k]
     for i in range(n):                    # L y = b, then L^T x = y
         s = b[i]
-        for j in range(i):
+        for j in range(int(x[i]), i):
             s -= A[i, j] * x[j]
         x[i] = s / A[i, i]
     for i in range(n - 1, -1, -1):
@@ -213,22 +275,35 @@ def solve_symmetric(A, b, n, x, solver, work):
 
 
 @njit(**PASS)
-def constraint_jacobian_solves(node_i, ws, active, G, X):
-    """X[:, k] = M^-1 G[active[k]]^T on the last aba factorization."""
+def constraint_jacobian_solves(node_i, ws, cw, rows, G):
+    """cw.X[:, k] = M^-1 G[rows[k]]^T on the last aba factorization (G: cw.G, or the force directions cw.F)."""
     w = carve(ws)
-    for k in range(active.shape[0]):
-        aba_solve(node_i, w.S, w.U, w.Dinv, w.u, w.pA, w.acc, G[active[k]], X[:, k])
+    for k in range(rows.shape[0]):
+        aba_solve(node_i, w.S, w.U, w.Dinv, w.u, w.pA, w.acc, G[rows[k]], cw.X[:, k], cw.tree_order, cw.branch_span,
+                  cw.v_branch, cw.touched, cw.loaded)
 
 
 @njit(**PASS)
-def form_lambda(G, X, active, Lam):
-    """Lambda = G X over the given rows (eq. 14; X = M^-1 G^T, or D G^T in a projection), symmetrized."""
-    na, nv = active.shape[0], G.shape[1]
+def form_lambda(G, X, rows, Lam, support):
+    """Lambda = G X over the given rows (eq. 14; X = M^-1 G^T, or D G^T in a projection), symmetrized.
+    Each row's products run over its nonzero entries of G only (support[k] = [count, columns...]): a
+    loop's rows touch only the joints of that loop, and with a spanning tree that keeps loops apart
+    Lambda is banded (each loop of a chain of loops couples to its neighbours) at O(rows^2) cost."""
+    na, nv = rows.shape[0], G.shape[1]
+    for k in range(na):
+        count = 0
+        for j in range(nv):
+            if G[rows[k], j] != 0.0:
+                count += 1
+                support[k, count] = j
+        support[k, 0] = count
     for k in range(na):
         for l in range(k + 1):
             s = 0.0
-            for j in range(nv):
-                s += G[active[k], j] * X[j, l] + G[active[l], j] * X[j, k]
+            for c in range(1, support[k, 0] + 1):
+                s += G[rows[k], support[k, c]] * X[support[k, c], l]
+            for c in range(1, support[l, 0] + 1):
+                s += G[rows[l], support[l, c]] * X[support[l, c], k]
             Lam[k, l] = Lam[l, k] = 0.5 * s
 
 
@@ -285,13 +360,16 @@ def sliding_directions(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, ac
 @njit(**PASS)
 def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
     """Solve Lambda lambda = f_lambda over the given rows (eqs. 12–14) and add X lambda to the free
-    accelerations in qdd; cw.lam holds every row's multiplier (0 for rows left out). Baumgarte's
+    accelerations in qdd; cw.lam holds every row's multiplier (0 for rows left out: with QR, those whose G is
+    0 too). Baumgarte's
     -2 alpha hdot - beta^2 h enter f_lambda. With contacts that slide (``sliding``, the force
     directions cw.F from sliding_directions), Lambda = G M^-1 F^T is not symmetric: truncated QR, and
     each sliding contact's tangent rows get the friction's multipliers -mu s lambda_n. A row with a
     compliance d = 1/alpha (cw.penalty, the penalty formulation's augmented Lagrangian) is held instead by
     lambda = lambda* - alpha (hddot + d c hdot + d k h): d on its diagonal of Lambda, its own stabilization
     in f_lambda, and the iterations of augmented_lagrangian. False if the solver fails (qdd unchanged)."""
+    if solver == QR and not sliding:
+        rows = cw.live[:nonzero_rows(cw.G, rows, cw.live)]
     n, nv = rows.shape[0], qdd.shape[0]
     soft = False
     for k in range(n):                                    # f_lambda = gamma - G qdd_free (eq. 13)
@@ -305,12 +383,12 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
         for j in range(nv):
             s -= cw.G[row, j] * qdd[j]
         cw.rhs[k] = s
-    constraint_jacobian_solves(node_i, ws, rows, cw.F if sliding else cw.G, cw.X)
+    constraint_jacobian_solves(node_i, ws, cw, rows, cw.F if sliding else cw.G)
     if sliding:
         form_coupled_lambda(cw.G, cw.X, rows, cw.Lam)
         solver = QR
     else:
-        form_lambda(cw.G, cw.X, rows, cw.Lam)
+        form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support)
     if soft:
         for k in range(n):
             cw.Lam[k, k] += cw.penalty[rows[k], COMPLIANCE]
@@ -334,6 +412,21 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
                 cw.lam[t1] = -cw.slide[row, MU] * cw.slide[row, S1] * cw.lam[row]
                 cw.lam[t1 + 1] = -cw.slide[row, MU] * cw.slide[row, S2] * cw.lam[row]
     return True
+
+
+@njit(**INLINE)
+def nonzero_rows(G, rows, out):
+    """out[:count] = the rows whose G is not all 0; returns count. The truncated QR leaves the others out anyway
+    (their Lambda rows and columns are 0: multiplier 0), at the cost of their n^2 entries at every pivot: a planar
+    loop's three out-of-plane rows, 120 of the N four-bar's 200."""
+    count = 0
+    for row in rows:
+        for j in range(G.shape[1]):
+            if G[row, j] != 0.0:
+                out[count] = row
+                count += 1
+                break
+    return count
 
 
 @njit(**INLINE)

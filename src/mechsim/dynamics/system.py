@@ -87,23 +87,23 @@ def holds_nothing(held, cw):
 
 @njit(**JIT)
 def correct_tables(node_i, node_f, force_i, force_f, gravity, quat_q, nq, time_ops, time_consts, slot_span, row_span,
-                   stack, con_i, con_f, rows, u, tau, con_t, ws, cw, dz, drift, rtol, atol, ns, t, y):
+                   stack, con_i, con_f, held, active, solver, u, tau, con_t, ws, cw, dz, drift, rtol, atol, ns, t, y):
     """Bring y back onto its manifold in place: unit quaternions, and the constraints when the drift
     control is projection or stabilization. Returns the status."""
     normalize_quaternions(quat_q, y)
     if cw is None:
         return OK
-    if ns is not None and rows.shape[0]:
+    if ns is not None and held.shape[0]:
         if time_ops.shape[0]:
             update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
-        return nullspace_correct(node_i, node_f, quat_q, con_i, con_f, con_t, rows, ws, cw, ns, drift, atol, t,
+        return nullspace_correct(node_i, node_f, quat_q, con_i, con_f, con_t, held, ws, cw, ns, drift, atol, t,
                                  y[:nq], y[nq:])
-    if drift >= BAUMGARTE or con_i.shape[0] == 0 or rows.shape[0] == 0 and n_augmented(cw) == 0:
+    if drift >= BAUMGARTE or con_i.shape[0] == 0 or held.shape[0] == 0 and n_augmented(cw) == 0:
         return OK                               # nothing to project on (a ball in flight): no call passing cw
     if time_ops.shape[0]:
         update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
-    return project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, rows, u, tau, con_t, ws, cw, dz,
-                   drift, rtol, atol, y[:nq], y[nq:])
+    return project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, held, active, solver, u, tau, con_t,
+                   ws, cw, dz, drift, rtol, atol, y[:nq], y[nq:])
 
 
 @njit(**INLINE)

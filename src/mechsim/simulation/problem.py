@@ -41,8 +41,8 @@ def derivative(s, t, y, dy):
 def correct(s, t, y):
     """The drift correction after a step and at outputs (dynamics/system.py: correct_tables)."""
     return correct_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.quat_q, s.nq, s.time_ops,
-                          s.time_consts, s.slot_span, s.row_span, s.stack, s.con_i, s.con_f, s.held, s.u, s.tau,
-                          s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, s.ns, t, y)
+                          s.time_consts, s.slot_span, s.row_span, s.stack, s.con_i, s.con_f, s.held, s.active,
+                          s.solver, s.u, s.tau, s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, s.ns, t, y)
 
 
 @njit(**INLINE)
