@@ -195,17 +195,55 @@ def test_disk_fence_decided_at_seven_seconds_is_added_at_P_rolled_along_and_left
     np.testing.assert_allclose(res["roll.q"][-1, :2], q[:2] + v[:2] * tau + 0.5 * g * tau ** 2, atol=1e-7)
 
 
+def sliding_tip_separates(cp, t0, y0, t_end):
+    """When the normal force of P2 sliding on the belt reaches 0 (None before t_end), from (t0, y0) on the
+    sliding branch: the pendulum in absolute angles (point masses at the rod ends), M w' + c = g + lambda_n
+    (J_y - mu_k s J_x)^T with s the sign of the slip and P2's height held, y'' = 0; scipy, independent of mechsim."""
+    from scipy.integrate import solve_ivp
+    mu = cp.BELT[2]
+
+    def solve(y):
+        th1, th2, w1, w2 = y[0], y[0] + y[1], y[2], y[2] + y[3]
+        k = cp.M2 * cp.L1 * cp.L2
+        M = np.array([[(cp.M1 + cp.M2) * cp.L1 ** 2, k * np.cos(th1 - th2)], [k * np.cos(th1 - th2), cp.M2 * cp.L2 ** 2]])
+        c = k * np.sin(th1 - th2) * np.array([w2 ** 2, -w1 ** 2])
+        g = -cp.G * np.array([(cp.M1 + cp.M2) * cp.L1 * np.sin(th1), cp.M2 * cp.L2 * np.sin(th2)])
+        jx, jy = np.array([cp.L1 * np.cos(th1), cp.L2 * np.cos(th2)]), np.array([cp.L1 * np.sin(th1), cp.L2 * np.sin(th2)])
+        s = np.sign(jx @ (w1, w2) - cp.VB)
+        A = np.zeros((3, 3))
+        A[:2, :2], A[:2, 2], A[2, :2] = M, -(jy - mu * s * jx), jy
+        a1, a2, lam = np.linalg.solve(A, np.r_[g - c, -(cp.L1 * np.cos(th1) * w1 ** 2 + cp.L2 * np.cos(th2) * w2 ** 2)])
+        return np.array([w1, w2 - w1, a1, a2 - a1]), lam
+
+    def pulls(t, y):
+        return solve(y)[1]
+    pulls.terminal = True
+    sol = solve_ivp(lambda t, y: solve(y)[0], (t0, t_end), y0, events=pulls, method="DOP853", rtol=1e-12, atol=1e-12)
+    return sol.t_events[0][0] if sol.t_events[0].size else None
+
+
 def test_conveyor_pendulum_rebounds_strikes_the_belt_slides_and_sticks():
     """examples/conveyor_pendulum.py (Gillespie et al. 2005, Table II): the strikes and the sticking time
     of tests/physics/test_impact_laws.py's independent derivation, for Smith's law and for Newton's; the
-    tip stays on the belt after the plastic strike, moving with it once stuck."""
+    tip stays on the belt after the plastic strike, moving with it once stuck, until it slides again and,
+    with Newton's law, its normal force reaches 0 and it leaves the belt (at 1.16646969 s), when the sliding
+    pendulum integrated independently (sliding_tip_separates) says so."""
     cp = script("conveyor_pendulum")
     for law, res in cp.compare_laws().items():
         assert res.success, res.message
         np.testing.assert_allclose(cp.switches(res)[:4], cp.SWITCHES[law], atol=1e-8)
         height, velocity = cp.tip(res)
         t_strike, t_stick = cp.SWITCHES[law][2:]
-        on_belt = res.t > t_strike + 1e-9
+        t_slide = [e.time for e in res.events if e.kind == "slide"][-1]
+        after = np.flatnonzero(res.t > t_slide + 1e-9)[0]
+        t_leave = sliding_tip_separates(cp, res.t[after], np.r_[res.q[after], res.v[after]], res.t[-1])
+        leaves = [e.time for e in res.events if e.kind == "separate"]
+        if law == "newton":
+            assert t_leave == pytest.approx(1.16646969, abs=1e-8)
+        assert leaves == ([pytest.approx(t_leave, abs=1e-8)] if t_leave else [])
+        on_belt = (res.t > t_strike + 1e-9) & (res.t < (t_leave or np.inf))
         assert np.abs(height[on_belt]).max() < 1e-9
+        if t_leave:
+            assert np.all(height[res.t > t_leave + 1e-3] > 1e-9)
         stuck = (res.t > t_stick + 1e-9) & (res.t < 1.05)
         np.testing.assert_allclose(velocity[stuck], cp.VB, atol=1e-9)

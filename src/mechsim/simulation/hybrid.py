@@ -133,6 +133,7 @@ class Modes:
         self.closed, self.slip, self.stuck_at = set(), {}, {}    # held switched rows; name -> d; row -> q
         self.sliding = {}                                          # contact point key -> slip direction (d1, d2)
         self.touch = {}                                            # contact point key -> gap where it hits
+        self.due = set()            # rows of closed contacts whose normal force was just located falling through 0
         if previous is not None:                                   # the same mode on a recompiled model
             names = previous.held_names()
             self.closed = {e.row for e in self.sides + self.locks if (e.name, getattr(e, "side", "")) in names}
@@ -190,7 +191,7 @@ class Modes:
         stick = lambda: ([SLIP, c.t1, 0, 0], [0.0, *self.sliding[c.key], 0.0]) \
             if c.key in self.sliding and c.contact.static > 0.0 else None          # frictionless: slides for good
         return [ModeEvent(self, c, "hit", -1, hit, lambda sim: self._touch(sim, c)),
-                ModeEvent(self, c, "separate", -1, separate, lambda sim: None),    # the mode iteration decides
+                ModeEvent(self, c, "separate", -1, separate, lambda sim: self.due.add(c.row)),   # settle decides
                 ModeEvent(self, c, "stick", -1, stick, lambda sim: self._stick_contact(sim.log, c, "slip stops"))]
 
     def _slide_event(self, points):
@@ -384,9 +385,9 @@ class Modes:
         from scipy.optimize import linprog
         N = null_space(force.T, rcond=1e-9)
         normals = [k for k, row in enumerate(held) if row in {c.row for c in self.contacts}]
-        if N.shape[1] == 0:
-            return all(lam[held[k]] > 0.0 for k in normals)
         margin = 1e-9 * max(1.0, np.abs(lam).max())
+        if N.shape[1] == 0:
+            return all(lam[held[k]] > margin for k in normals)
         fit = linprog(np.zeros(N.shape[1]), A_ub=-N[normals], b_ub=lam[[held[k] for k in normals]] - margin,
                       bounds=[(None, None)] * N.shape[1], method="highs")
         return fit.status == 0
@@ -613,6 +614,12 @@ class Modes:
         """The mode iteration (module docstring) at (t, y): uses each trial mode on the driver
         (driver.use_mode; ``fresh``: the driver's Data already holds the first, made at this y) and returns
         the state projected onto the final mode's rows."""
+        try:
+            return self._iterate_modes(driver, t, y, fresh)
+        finally:
+            self.due.clear()                             # the separate events' marks hold for this settle only
+
+    def _iterate_modes(self, driver, t, y, fresh):
         seen, slid = set(), set()                        # trial modes; contacts sliding with friction in them
         start, n_records = self.mode(), len(driver.records)
         while True:
@@ -775,7 +782,8 @@ class Modes:
                 self.closed.discard(s.row)
                 driver.log(t, "limit", s.name, f"leaves its {s.side} stop {s.value:g}: its force would pull")
                 return True
-        pulling = [c for c in self.contacts if c.row in self.closed and lam[c.row] <= 0.0]
+        # at the located root of its separate event a normal force is ~0 on either side: it counts as pulling
+        pulling = [c for c in self.contacts if c.row in self.closed and (lam[c.row] <= 0.0 or c.row in self.due)]
         if pulling and not self._can_all_push(driver, t, y, lam):       # a closed contact must push
             c = min(pulling, key=lambda c: lam[c.row])
             self._separate(driver, t, y, c, "its normal force would pull")

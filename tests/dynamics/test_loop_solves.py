@@ -1,0 +1,127 @@
+"""The linear algebra of the loop constraints against dense references: the branch-restricted ABA
+solves X = M^-1 G^T (numpy's solve with the CRBA mass matrix), the envelope Cholesky (numpy), the
+truncated QR without the all-zero rows (with them), and the projection over the independent rows
+(over every held row by truncated QR)."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mechsim as ms
+from mechsim.dynamics.api import constraint_values
+from mechsim.dynamics.kernels import aba_tables
+from mechsim.dynamics.multipliers import cholesky_solve, constraint_jacobian_solves
+from mechsim.dynamics.projection import PROJECTION, constraint_state_tables, integrate_coordinates, project
+from mechsim.status import OK
+
+from test_constraints import random_state, three_d_tree
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def n_four_bar(n):
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import n_four_bar as script
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    return script.build_model(n)
+
+
+def loops_on_two_branches():
+    """The 3D tree of test_constraints (a spherical-universal-revolute chain and a free body, two branches
+    off the ground) with a cut revolute joining them and a rope on the first branch only."""
+    m, pose = three_d_tree(np.random.default_rng(7))
+    m.add_joint("cut", "revolute", "c", "d", parent_frame=pose(), child_frame=pose(), cut=True)
+    m.add_constraint("rope", "distance", body_a="ground", point_a=(0, 1, 0), body_b="b", point_b=(0.1, 0, 0),
+                     length=1.3)
+    return m
+
+
+def jacobian_solves(m, q, v):
+    """X = M^-1 G^T over every row by the kernels, with G and the CRBA mass matrix."""
+    cm = m.compile()
+    A, d = cm.arrays, cm.new_data()
+    aba_tables(A.node_i, A.node_f, A.force_i, A.force_f, A.gravity, d.u, q, v, d.tau, d.ws, np.zeros(cm.nv))
+    constraint_state_tables(A.node_i, A.node_f, A.con_i, A.con_f, d.con_t, d.ws, d.cw, q, v, cm.every_row)
+    constraint_jacobian_solves(A.node_i, d.ws, d.cw, cm.every_row, d.cw.G)
+    return d.cw.X[:, :cm.n_rows].copy(), d.cw.G.copy(), ms.mass_matrix(m, q)
+
+
+@pytest.mark.parametrize("build", [loops_on_two_branches, lambda: n_four_bar(3)], ids=["3d-two-branches", "n-four-bar"])
+def test_jacobian_solves_on_the_loaded_branches_are_m_inverse_g(rng, build):
+    m = build()
+    cm = m.compile()
+    for _ in range(3):
+        q, v = random_state(cm, rng)
+        X, G, M = jacobian_solves(m, q, v)
+        reference = np.linalg.solve(M, G.T)
+        np.testing.assert_allclose(X, reference, atol=1e-12 * np.abs(reference).max())
+        if build is loops_on_two_branches:       # the rope loads the first branch only: 0 on the free body's
+            rope = cm.every_row[-1]
+            assert np.all(X[cm.joint_v["jd"], rope] == 0.0) and np.any(X[cm.joint_v["ja"], rope] != 0.0)
+
+
+def test_envelope_cholesky_solves_banded_dense_and_profile_matrices(rng):
+    n = 12
+    for band in (0, 1, 3, n):
+        B = np.tril(rng.uniform(-1, 1, (n, n)))
+        B[np.tril_indices(n, -band - 1)] = 0.0
+        B[5, :4] = 0.0                             # an envelope that is not a band
+        A = B @ B.T + n * np.eye(n)
+        b = rng.uniform(-1, 1, n)
+        x = np.zeros(n)
+        assert cholesky_solve(A.copy(), b, n, x)
+        np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-12)
+    singular = np.ones((3, 3))
+    assert not cholesky_solve(singular, np.ones(3), 3, np.zeros(3))
+
+
+def test_qr_and_cholesky_agree_on_the_n_four_bar_and_through_its_flat_position():
+    """The truncated QR leaves out the 3 out-of-plane rows of each pivot (all 0): the same accelerations as
+    Cholesky over the independent rows, and the same motion through the flat (singular) position."""
+    m = n_four_bar(3)
+    runs = {solver: m.simulate(t_end=2.0, rtol=1e-10, atol=1e-12, solver="DOP853", constraint_solver=solver,
+                               t_eval=np.linspace(0.0, 2.0, 21)) for solver in ("cholesky", "qr")}
+    assert np.min(np.abs(np.cos(runs["qr"]["a0.q"]))) < 0.2           # near or through flat
+    np.testing.assert_allclose(runs["qr"]["a0.q"], runs["cholesky"]["a0.q"], atol=1e-8)
+    assert np.max(runs["qr"].constraint_error) < 1e-9
+
+
+def project_state(m, q, v, solver):
+    cm = m.compile()
+    A, d = cm.arrays, cm.new_data(constraint_solver=solver)
+    q, v = q.copy(), v.copy()
+    status = project(A.node_i, A.node_f, A.force_i, A.force_f, A.gravity, A.quat_q, A.con_i, A.con_f, d.held, d.active,
+                     d.solver, d.u, d.tau, d.con_t, d.ws, d.cw, d.dz, PROJECTION, 1e-6, 1e-8, q, v)
+    h, hd, _ = constraint_values(cm, q, v)
+    return status, q, v, np.abs(h).max(), np.abs(hd).max()
+
+
+@pytest.mark.parametrize("model", ["n_four_bar", "bricard"])
+def test_projection_over_the_independent_rows_lands_where_every_row_does(rng, model):
+    """Cholesky over the active rows (the N four-bar's 80 of 200; Bricard's 4 of 5) against the truncated QR
+    over every held row: both bring a state 1e-4 off back onto every row. Where the other rows are 0 (the N
+    four-bar's out-of-plane ones) they land on the same state; Bricard's fifth row is dependent on the
+    others only on the constraint manifold, and off it the QR counts it (rank 5) and moves further: the
+    active rows' correction is the smaller in the kinetic-energy metric of the projection."""
+    m = n_four_bar(40) if model == "n_four_bar" else ms.load(EXAMPLES / "bricard.yaml")
+    cm = m.compile()
+    res = m.simulate(t_end=0.3, t_eval=[0.3])
+    q0, v0 = res.q[-1], res.v[-1]
+    assert len(cm.new_data().active) < len(cm.new_data().held)
+    for _ in range(6):
+        q = q0.copy()
+        integrate_coordinates(cm.node_i, q, 1e-4 * rng.standard_normal(cm.nv))
+        v = v0 + 1e-4 * rng.standard_normal(cm.nv)
+        fast, full = project_state(m, q, v, "cholesky"), project_state(m, q, v, "qr")
+        for status, _, _, h, hd in (fast, full):
+            assert status == OK
+            assert h < 1e-11 and hd < 1e-9
+        if model == "n_four_bar":
+            np.testing.assert_allclose(fast[1], full[1], atol=1e-9)
+            np.testing.assert_allclose(fast[2], full[2], atol=1e-8)
+        M = ms.mass_matrix(m, q)
+        step = [np.sqrt((p - q) @ M @ (p - q)) for p in (fast[1], full[1])]
+        assert step[0] <= step[1] * (1 + 1e-6)
