@@ -29,6 +29,25 @@ def n_four_bar(n):
     return script.build_model(n)
 
 
+def test_default_spanning_tree_keeps_the_loops_of_the_n_four_bar_apart():
+    """No joint of the N four-bar is marked cut. Prim's order alone (joint order as a tie-break) grows the tree
+    a0, h1, b1, h2, …: through every bar, so that each loop's rows load the whole chain. Breadth first, every
+    crank hangs on its ground pivot and every coupler on the crank to its left; the cuts are b1 … bN and each
+    loop runs through two neighbouring cranks and one coupler, its rows loading two branches of the tree
+    (crank k − 1 with coupler k, and crank k), so Λ = G M⁻¹ Gᵀ is block tridiagonal."""
+    n = 6
+    cm = n_four_bar(n).compile()
+    assert cm.topology.cut == [f"b{k}" for k in range(1, n + 1)]
+    assert cm.topology.loops == [[f"a{k - 1}", f"h{k}", f"b{k}", f"a{k}"] for k in range(1, n + 1)]
+    q, v = cm.q0.copy(), cm.v0.copy()
+    X, G, M = jacobian_solves(n_four_bar(n), q, v)
+    Lam = G @ X
+    rows_per_loop = cm.n_rows // n
+    loop_of_row = np.arange(cm.n_rows) // rows_per_loop
+    coupled = np.abs(Lam) > 1e-12
+    assert np.abs(loop_of_row[:, None] - loop_of_row[None, :])[coupled].max() == 1   # neighbours only
+
+
 def loops_on_two_branches():
     """The 3D tree of test_constraints (a spherical-universal-revolute chain and a free body, two branches
     off the ground) with a cut revolute joining them and a rope on the first branch only."""

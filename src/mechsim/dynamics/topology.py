@@ -1,5 +1,6 @@
 """The model graph: bodies are vertices, joints are edges. A spanning tree grown from ground keeps
-the joints that would cost most constraint equations if cut; every other joint is a cut joint
+the joints that would cost most constraint equations if cut and, among equals, reaches each body by
+the shortest path from ground, so that loops stay apart; every other joint is a cut joint
 that closes one independent loop (Wood & Kennedy 2003, §3: relative coordinates on a spanning tree, loop
 closure by constraints)."""
 import heapq
@@ -22,8 +23,12 @@ def cut_equations(joint):
 def spanning_tree(model):
     """Topology of the model. Joints are taken from parent to child only; among the joints that reach
     a new body, the one with the most equations-if-cut goes first (Prim's algorithm), so the cut set
-    has the fewest constraint equations. Joints with cut=True, and joints that would join two bodies
-    already in the tree, are cut. Joints referenced by drivers and gears stay in the tree."""
+    has the fewest constraint equations; among those, the one nearest to ground (breadth first), so
+    that each body hangs on its shortest path to ground and a chain of loops (the cranks of the N
+    four-bar on their ground pivots) gives loops that share few tree joints: each loop's rows then
+    load few branches of the tree, and Λ = G M⁻¹ Gᵀ is banded instead of dense. Joints with cut=True,
+    and joints that would join two bodies already in the tree, are cut. Joints referenced by drivers
+    and gears stay in the tree."""
     keep = {d.joint for d in model.drivers.values()}
     keep.update(j for c in model.constraints.values() for j in c.joints_used)
     children = {}
@@ -31,19 +36,19 @@ def spanning_tree(model):
         children.setdefault(joint.parent, []).append((index, joint))
     reached, heap = {"ground": None}, []
 
-    def offer(body):
+    def offer(body, depth):
         for index, joint in children.get(body, []):
             if not joint.cut:
                 must_keep = joint.name in keep or joint.kind in UNCUTTABLE
-                heapq.heappush(heap, (0 if must_keep else 1, -cut_equations(joint), index, joint))
+                heapq.heappush(heap, (0 if must_keep else 1, -cut_equations(joint), depth, index, joint))
 
-    offer("ground")
+    offer("ground", 0)
     while heap:
-        joint = heapq.heappop(heap)[3]
+        *_, depth, _, joint = heapq.heappop(heap)
         if joint.child in reached:
             continue
         reached[joint.child] = joint.name
-        offer(joint.child)
+        offer(joint.child, depth + 1)
     for name in model.bodies:
         if name not in reached:
             raise ModelError(f"body '{name}' is not connected to ground by any joint{_hint(model, name, reached)}")
