@@ -65,9 +65,9 @@ def andrews(p, q0):
 
 def n_four_bar(p):
     """IFToMM benchmark A02 (González, Dopico, Lugrís & Cuadrado 2006): cranks crank0 … crankN upright on
-    ground pivots (i, 0), couplers coupler1 … couplerN joining their tops; tree a<i>, h<i> (the default spanning
-    tree, which keeps the loops apart: examples/n_four_bar.py), the coupler-to-crank pivots b1 … bN cut; the top of crank0
-    starts along +x at ``speed``."""
+    ground pivots (i, 0), couplers coupler1 … couplerN joining their tops; tree a<i>, h<i> (the default
+    spanning tree, which keeps the loops apart: examples/n_four_bar.py), the coupler-to-crank pivots b1 … bN
+    cut; the top of crank0 starts along +x at ``speed``."""
     n, mass, length = p["n"], p["m"], p["length"]
     w = p["speed"] / length
     i = mass * length ** 2 / 12.0
