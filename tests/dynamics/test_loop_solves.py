@@ -11,7 +11,7 @@ import pytest
 import mechsim as ms
 from mechsim.dynamics.api import constraint_values
 from mechsim.dynamics.kernels import aba_tables
-from mechsim.dynamics.multipliers import cholesky_solve, constraint_jacobian_solves
+from mechsim.dynamics.multipliers import cholesky_solve, constraint_jacobian_solves, form_lambda
 from mechsim.dynamics.projection import PROJECTION, constraint_state_tables, integrate_coordinates, project
 from mechsim.status import OK
 
@@ -41,11 +41,20 @@ def test_default_spanning_tree_keeps_the_loops_of_the_n_four_bar_apart():
     assert cm.topology.loops == [[f"a{k - 1}", f"h{k}", f"b{k}", f"a{k}"] for k in range(1, n + 1)]
     q, v = cm.q0.copy(), cm.v0.copy()
     X, G, M = jacobian_solves(n_four_bar(n), q, v)
-    Lam = G @ X
+    Lam = lambda_by_kernel(cm, G, X)
+    np.testing.assert_allclose(Lam, G @ X, atol=1e-13 * np.abs(Lam).max())
     rows_per_loop = cm.n_rows // n
     loop_of_row = np.arange(cm.n_rows) // rows_per_loop
-    coupled = np.abs(Lam) > 1e-12
+    coupled = Lam != 0.0
     assert np.abs(loop_of_row[:, None] - loop_of_row[None, :])[coupled].max() == 1   # neighbours only
+
+
+def lambda_by_kernel(cm, G, X):
+    """Λ = G X over every row by form_lambda."""
+    cw = cm.new_data().cw
+    rows = np.asarray(cm.every_row, dtype=np.int64)
+    form_lambda(G, X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
+    return cw.Lam[:len(rows), :len(rows)].copy()
 
 
 def loops_on_two_branches():
@@ -80,6 +89,8 @@ def test_jacobian_solves_on_the_loaded_branches_are_m_inverse_g(rng, build):
         if build is loops_on_two_branches:       # the rope loads the first branch only: 0 on the free body's
             rope = cm.every_row[-1]
             assert np.all(X[cm.joint_v["jd"], rope] == 0.0) and np.any(X[cm.joint_v["ja"], rope] != 0.0)
+        Lam = lambda_by_kernel(cm, G, X)           # the pairs of rows on no common branch skipped: exact zeros
+        np.testing.assert_allclose(Lam, 0.5 * (G @ X + (G @ X).T), atol=1e-13 * np.abs(Lam).max())
 
 
 def test_envelope_cholesky_solves_banded_dense_and_profile_matrices(rng):

@@ -68,7 +68,7 @@ def contact_impulse(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, impacts, k,
     for j in range(1, n):                               # the slip to the surface's velocity
         cw.rhs[j] = -cw.hd[r + j]
     constraint_jacobian_solves(node_i, ws, cw, rows, cw.G)
-    form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support)
+    form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
     if not cholesky_solve(cw.Lam, cw.rhs, n, cw.mu):
         return UNHANDLED, approach, 0.0
     if n == 3 and np.sqrt(cw.mu[1] ** 2 + cw.mu[2] ** 2) > table[STATIC] * cw.mu[0] * (1.0 + 1e-12):

@@ -41,12 +41,14 @@ RANK_TOL = 1e-9
 # (nv) the generalized forces with theirs; ``iterations`` [n]: n > 0 solves the penalized rows with the held
 # ones by the augmented Lagrangian (n iterations at most, multipliers), 0 makes them springs (penalty_forces);
 # ``row_set`` (n_rows) holds the rows of one solve, held and penalized together (join_penalized).
-# ``support`` (n_rows, nv + 1): per row of a solve, its count of nonzero entries of G and their columns (form_lambda).
+# ``support`` (n_rows, nv + 1): per row of a solve, its count of nonzero entries of G and their columns, ``reach``
+# (n_rows, 2): the first and last branch of the tree they lie on (form_lambda).
 # ``live`` (n_rows): the rows of a truncated QR solve whose G is not all 0 (nonzero_rows). ``tree_order``,
 # ``branch_span``, ``v_branch``: the tree's branches (tree_branches); ``touched``, ``loaded``: aba_solve's scratch.
 ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide "
                                                         "friction scratch penalized penalty tau_p iterations row_set "
-                                                        "support live tree_order branch_span v_branch touched loaded")
+                                                        "support reach live tree_order branch_span v_branch touched "
+                                                        "loaded")
 STIFFNESS, DAMPING, FORCE, COMPLIANCE = range(4)
 SLIDE_COLS = 6
 TANGENT, MU, D1, D2, S1, S2 = range(SLIDE_COLS)
@@ -68,7 +70,8 @@ def new_constraint_workspace(node_i, n_rows, nv, n_friction=0, penalized=(), ite
                                np.zeros((n_rows + 3, max(n_rows, nv, 1))), slide, np.zeros((n_friction, FRICTION_COLS)),
                                np.zeros(nv), np.array(penalized, dtype=np.int64), np.zeros((n_rows, 4)), np.zeros(nv),
                                np.array([iterations], dtype=np.int64), np.zeros(n_rows, dtype=np.int64),
-                               np.zeros((n_rows, nv + 1), dtype=np.int64), np.zeros(n_rows, dtype=np.int64), tree_order,
+                               np.zeros((n_rows, nv + 1), dtype=np.int64), np.zeros((n_rows, 2), dtype=np.int64),
+                               np.zeros(n_rows, dtype=np.int64), tree_order,
                                branch_span, v_branch, np.zeros(n_nodes + 1, dtype=np.int64),
                                np.zeros(n_nodes, dtype=np.int64))
 
@@ -284,26 +287,32 @@ def constraint_jacobian_solves(node_i, ws, cw, rows, G):
 
 
 @njit(**PASS)
-def form_lambda(G, X, rows, Lam, support):
+def form_lambda(G, X, rows, Lam, support, v_branch, reach):
     """Lambda = G X over the given rows (eq. 14; X = M^-1 G^T, or D G^T in a projection), symmetrized.
-    Each row's products run over its nonzero entries of G only (support[k] = [count, columns...]): a
-    loop's rows touch only the joints of that loop, and with a spanning tree that keeps loops apart
-    Lambda is banded (each loop of a chain of loops couples to its neighbours) at O(rows^2) cost."""
+    Each row's products run over its nonzero entries of G only (support[k] = [count, columns...]), and
+    only for pairs of rows whose G lie on a common branch of the tree (reach[k] = the first and last
+    branch of row k): X's column of a row is 0 off the branches its G loads (aba_solve), so the other
+    entries are exact zeros. A loop's rows touch only the joints of that loop, and with a spanning tree
+    that keeps loops apart Lambda is banded (each loop of a chain of loops couples to its neighbours)
+    and costs O(rows) products (the pair test is O(rows^2), a comparison each)."""
     na, nv = rows.shape[0], G.shape[1]
     for k in range(na):
-        count = 0
+        count, first, last = 0, 1 << 62, -1
         for j in range(nv):
             if G[rows[k], j] != 0.0:
                 count += 1
                 support[k, count] = j
+                first, last = min(first, v_branch[j]), max(last, v_branch[j])
         support[k, 0] = count
+        reach[k, 0], reach[k, 1] = first, last
     for k in range(na):
         for l in range(k + 1):
             s = 0.0
-            for c in range(1, support[k, 0] + 1):
-                s += G[rows[k], support[k, c]] * X[support[k, c], l]
-            for c in range(1, support[l, 0] + 1):
-                s += G[rows[l], support[l, c]] * X[support[l, c], k]
+            if reach[l, 0] <= reach[k, 1] and reach[k, 0] <= reach[l, 1]:
+                for c in range(1, support[k, 0] + 1):
+                    s += G[rows[k], support[k, c]] * X[support[k, c], l]
+                for c in range(1, support[l, 0] + 1):
+                    s += G[rows[l], support[l, c]] * X[support[l, c], k]
             Lam[k, l] = Lam[l, k] = 0.5 * s
 
 
@@ -388,7 +397,7 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
         form_coupled_lambda(cw.G, cw.X, rows, cw.Lam)
         solver = QR
     else:
-        form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support)
+        form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
     if soft:
         for k in range(n):
             cw.Lam[k, k] += cw.penalty[rows[k], COMPLIANCE]

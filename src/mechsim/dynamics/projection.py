@@ -83,7 +83,7 @@ def correction(node_i, ws, cw, rows, solver, residual, dz):
         rows = cw.live[:nonzero_rows(cw.G, rows, cw.live)]
     na, nv = rows.shape[0], dz.shape[0]
     constraint_jacobian_solves(node_i, ws, cw, rows, cw.G)
-    form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support)
+    form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
     for k in range(na):
         cw.rhs[k] = residual[rows[k]]
     if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, solver, cw.work):
