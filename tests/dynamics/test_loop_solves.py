@@ -36,11 +36,12 @@ def test_default_spanning_tree_keeps_the_loops_of_the_n_four_bar_apart():
     loop runs through two neighbouring cranks and one coupler, its rows loading two branches of the tree
     (crank k − 1 with coupler k, and crank k), so Λ = G M⁻¹ Gᵀ is block tridiagonal."""
     n = 6
-    cm = n_four_bar(n).compile()
+    m = n_four_bar(n)
+    cm = m.compile()
     assert cm.topology.cut == [f"b{k}" for k in range(1, n + 1)]
     assert cm.topology.loops == [[f"a{k - 1}", f"h{k}", f"b{k}", f"a{k}"] for k in range(1, n + 1)]
     q, v = cm.q0.copy(), cm.v0.copy()
-    X, G, M = jacobian_solves(n_four_bar(n), q, v)
+    X, G, _ = jacobian_solves(m, q, v)
     Lam = lambda_by_kernel(cm, G, X)
     np.testing.assert_allclose(Lam, G @ X, atol=1e-13 * np.abs(Lam).max())
     rows_per_loop = cm.n_rows // n
