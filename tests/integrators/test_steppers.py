@@ -15,7 +15,7 @@ from ode_problems import (DAMPED_ROTATION, Blowup, Circle, Kepler, Reciprocal, S
                           sine_events, sine_rhs)
 from mechsim.integrators import TABLEAUX, CompiledStepper, ScipyStepper, crossing, register_problem
 from mechsim.integrators import problem as registry
-from mechsim.integrators.explicit import new_state, rk_start
+from mechsim.integrators.explicit import MAX_FACTOR, MIN_FACTOR, SAFETY, new_state, predicted_factor, rk_start
 from mechsim.status import EVENT, NON_FINITE, OK, PAUSED, SINGULAR, STEP_TOO_SMALL
 
 SCIPY = {"RK23": RK23, "RK45": RK45, "DOP853": DOP853}
@@ -84,6 +84,40 @@ def test_scipy_stepper_and_compiled_stepper_agree():
     stats, stats2 = compiled.stats, adapter.stats
     assert stats2["projections"] == stats["projections"] == stats["steps"] == stats2["steps"]
     assert stats2["rhs_evaluations"] == stats["rhs_evaluations"] - 1
+
+
+# ------------------------------------------------------------------------------- step-size control
+def test_the_predictive_factor_extrapolates_a_geometric_trend_of_the_error_constant():
+    """Gustafsson's controller models err_n = phi_n h_n^k. When phi grows by r per step (phi_n = r phi_(n-1)),
+    the factor f it returns gives err_(n+1) = phi_n r (h_n f)^k = SAFETY^k exactly, the standard target,
+    whereas the standard factor SAFETY err_n^(-1/k) misses it by the factor r; within [MIN_FACTOR, MAX_FACTOR]."""
+    k, r, phi, h_last, h = 5, 1.7, 1.0e10, 0.011, 0.008
+    err_last, err = phi / r * h_last ** k, phi * h ** k
+    factor = predicted_factor(h, err, h_last, err_last, -1.0 / k)
+    assert MIN_FACTOR < factor < MAX_FACTOR
+    np.testing.assert_allclose(phi * r * (h * factor) ** k, SAFETY ** k, rtol=1e-13)
+    assert predicted_factor(h, 1e-30, h, 1.0, -1.0 / k) == MAX_FACTOR
+    assert predicted_factor(h, 0.5, 1e3 * h, 1e-2, -1.0 / k) == MIN_FACTOR
+
+
+@pytest.mark.parametrize("name", ["RK45", "DOP853"])
+def test_predictive_control_spares_rejected_steps_at_the_same_accuracy(name):
+    """Three revolutions of an orbit of eccentricity 0.9: towards each perihelion the step must shrink
+    steadily, and the standard controller, which assumes the last error constant, overshoots again and again
+    (56 rejected steps with RK45, 59 with DOP853). The predictive one rejects at most a quarter as many
+    (0 and 11), evaluates f at least 5 % less often (9 %, 24 %) and ends as close to the exact state (the
+    start, after 3 periods of 2 pi) as the standard one, within 1.5x (1.26x, 0.58x)."""
+    problem, y0, t_end = Kepler(1.0), kepler_start(0.9), 6 * np.pi
+    runs = {}
+    for control in ("standard", "predictive"):
+        stepper = CompiledStepper(problem, name, 0.0, y0, t_end, rtol=1e-8, atol=1e-11, step_control=control)
+        status, T, Y = steps(stepper, t_end)
+        assert status == OK
+        runs[control] = stepper.stats, np.max(np.abs(Y[-1] - y0))
+    (standard, error_standard), (predictive, error_predictive) = runs["standard"], runs["predictive"]
+    assert standard["rejected"] > 40 and predictive["rejected"] <= standard["rejected"] / 4
+    assert predictive["rhs_evaluations"] < 0.95 * standard["rhs_evaluations"]
+    assert error_predictive < 1.5 * error_standard and error_standard < 1e-3
 
 
 @pytest.mark.parametrize("name", ["Euler", "RK4"])
@@ -216,7 +250,8 @@ def test_locate_gives_the_earliest_root_alone_and_nothing_stale_after_a_restart(
     (dict(n_events=2, directions=[1]), "directions must have 2 entries"),
     (dict(n_events=1, directions=[1, -1]), "directions must have 1 entries"),
     (dict(atol=[1e-8, -1e-8]), "atol must be non-negative"),
-    (dict(n_samples=-1), "n_samples must be >= 0")])
+    (dict(n_samples=-1), "n_samples must be >= 0"),
+    (dict(step_control="PI"), "step_control must be one of standard, predictive")])
 def test_bad_stepper_settings_are_refused(settings, message):
     """new_state's checks: one direction per event (a single one is not spread over several), atol >= 0."""
     with pytest.raises(ValueError, match=message):

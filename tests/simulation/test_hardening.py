@@ -36,7 +36,8 @@ def test_empty_custom_primitive_is_a_model_error():                             
 
 @pytest.mark.parametrize("option, value", [("rtol", 1j), ("h", "0.01"), ("t_end", (0.05,)), ("initial", "abc"),
                                            ("outputs", [3]), ("atol", np.nan), ("sample_time", -1.0),
-                                           ("progress", "yes"), ("baumgarte", (1.0,)), ("inputs", [1])])
+                                           ("progress", "yes"), ("baumgarte", (1.0,)), ("inputs", [1]),
+                                           ("step_control", "PI")])
 def test_bad_simulate_options_name_the_option(option, value):                   # defect 9
     options = {"t_end": 0.05, "solver": "RK4", "h": 1e-3, option: value}
     with pytest.raises(ms.ModelError, match=option):

@@ -7,6 +7,7 @@ from .tableaux import TABLEAUX, Tableau
 COMPILED_METHODS = tuple(TABLEAUX)                 # Euler, RK4, RK23, RK45, DOP853: compiled or through scipy
 SCIPY_METHODS = ("Radau", "BDF", "LSODA")          # through ScipyStepper only
 METHODS = COMPILED_METHODS + SCIPY_METHODS
+STEP_CONTROLS = ("standard", "predictive")        # the compiled loop's step-size controls (explicit.py)
 
 # imported on first use: the method names above are read without numba (the compiled loop) or scipy.integrate
 export_lazily(__name__, {
@@ -16,7 +17,7 @@ export_lazily(__name__, {
     "event_values": "problem", "register_problem": "problem", "rhs": "problem", "FixedStep": "scipy_adapter",
     "ScipyStepper": "scipy_adapter"})
 
-__all__ = ["COMPILED_METHODS", "SCIPY_METHODS", "METHODS", "TABLEAUX", "Tableau", "PROBLEMS", "register_problem",
+__all__ = ["COMPILED_METHODS", "SCIPY_METHODS", "METHODS", "STEP_CONTROLS", "TABLEAUX", "Tableau", "PROBLEMS", "register_problem",
            "rhs", "correct", "event_values", "Stepper", "StepperFailure", "CompiledStepper", "ScipyStepper",
            "FixedStep", "RKState", "new_state", "rk_start", "rk_step", "rk_dense", "rk_advance", "crossing",
            "SIMULTANEOUS"]

@@ -7,7 +7,9 @@ Adaptive steps follow scipy's RK23/RK45/DOP853 (HNW §II.4; equal up to rounding
 of err / (atol + rtol max(|y|, |y_new|)) (DOP853: its own norm, HNW §II.10); a step is accepted
 when the norm is < 1 and the next |h| is |h| min(10, 0.9 norm^(-1/(q+1))), not growing right
 after a rejection; a rejected step shrinks by max(0.2, 0.9 norm^(-1/(q+1))) (4.13); |h| stays
-within [10 ulp(t), max_step]. The starting step is HNW §II.4's algorithm as scipy's
+within [10 ulp(t), max_step]. With the PREDICTIVE step control, an accepted step's next |h| is the
+smaller of that and Gustafsson's prediction (see predicted_factor), which spares the rejections of a
+step that must shrink step after step; STANDARD takes scipy's steps. The starting step is HNW §II.4's algorithm as scipy's
 select_initial_step. A fixed step h instead walks the grid t_start + k h (clipped at t_bound).
 
 After an accepted step the state is corrected in place by ``correct``; the derivative is then
@@ -27,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
+from . import STEP_CONTROLS
 from ..status import EVENT, NON_FINITE, OK, PAUSED, STEP_TOO_SMALL, UNHANDLED, describe
 from .base import Stepper, StepperFailure
 from .problem import correct, event_values, jump, rhs
@@ -38,6 +41,8 @@ from .tableaux import TABLEAUX
 # its arrays' structs
 ONCE = dict(JIT, inline="always")
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0      # scipy's step-size factors (HNW §II.4 fac, facmin, facmax)
+STANDARD, PREDICTIVE = 0, 1                         # the indices of STEP_CONTROLS
+MIN_ERROR_HISTORY = 1e-2    # the previous error norm, floored as in RADAU5 (HNW IV.8): a tiny one predicts no growth
 MIN_RTOL = 100 * np.finfo(float).eps                # scipy's floor for rtol
 SIMULTANEOUS = 1e-12     # event roots within this (relative to max(1, |t|)) of each other: one instant
 ROOT_ITERATIONS = 200
@@ -45,12 +50,13 @@ ROOT_ITERATIONS = 200
 RKState = namedtuple("RKState", "scalars flags counts y y_old f atol K Q g events work")
 RKState.__doc__ = """The arrays of one run, made by new_state (few fields: each costs compile time).
 
-scalars (9,): T_NOW, T_OLD (end and start of the last step; both the start time before the first),
+scalars (10,): T_NOW, T_OLD (end and start of the last step; both the start time before the first),
     H_LAST (the last step, 0 before the first), H_NEXT (|h| proposed for the next step), H_FIXED
     (the fixed step, 0: adaptive), T_GRID (a fixed-step run is on the grid T_GRID + k H_FIXED),
-    RTOL, MAX_STEP, T_STOP (an adaptive step ends there rather than pass it: a bounce's apex; inf: none).
-flags (3,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
-    (interior points per step where the event functions are sampled).
+    RTOL, MAX_STEP, T_STOP (an adaptive step ends there rather than pass it: a bounce's apex; inf: none),
+    ERR_LAST (the error norm of the last step, floored at MIN_ERROR_HISTORY).
+flags (4,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
+    (interior points per step where the event functions are sampled), STEP_CONTROL (STANDARD or PREDICTIVE).
 counts (4,) int64: rhs evaluations, accepted steps, rejected steps, corrections that changed y.
 y, y_old: the states at T_NOW (corrected) and T_OLD; f = f(T_NOW, y); atol (n,).
 K (S, n): the stages of the last step, extra dense stages included; Q (n, p) = K^T P.
@@ -60,17 +66,19 @@ events (2, m) int64: DIRECTION per event, CROSSED (the first sample interval of 
     where it crossed, -1 if none).
 work (5, n): scratch.
 """
-T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP = range(9)
-DENSE_READY, N_GRID, N_SAMPLES = range(3)
+T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP, ERR_LAST = range(10)
+DENSE_READY, N_GRID, N_SAMPLES, STEP_CONTROL = range(4)
 COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
 G_OLD, G_NEW = 0, 1
 DIRECTION, CROSSED = 0, 1
 
 
-def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4):
+def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4,
+              step_control="standard"):
     """An RKState for ``tableau`` (a Tableau or a name in TABLEAUX) holding y0; h given: fixed
     steps of h (required when the tableau has no error estimate). rtol below 100 eps is raised
-    to it with a warning, as scipy does. Call rk_start before stepping."""
+    to it with a warning, as scipy does. ``step_control``: a name in STEP_CONTROLS. Call rk_start
+    before stepping."""
     tab = TABLEAUX[tableau] if isinstance(tableau, str) else tableau
     y = np.array(y0, dtype=float).ravel()
     n = y.size
@@ -95,10 +103,12 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
     events[DIRECTION] = np.sign(directions)
     if n_samples < 0:
         raise ValueError("n_samples must be >= 0")
-    scalars = np.zeros(9)
+    if step_control not in STEP_CONTROLS:
+        raise ValueError(f"step_control must be one of {', '.join(STEP_CONTROLS)}, got {step_control!r}")
+    scalars = np.zeros(10)
     scalars[H_FIXED], scalars[RTOL], scalars[MAX_STEP] = 0.0 if h is None else float(h), rtol, float(max_step)
-    flags = np.zeros(3, dtype=np.int64)
-    flags[N_SAMPLES] = n_samples
+    flags = np.zeros(4, dtype=np.int64)
+    flags[N_SAMPLES], flags[STEP_CONTROL] = n_samples, STEP_CONTROLS.index(step_control)
     return RKState(scalars=scalars, flags=flags, counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n),
                    atol=atol_y, K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])),
                    g=np.zeros((2, n_events)), events=events, work=np.zeros((5, n)))
@@ -289,6 +299,16 @@ def stages(problem, tab, st, t, h, y_new):
     return OK
 
 
+@njit(**INLINE)
+def predicted_factor(h, err, h_last, err_last, exponent):
+    """Gustafsson's predictive step-size factor (Gustafsson 1994, Control-theoretic techniques for stepsize
+    selection in implicit Runge-Kutta methods, ACM TOMS 20, 496-517; HNW IV.8, eq. 8.21, as in RADAU5):
+    0.9 (h / h_last) (err_last / err)^(1/k) err^(-1/k), k = q + 1, within [MIN_FACTOR, MAX_FACTOR]: it
+    extrapolates the trend of the error constant err / h^k over the last two accepted steps."""
+    factor = SAFETY * (h / h_last) * (err_last / err) ** -exponent * err ** exponent
+    return min(MAX_FACTOR, max(MIN_FACTOR, factor))
+
+
 @njit(**ONCE)
 def rk_step(problem, tab, st, t_bound):
     """One accepted step from st.t towards t_bound (nothing when st.t >= t_bound), then the
@@ -341,8 +361,11 @@ def rk_step(problem, tab, st, t_bound):
         norm = error_norm(tab, st, h, y_new) if status == OK else np.inf
         if norm < 1.0:
             factor = MAX_FACTOR if norm == 0.0 else min(MAX_FACTOR, SAFETY * norm ** exponent)
+            if st.flags[STEP_CONTROL] == PREDICTIVE and st.scalars[H_LAST] > 0.0 and norm > 0.0:
+                factor = min(factor, predicted_factor(h_abs, norm, st.scalars[H_LAST], st.scalars[ERR_LAST], exponent))
             if rejected:
                 factor = min(1.0, factor)
+            st.scalars[ERR_LAST] = max(norm, MIN_ERROR_HISTORY)
             h_abs *= factor
             break
         if np.isfinite(norm):
@@ -668,14 +691,16 @@ class CompiledStepper(Stepper):
     returns."""
 
     def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
-                 directions=None, n_samples=4, jumps=False):
-        """``jumps``: event actions run compiled where the problem's jump can (rk_advance)."""
+                 directions=None, n_samples=4, jumps=False, step_control="standard"):
+        """``jumps``: event actions run compiled where the problem's jump can (rk_advance); ``step_control``:
+        a name in STEP_CONTROLS ("standard": scipy's steps)."""
         if method not in TABLEAUX:
             raise ValueError(f"unknown method {method!r}; compiled methods: {', '.join(TABLEAUX)}")
         if t_bound < t0:
             raise ValueError("steppers run forward in time: t_bound must be >= t0")
         self.problem, self.method, self.tableau = problem, method, TABLEAUX[method]
-        self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples)
+        self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples,
+                               step_control)
         self.jumps = True if jumps else None
         self.t_bound, self.message = float(t_bound), None
         self.restart(t0, self.state.y)

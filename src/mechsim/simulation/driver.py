@@ -152,7 +152,7 @@ class Driver:
         if self.backend == "compiled":       # bounces resolved compiled unless Python looks at every step
             return CompiledStepper(self.problem, opts["solver"], t, y, self.t_end, n_events=len(self.compiled_events),
                                    directions=directions, jumps=self.data.impacts is not None and not self.python_events,
-                                   **tolerances)
+                                   step_control=opts["step_control"], **tolerances)
         from ..integrators import ScipyStepper     # imported here, not at start-up: scipy.integrate takes ~0.4 s
         return ScipyStepper(self._rhs, self._correct, None, opts["solver"], t, y, self.t_end, **tolerances)
 
