@@ -328,4 +328,4 @@ def test_registry_and_cache_keys():
     from collections import namedtuple
     Unregistered = namedtuple("Unregistered", "k")
     with pytest.raises(TypingError, match="not a registered problem"):
-        rk_start(Unregistered(1.0), TABLEAUX["RK45"], new_state("RK45", [1.0], 1e-3, 1e-6), 0.0, 1.0, False)
+        rk_start(Unregistered(1.0), TABLEAUX["RK45"], new_state("RK45", [1.0], 1e-3, 1e-6), 0.0, 1.0)

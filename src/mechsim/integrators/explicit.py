@@ -249,11 +249,10 @@ def initial_step(problem, tab, st, t0, t_bound):
 
 
 # -------------------------------------------------------------------------------------------- start
-@njit(**JIT)
-def rk_start(problem, tab, st, t0, t_bound, f_known):
-    """Start (or restart, after an event action changed the state) at (t0, st.y), st.y already
-    corrected: f0 = f(t0, y0) (in st.f already if ``f_known``), the starting step (adaptive) or the
-    fixed step on a grid from t0, g_old = the event values at (t0, y0). Returns the status."""
+@njit(**INLINE)
+def reset(st, t0):
+    """A start's bookkeeping at t0 (T_NOW = T_OLD = T_GRID = t0, no last step, no stop, no dense output, no
+    crossing); False when st.y is not finite."""
     st.scalars[T_NOW] = st.scalars[T_OLD] = st.scalars[T_GRID] = t0
     copy(st.y, st.y_old)
     st.scalars[H_LAST] = 0.0
@@ -261,13 +260,13 @@ def rk_start(problem, tab, st, t0, t_bound, f_known):
     st.flags[N_GRID] = 0
     st.flags[DENSE_READY] = False
     fill(st.events[CROSSED], -1)
-    if not all_finite(st.y):
-        return NON_FINITE
-    if not f_known:
-        st.counts[COUNT_RHS] += 1
-        status = rhs(problem, t0, st.y, st.f)
-        if status != OK:
-            return status
+    return all_finite(st.y)
+
+
+@njit(**JIT)
+def start_with_f(problem, tab, st, t0, t_bound):
+    """The rest of a start once st.f = f(t0, st.y): the starting step (adaptive) or the fixed step on a grid
+    from t0, g_old = the event values at (t0, y0). Returns the status."""
     if not all_finite(st.f):
         return NON_FINITE
     if st.scalars[H_FIXED] > 0.0:
@@ -280,6 +279,21 @@ def rk_start(problem, tab, st, t0, t_bound, f_known):
     if st.g[G_OLD].shape[0] > 0:
         return event_values(problem, t0, st.y, st.g[G_OLD])
     return OK
+
+
+@njit(**JIT)
+def rk_start(problem, tab, st, t0, t_bound):
+    """Start (or restart, after an event action changed the state) at (t0, st.y), st.y already
+    corrected: reset, f0 = f(t0, y0), start_with_f. Returns the status. The same call from Python
+    (CompiledStepper) and from rk_advance: one compiled specialization (a flag argument would be a
+    literal constant in the compiled caller, a plain bool from Python, and compile it twice)."""
+    if not reset(st, t0):
+        return NON_FINITE
+    st.counts[COUNT_RHS] += 1
+    status = rhs(problem, t0, st.y, st.f)
+    if status != OK:
+        return status
+    return start_with_f(problem, tab, st, t0, t_bound)
 
 
 # --------------------------------------------------------------------------------------------- step
@@ -626,7 +640,7 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
             n_out -= 1
     copy(point, st.y)
     copy(f_after, st.f)
-    status = rk_start(problem, tab, st, t_hit, t_bound, True)
+    status = start_with_f(problem, tab, st, t_hit, t_bound) if reset(st, t_hit) else NON_FINITE   # f is f_after
     st.g[G_OLD][k] = 0.0
     if t_stop < t_hit + st.scalars[H_NEXT]:     # else the first step ends before t_stop, where the condition
         st.scalars[T_STOP] = t_stop              # is off its zero: later steps see any crossing by sign
@@ -646,7 +660,7 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
     with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense). ``jumps``
     None compiles no jump (numba drops the branch on its type). Returns (status, n_out)."""
     if not np.isnan(start_bound):
-        status = rk_start(problem, tab, st, st.scalars[T_NOW], start_bound, False)
+        status = rk_start(problem, tab, st, st.scalars[T_NOW], start_bound)
         if status != OK:
             return status, n_out
     n_events = st.g[G_OLD].shape[0]
@@ -730,7 +744,7 @@ class CompiledStepper(Stepper):
         """The state, after the deferred start if one is pending."""
         if self._pending:
             self._pending = False
-            self._start_status = int(rk_start(self.problem, self.tableau, self.state, self.t, self.t_bound, False))
+            self._start_status = int(rk_start(self.problem, self.tableau, self.state, self.t, self.t_bound))
             self.message = None if self._start_status == OK else describe(self._start_status)
         return self.state
 
