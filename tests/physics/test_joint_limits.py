@@ -76,11 +76,14 @@ def test_elastic_stop_keeps_energy_and_period():
 
 def test_energy_never_grows_and_rest_ends_the_bounces():
     """e = 0.75: kinetic energy scales by e^2 at each impact; the bounces accumulate (Zeno) and end with
-    the stop closed, the rod at rest on it, without a hang."""
+    the stop closed, the rod at rest on it, without a hang. Every impact takes energy away (the samples
+    just before and after it, at the same time); between impacts the energy changes only by the integration
+    error (RK45 at 1e-10: up to ~1e-9 J at an impact instant, a point of the 4th-order dense output)."""
     res = rod(lower=STOP, restitution=0.75).simulate(t_end=8.0, rtol=1e-10, atol=1e-10)
-    E = energy(res)
-    assert np.all(np.diff(E) <= 1e-9)
+    change, at_impact = np.diff(energy(res)), np.diff(res.t) == 0
     hits = impacts(res)
+    assert at_impact.sum() == len(hits) and np.all(change[at_impact] < 0)
+    assert np.all(change[~at_impact] <= 1e-8)
     assert hits[-1].detail.endswith("closed")
     # the approach speeds (the sample at each impact, before it): the flight between impacts keeps energy
     speeds = -res["j1.v"][np.searchsorted(res.t, [h.time for h in hits])]

@@ -80,8 +80,10 @@ def test_global_error_follows_the_tolerance_and_steps_grow_as_the_fifth_root():
 
 @pytest.mark.parametrize("solver", ["RK23", "RK45", "DOP853"])
 def test_compiled_runs_take_scipys_steps_on_the_double_pendulum(solver):
+    """step_control="standard": scipy's step-size rule, so scipy's steps (the default, predictive, spares
+    rejected steps: tests/integrators/test_steppers.py)."""
     m = double_pendulum()
-    res = m.simulate(t_end=5.0, solver=solver, rtol=1e-8, atol=1e-8)
+    res = m.simulate(t_end=5.0, solver=solver, rtol=1e-8, atol=1e-8, step_control="standard")
     ref = solve_ivp(scipy_rhs(m), (0.0, 5.0), y0_of(m), method=solver, rtol=1e-8, atol=1e-8)
     assert res.stats["rhs_evaluations"] == ref.nfev and len(res.t) == len(ref.t)
     np.testing.assert_allclose(res.t, ref.t, rtol=1e-7)     # up to rounding (integrators/explicit.py: combine)

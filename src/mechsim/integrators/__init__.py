@@ -17,7 +17,7 @@ export_lazily(__name__, {
     "event_values": "problem", "register_problem": "problem", "rhs": "problem", "FixedStep": "scipy_adapter",
     "ScipyStepper": "scipy_adapter"})
 
-__all__ = ["COMPILED_METHODS", "SCIPY_METHODS", "METHODS", "STEP_CONTROLS", "TABLEAUX", "Tableau", "PROBLEMS", "register_problem",
-           "rhs", "correct", "event_values", "Stepper", "StepperFailure", "CompiledStepper", "ScipyStepper",
+__all__ = ["COMPILED_METHODS", "SCIPY_METHODS", "METHODS", "STEP_CONTROLS", "TABLEAUX", "Tableau", "PROBLEMS",
+           "register_problem", "rhs", "correct", "event_values", "Stepper", "StepperFailure", "CompiledStepper", "ScipyStepper",
            "FixedStep", "RKState", "new_state", "rk_start", "rk_step", "rk_dense", "rk_advance", "crossing",
            "SIMULTANEOUS"]

@@ -9,8 +9,8 @@ when the norm is < 1 and the next |h| is |h| min(10, 0.9 norm^(-1/(q+1))), not g
 after a rejection; a rejected step shrinks by max(0.2, 0.9 norm^(-1/(q+1))) (4.13); |h| stays
 within [10 ulp(t), max_step]. With the PREDICTIVE step control, an accepted step's next |h| is the
 smaller of that and Gustafsson's prediction (see predicted_factor), which spares the rejections of a
-step that must shrink step after step; STANDARD takes scipy's steps. The starting step is HNW §II.4's algorithm as scipy's
-select_initial_step. A fixed step h instead walks the grid t_start + k h (clipped at t_bound).
+step that must shrink step after step; STANDARD takes scipy's steps. The starting step is HNW §II.4's
+algorithm as scipy's select_initial_step. A fixed step h instead walks the grid t_start + k h (clipped at t_bound).
 
 After an accepted step the state is corrected in place by ``correct``; the derivative is then
 taken from the last stage, f(t + h, y_new), when the correction left y unchanged, else
