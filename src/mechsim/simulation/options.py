@@ -27,10 +27,10 @@ OPTIONS = {
     "atol": Option(1e-8, None, "absolute tolerance", "positive", command_line=True),
     "max_step": Option(None, None, "largest step of the variable-step solvers [s]", "positive", command_line=True),
     "h": Option(None, None, "step of the fixed-step solvers Euler and RK4 [s]", "positive", command_line=True),
-    "step_control": Option("predictive", STEP_CONTROLS[::-1],
-                           "step-size control of the compiled RK23, RK45 and DOP853: Gustafsson's predictive "
-                           "controller (fewer rejected steps), or scipy's standard one (scipy's steps; scipy's own "
-                           "solvers always take these)", command_line=True),
+    "step_control": Option("standard", STEP_CONTROLS,
+                           "step-size control of the compiled RK23, RK45 and DOP853: scipy's (its steps; scipy's own "
+                           "solvers always take these), or Gustafsson's predictive controller (fewer rejected steps "
+                           "on smooth motions; steps can collapse at singular positions)", command_line=True),
     "drift": Option("projection", DRIFTS, "drift control of the constraints", command_line=True),
     "constraint_solver": Option("cholesky", CONSTRAINT_SOLVERS, "solver of the multipliers", command_line=True),
     "formulation": Option("lagrange", ("lagrange", "nullspace", "penalty"),
