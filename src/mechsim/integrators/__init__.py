@@ -18,6 +18,6 @@ export_lazily(__name__, {
     "ScipyStepper": "scipy_adapter"})
 
 __all__ = ["COMPILED_METHODS", "SCIPY_METHODS", "METHODS", "STEP_CONTROLS", "TABLEAUX", "Tableau", "PROBLEMS",
-           "register_problem", "rhs", "correct", "event_values", "Stepper", "StepperFailure", "CompiledStepper", "ScipyStepper",
-           "FixedStep", "RKState", "new_state", "rk_start", "rk_step", "rk_dense", "rk_advance", "crossing",
-           "SIMULTANEOUS"]
+           "register_problem", "rhs", "correct", "event_values", "Stepper", "StepperFailure", "CompiledStepper",
+           "ScipyStepper", "FixedStep", "RKState", "new_state", "rk_start", "rk_step", "rk_dense", "rk_advance",
+           "crossing", "SIMULTANEOUS"]
