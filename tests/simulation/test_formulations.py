@@ -103,6 +103,31 @@ def test_nullspace_passes_the_n_four_bar_singular_positions():
     assert np.max(res.constraint_error) < 1e-9
 
 
+def test_lagrange_says_when_it_passed_near_a_singular_position_and_nullspace_does_not_need_to():
+    """Near the N four-bar's flat position, Lambda = G M^-1 G^T (whose eigenvalues are the squares of G's
+    singular values) falls below the multiplier solve's rank tolerance: the truncated QR drops the loops'
+    nearly dependent directions with their constraint forces (README: singular positions). Started 1e-4
+    rad from flat, swinging through it, the run counts those evaluations and warns, naming the null-space
+    formulation, which decomposes G itself and passes the same motion without a warning. An exactly
+    redundant loop (Bricard's, every row through the truncated QR) drops only rounding-size pivots: no
+    warning, no count."""
+    import warnings
+    m = script("n_four_bar").build_model(n=4)
+    for joint in m.joints.values():            # phi = -pi/2 + 1e-4 moving at -4 rad/s: the h joints opposite
+        sign = -1.0 if joint.name.startswith("h") else 1.0
+        joint.q0, joint.v0 = sign * (-np.pi / 2 + 1e-4), sign * -4.0
+    with pytest.warns(UserWarning, match="passed near a singular position.*formulation='nullspace'"):
+        res = m.simulate(t_end=0.05, rtol=1e-8, atol=1e-8)
+    assert res.success and res.stats["near_singular"] > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nullspace = m.simulate(t_end=0.05, rtol=1e-8, atol=1e-8, formulation="nullspace")
+        redundant = script("bricard").build_model().simulate(t_end=1.0, constraint_solver="qr")
+    assert nullspace.success and redundant.success
+    assert nullspace.stats["near_singular"] == 0 and redundant.stats["near_singular"] == 0
+    assert abs(nullspace["a0.q"][-1] - res["a0.q"][-1]) < 1e-3      # the same swing
+
+
 def test_nullspace_started_at_a_singular_position_re_chooses_its_independent_set_and_says_so():
     """Started lying flat, the N four-bar's chart has N + 1 feasible motions; moving off, the loops'
     rows taken as dependent become independent: a new chart, logged, and the parallelogram motion

@@ -27,6 +27,10 @@ CHOLESKY, QR = 0, 1
 # throw the solution off its branch; 1e-9 drops those directions (|sigma| < ~3e-5 |sigma_max| of G),
 # which the projection then holds at position level.
 RANK_TOL = 1e-9
+# A dropped direction whose pivot is above NEAR_DEPENDENT times the largest was not dependent, only nearly so: the
+# solve lost its constraint force (a singular position passed, the N four-bar lying flat; ConstraintWorkspace.dropped).
+# Exactly dependent rows (a redundant loop) leave pivots of rounding size, ~n eps.
+NEAR_DEPENDENT = 1e-12
 
 # The workspace of the constraint solves, and ``slide``: the contacts of the current mode that slide
 # (simulation/hybrid.py), per normal row [first tangent row (the second follows it) or -1, kinetic
@@ -42,13 +46,14 @@ RANK_TOL = 1e-9
 # ones by the augmented Lagrangian (n iterations at most, multipliers), 0 makes them springs (penalty_forces);
 # ``row_set`` (n_rows) holds the rows of one solve, held and penalized together (join_penalized).
 # ``support`` (n_rows, nv + 1): per row of a solve, its count of nonzero entries of G and their columns, ``reach``
-# (n_rows, 2): the first and last branch of the tree they lie on (form_lambda).
+# (n_rows, 2): the first and last branch of the tree they lie on (form_lambda). ``dropped`` [n]: the acceleration
+# solves so far whose truncated QR dropped a nearly dependent direction (NEAR_DEPENDENT; the run's stats report it).
 # ``live`` (n_rows): the rows of a truncated QR solve whose G is not all 0 (nonzero_rows). ``tree_order``,
 # ``branch_span``, ``v_branch``: the tree's branches (tree_branches); ``touched``, ``loaded``: aba_solve's scratch.
 ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide "
                                                         "friction scratch penalized penalty tau_p iterations row_set "
                                                         "support reach live tree_order branch_span v_branch touched "
-                                                        "loaded")
+                                                        "loaded dropped")
 STIFFNESS, DAMPING, FORCE, COMPLIANCE = range(4)
 SLIDE_COLS = 6
 TANGENT, MU, D1, D2, S1, S2 = range(SLIDE_COLS)
@@ -73,7 +78,7 @@ def new_constraint_workspace(node_i, n_rows, nv, n_friction=0, penalized=(), ite
                                np.zeros((n_rows, nv + 1), dtype=np.int64), np.zeros((n_rows, 2), dtype=np.int64),
                                np.zeros(n_rows, dtype=np.int64), tree_order,
                                branch_span, v_branch, np.zeros(n_nodes + 1, dtype=np.int64),
-                               np.zeros(n_nodes, dtype=np.int64))
+                               np.zeros(n_nodes, dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
 def tree_branches(node_i, nv):
@@ -227,7 +232,8 @@ def reflect_columns(A, k, n_rows, n_cols, norm, norms):
 def truncated_qr_solve(A, b, n, x, work):
     """x = E [R11^-1 Q~^T b; 0] (Wood & Kennedy 2003, eqs. 17–20): Householder QR of A (overwritten) with column
     pivoting, rank r = max k with |R_kk| > RANK_TOL |R_11| (eq. 18, tolerance above); the minimum-norm
-    solution in the projected subspace. work: (3, >= n) scratch. Returns the rank."""
+    solution in the projected subspace. work: (3, >= n) scratch. Returns (the rank, |R_kk| / |R_11| of the first
+    column dropped, 0 if none)."""
     perm, norms, qtb = work[0], work[1], work[2]
     for j in range(n):
         perm[j] = j
@@ -236,13 +242,13 @@ def truncated_qr_solve(A, b, n, x, work):
         for i in range(n):
             s += A[i, j] * A[i, j]
         norms[j] = s
-    rank, r11 = n, 0.0
+    rank, r11, gap = n, 0.0, 0.0
     for k in range(n):
         norm = pivot_column(A, k, n, n, perm, norms)
         if k == 0:
             r11 = norm
         if not norm > RANK_TOL * r11:
-            rank = k
+            rank, gap = k, norm / r11 if r11 > 0.0 else 0.0
             break
         alpha, vnorm2 = reflect_columns(A, k, n, n, norm, norms)
         s = 0.0                                           # Q~^T b
@@ -261,20 +267,21 @@ def truncated_qr_solve(A, b, n, x, work):
         qtb[i] = s / A[i, i]
     for i in range(rank):
         x[int(perm[i])] = qtb[i]
-    return rank
+    return rank, gap
 
 
 @njit(**PASS)
 def solve_symmetric(A, b, n, x, solver, work):
-    """Lambda x = b by Cholesky (solver CHOLESKY; False if Lambda is not clearly positive definite)
-    or truncated QR (solver QR; False if the solution is not finite). A is overwritten."""
+    """Lambda x = b by Cholesky (solver CHOLESKY; not solved if Lambda is not clearly positive definite)
+    or truncated QR (solver QR; not solved if the solution is not finite). A is overwritten. Returns
+    (whether solved, the largest dropped pivot relative to the first: truncated_qr_solve's gap, 0 for Cholesky)."""
     if solver == CHOLESKY:
-        return cholesky_solve(A, b, n, x)
-    truncated_qr_solve(A, b, n, x, work)
+        return cholesky_solve(A, b, n, x), 0.0
+    _, gap = truncated_qr_solve(A, b, n, x, work)
     for i in range(n):
         if not np.isfinite(x[i]):
-            return False
-    return True
+            return False, gap
+    return True, gap
 
 
 @njit(**PASS)
@@ -402,8 +409,11 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
         for k in range(n):
             cw.Lam[k, k] += cw.penalty[rows[k], COMPLIANCE]
         copy_square(cw.Lam, cw.work[3:], n)               # kept for the iterations
-    if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work):
+    solved, gap = solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work)
+    if not solved:
         return False
+    if gap > NEAR_DEPENDENT:
+        cw.dropped[0] += 1
     cw.lam[:] = 0.0
     for k in range(n):
         cw.lam[rows[k]] = cw.mu[k]
@@ -455,7 +465,7 @@ def augmented_lagrangian(cw, rows, solver):
         for k in range(n):
             cw.rhs[k] = cw.penalty[rows[k], COMPLIANCE] * cw.mu[k]
         copy_square(cw.work[3:], cw.Lam, n)
-        if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work):
+        if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work)[0]:
             return False
         size, change = 0.0, 0.0
         for k in range(n):

@@ -86,7 +86,7 @@ def correction(node_i, ws, cw, rows, solver, residual, dz):
     form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
     for k in range(na):
         cw.rhs[k] = residual[rows[k]]
-    if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, solver, cw.work):
+    if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, solver, cw.work)[0]:
         return False
     for j in range(nv):
         s = 0.0

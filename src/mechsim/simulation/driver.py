@@ -18,6 +18,7 @@ The compiled loop does all of this itself for a contact point's bounce while eve
 (dynamics/impacts.py; integrators/explicit.py ``jumped``); the driver logs those bounces after each
 chunk (``_log_bounces``).
 """
+import warnings
 import weakref
 from collections import namedtuple
 
@@ -116,6 +117,9 @@ class Driver:
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         if hasattr(self, "data"):
             self._log_charts()
+            self.near_singular += int(self.data.cw.dropped[0])
+        else:
+            self.near_singular = 0            # the acceleration solves of the Data replaced so far (stats)
         if opts["formulation"] != "penalty":
             self.penalty = None
         elif getattr(self, "cm", None) is not cm:      # the springs of a model, set where it starts
@@ -378,6 +382,16 @@ class Driver:
             self.log(t, "repartition", "nullspace", f"independent velocities re-chosen: {why}")
         self.charts_logged = made
 
+    def _warn_near_singular(self, count):
+        """Say when the multiplier solves passed near a singular position (dynamics/multipliers.py NEAR_DEPENDENT):
+        there the truncated solve drops the constraint forces along the nearly dependent directions."""
+        if count:
+            warnings.warn(f"'{self.model.name}' passed near a singular position: {count} evaluations of the "
+                          "accelerations dropped constraint directions that were nearly, not exactly, dependent "
+                          "(the loops' Jacobian losing rank, as a chain of four-bars lying flat), so its accuracy "
+                          "there may not improve with a tighter tolerance; formulation='nullspace' passes singular "
+                          "positions on a decomposition of the Jacobian itself", stacklevel=4)
+
     def _log_bounces(self):
         """An "impact" record for each bounce the compiled loop resolved since the last call (dynamics/
         impacts.py), as simulation/hybrid.py's ``_strike`` logs one; the hit thresholds it re-armed go to the
@@ -586,7 +600,8 @@ class Driver:
         return dict(backend=self.backend, solver=self.solver_name,
                     steps=s.get("steps", 0), rejected=s.get("rejected", 0),
                     rhs_evaluations=s.get("rhs_evaluations", 0), projections=s.get("projections", 0),
-                    events=len(self.records), wall_time=wall_time)
+                    events=len(self.records), near_singular=self.near_singular + int(self.data.cw.dropped[0]),
+                    wall_time=wall_time)
 
     def result(self, success, message, wall_time):
         """The Result of the run (joined from one Result per model when actions changed the model)."""
@@ -602,6 +617,7 @@ class Driver:
             parts[-1]._compiling = self.results_compiling
             start = part.stop
         summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
+        self._warn_near_singular(summary["stats"]["near_singular"])
         if len(parts) > 1:
             res = JoinedResult(parts, **summary)
         else:
