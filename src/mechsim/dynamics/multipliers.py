@@ -27,9 +27,10 @@ CHOLESKY, QR = 0, 1
 # throw the solution off its branch; 1e-9 drops those directions (|sigma| < ~3e-5 |sigma_max| of G),
 # which the projection then holds at position level.
 RANK_TOL = 1e-9
-# A dropped direction whose pivot is above NEAR_DEPENDENT times the largest was not dependent, only nearly so: the
-# solve lost its constraint force (a singular position passed, the N four-bar lying flat; ConstraintWorkspace.dropped).
-# Exactly dependent rows (a redundant loop) leave pivots of rounding size, ~n eps.
+# When the independent rows' Cholesky fails and the truncated QR of every held row drops a direction whose pivot is
+# above NEAR_DEPENDENT times the largest, that direction was not dependent, only nearly so: the solve lost its
+# constraint force (a singular position passed, the N four-bar lying flat; ConstraintWorkspace.dropped). Exactly
+# dependent rows (a redundant loop) leave pivots of rounding size, ~n eps.
 NEAR_DEPENDENT = 1e-12
 
 # The workspace of the constraint solves, and ``slide``: the contacts of the current mode that slide
@@ -47,7 +48,8 @@ NEAR_DEPENDENT = 1e-12
 # ``row_set`` (n_rows) holds the rows of one solve, held and penalized together (join_penalized).
 # ``support`` (n_rows, nv + 1): per row of a solve, its count of nonzero entries of G and their columns, ``reach``
 # (n_rows, 2): the first and last branch of the tree they lie on (form_lambda). ``dropped`` [n]: the acceleration
-# solves so far whose truncated QR dropped a nearly dependent direction (NEAR_DEPENDENT; the run's stats report it).
+# solves so far that fell back to the truncated QR and dropped a nearly dependent direction (NEAR_DEPENDENT; the run's
+# stats report it).
 # ``live`` (n_rows): the rows of a truncated QR solve whose G is not all 0 (nonzero_rows). ``tree_order``,
 # ``branch_span``, ``v_branch``: the tree's branches (tree_branches); ``touched``, ``loaded``: aba_solve's scratch.
 ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide "
@@ -383,7 +385,8 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
     each sliding contact's tangent rows get the friction's multipliers -mu s lambda_n. A row with a
     compliance d = 1/alpha (cw.penalty, the penalty formulation's augmented Lagrangian) is held instead by
     lambda = lambda* - alpha (hddot + d c hdot + d k h): d on its diagonal of Lambda, its own stabilization
-    in f_lambda, and the iterations of augmented_lagrangian. False if the solver fails (qdd unchanged)."""
+    in f_lambda, and the iterations of augmented_lagrangian. Returns (solved: False if the solver fails, qdd then
+    unchanged; the truncated QR's largest dropped pivot relative to the first, solve_symmetric)."""
     if solver == QR and not sliding:
         rows = cw.live[:nonzero_rows(cw.G, rows, cw.live)]
     n, nv = rows.shape[0], qdd.shape[0]
@@ -411,14 +414,12 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
         copy_square(cw.Lam, cw.work[3:], n)               # kept for the iterations
     solved, gap = solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work)
     if not solved:
-        return False
-    if gap > NEAR_DEPENDENT:
-        cw.dropped[0] += 1
+        return False, gap
     cw.lam[:] = 0.0
     for k in range(n):
         cw.lam[rows[k]] = cw.mu[k]
     if soft and not augmented_lagrangian(cw, rows, solver):
-        return False
+        return False, gap
     for j in range(nv):                                   # qdd = qdd_free + X lambda
         s = 0.0
         for k in range(n):
@@ -430,7 +431,7 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
             if t1 >= 0:
                 cw.lam[t1] = -cw.slide[row, MU] * cw.slide[row, S1] * cw.lam[row]
                 cw.lam[t1 + 1] = -cw.slide[row, MU] * cw.slide[row, S2] * cw.lam[row]
-    return True
+    return True, gap
 
 
 @njit(**INLINE)
@@ -650,7 +651,10 @@ def rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau,
         sliding = any_sliding(cw.slide, rows)
         if sliding:
             sliding_directions(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
-        if multipliers(node_i, ws, cw, rows, attempt, alpha, beta, qdd, sliding):
+        solved, gap = multipliers(node_i, ws, cw, rows, attempt, alpha, beta, qdd, sliding)
+        if solved:
+            if attempt != solver and gap > NEAR_DEPENDENT:  # the independent rows lost rank, not by a redundancy
+                cw.dropped[0] += 1
             return OK
     return SINGULAR
 
