@@ -994,7 +994,7 @@ def _n_four_bar_ladder(quick, t_end):
     out = _mechsim_ladder(mechsim_n_four_bar, quick, t_end)
     out += [_fixed("mechsim", f"{solver} rtol=atol={tol:g}, formulation=nullspace",
                    lambda solver=solver, tol=tol: mechsim_n_four_bar(t_end, solver, tol, formulation="nullspace"))
-            for solver, tol in ((() if quick else (("RK45", 1e-8), ("DOP853", 1e-9), ("DOP853", 1e-11))))]
+            for solver, tol in (() if quick else (("RK45", 1e-8), ("DOP853", 1e-9), ("DOP853", 1e-11)))]
     out += [_fixed("exudyn", "generalized-α ρ∞=0.9 (index 3), dense solver ignoring singular Jacobians, h=0.001",
                    lambda: exudyn_n_four_bar(1e-3, t_end))]
     out += [_fixed("mujoco", f"RK4, h={h:g}, connect solref=({2 * h:g}, 1) solimp d=0.9999",

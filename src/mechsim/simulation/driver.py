@@ -93,6 +93,7 @@ class Driver:
         self.user_events = as_events(opts["events"], model.events.values())
         self.events = self.user_events + self.modes.events    # the modes' events change with the model
         self.records = []
+        self.near_singular = 0                # evaluations near a singular position of the Data replaced so far
         self._use(cm, None if analysis is None else analysis.active, y0[:cm.nq])
         self.inputs = RunInputs(self, opts)
         self.backend = self._backend()
@@ -118,8 +119,6 @@ class Driver:
         if hasattr(self, "data"):
             self._log_charts()
             self.near_singular += int(self.data.cw.dropped[0])
-        else:
-            self.near_singular = 0            # the acceleration solves of the Data replaced so far (stats)
         if opts["formulation"] != "penalty":
             self.penalty = None
         elif getattr(self, "cm", None) is not cm:      # the springs of a model, set where it starts
