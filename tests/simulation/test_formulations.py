@@ -5,6 +5,7 @@ four-bar through its singular flat positions), and the penalty formulation's spr
 effective masses, the implicit solver it asks for)."""
 import json
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -112,7 +113,6 @@ def test_lagrange_says_when_it_passed_near_a_singular_position_and_nullspace_doe
     itself and passes the same motion without a warning, to 1e-9 rad of the same end. Only a fallback
     from the independent rows' Cholesky counts: a run that asks for the truncated QR itself, whose every
     solve drops the dependent row of Bricard's redundant loop, neither counts nor warns."""
-    import warnings
     m = script("n_four_bar").build_model(n=4)
     for joint in m.joints.values():            # phi = -pi/2 + 3e-5 moving at -4 rad/s: the h joints opposite
         sign = -1.0 if joint.name.startswith("h") else 1.0

@@ -389,7 +389,8 @@ class Driver:
                           "accelerations dropped constraint directions that were nearly, not exactly, dependent "
                           "(the loops' Jacobian losing rank, as a chain of four-bars lying flat), so its accuracy "
                           "there may not improve with a tighter tolerance; formulation='nullspace' passes singular "
-                          "positions on a decomposition of the Jacobian itself", stacklevel=4)
+                          "positions on a decomposition of the Jacobian itself",
+                          stacklevel=5)     # the user's m.simulate: here < result < simulate < Model.simulate
 
     def _log_bounces(self):
         """An "impact" record for each bounce the compiled loop resolved since the last call (dynamics/
