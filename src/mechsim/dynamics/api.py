@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..errors import MechsimError, SimulationError
-from ..status import OK, SINGULAR, WRONG_SIZE
+from ..status import OK, SINGULAR
 from .kernels import ABA_PACKED_SIGNATURE, aba_packed, crba, new_workspace, rnea
 from .layout import FORCE_VALUES
 from .multipliers import constrained_dynamics
@@ -41,15 +41,20 @@ def _fd_kernel(*args):
     return aba_packed(*args)
 
 
-def _packed(cm):
-    """This thread's (model_i, model_f, workspace, zero tau) for aba_packed: its own copy of model_f, whose
-    last row holds the force values, its own workspace, and the generalized forces of a call without tau."""
+def _tables(cm):
+    """(model_i, model_f, workspace, zero tau) for aba_packed: model_f's last row holds the force values, and the
+    generalized forces of a call without tau."""
+    model_i, model_f = cm.packed_tables()
+    return model_i, model_f, new_workspace(cm.n_nodes), np.zeros(cm.nv)
+
+
+def _thread_tables(cm):
+    """This thread's _tables, for a tree whose force values vary: each thread writes its own into its model_f."""
     local = cm.local
-    if not hasattr(local, "packed"):
-        model_i, model_f = cm.packed_tables()
-        local.packed = (model_i, model_f, new_workspace(cm.n_nodes), np.zeros(cm.nv))
-        local.u = model_f[-1, FORCE_VALUES:FORCE_VALUES + cm.n_slots]
-    return local.packed
+    if not hasattr(local, "tables"):
+        local.tables = _tables(cm)
+        local.u = local.tables[1][-1, FORCE_VALUES:FORCE_VALUES + cm.n_slots]
+    return local.tables
 
 
 def local_data(cm):
@@ -68,27 +73,43 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     loop constraints and drivers are enforced by their multipliers; joint stops are open and joint
     friction left out (they are hybrid elements of a run: simulation/hybrid.py)."""
     cm = m._compiled or m.compile()          # the attribute first: a call costs ~50 ns (SPEC §6)
+    tables = cm.fd_tables
+    if tables is None:                       # loops, force values that vary, or the first call
+        return _forward_dynamics(cm, q, v, tau, t, inputs)
+    model_i, model_f, ws, no_tau = tables
+    qdd = np.empty(cm.nv)
+    try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
+        if _fd_kernel(model_i, model_f, ws, q, v, no_tau if tau is None else tau, qdd) == OK:
+            return qdd
+    except (TypeError, ValueError):     # lists, other dtypes, non-contiguous or read-only arrays
+        pass
+    return _tree_forward_dynamics(cm, tables, q, v, tau)
+
+
+def _forward_dynamics(cm, q, v, tau, t, inputs):
+    """forward_dynamics other than on a tree's shared tables. A tree whose force values are constant gets them on its
+    first call (cm.fd_tables): one workspace for every thread, as aba_packed holds the GIL. A tree whose values vary
+    writes them into its thread's own tables."""
     if cm.every_row.size:
         return _constrained_forward_dynamics(cm, q, v, tau, t, inputs)
-    try:
-        model_i, model_f, ws, no_tau = cm.local.packed
-    except AttributeError:
-        model_i, model_f, ws, no_tau = _packed(cm)
-    if cm.varies_in_time:
-        cm.force_values(t, inputs, out=cm.local.u)
+    if not cm.varies_in_time:
+        cm.fd_tables = _tables(cm)
+        return _tree_forward_dynamics(cm, cm.fd_tables, q, v, tau)
+    tables = _thread_tables(cm)
+    cm.force_values(t, inputs, out=cm.local.u)
+    return _tree_forward_dynamics(cm, tables, q, v, tau)
+
+
+def _tree_forward_dynamics(cm, tables, q, v, tau):
+    """aba_packed on ``tables`` (_tables) with q, v, tau converted where they are not float64 vectors; a
+    MechsimError naming the coordinates when their sizes are wrong, a SimulationError at a singular node."""
+    m = cm.model
+    q, v = _state_vector(q, cm.nq, "q", m), _state_vector(v, cm.nv, "v", m)
+    tau = tables[3] if tau is None else _state_vector(tau, cm.nv, "tau", m)
     qdd = np.empty(cm.nv)
-    tau = no_tau if tau is None else tau
-    try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
-        status = _fd_kernel(model_i, model_f, ws, q, v, tau, qdd)
-    except (TypeError, ValueError):     # lists, other dtypes, non-contiguous or read-only arrays
-        status = WRONG_SIZE
+    status = _fd_kernel(*tables[:3], q, v, tau, qdd)
     if status == OK:
         return qdd
-    if status == WRONG_SIZE:                # convert them, or name the expected coordinates
-        q, v = _state_vector(q, cm.nq, "q", m), _state_vector(v, cm.nv, "v", m)
-        status = _fd_kernel(model_i, model_f, ws, q, v, _state_vector(tau, cm.nv, "tau", m), qdd)
-        if status == OK:
-            return qdd
     raise singular_node_error(cm, status)
 
 

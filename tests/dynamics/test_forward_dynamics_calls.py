@@ -1,0 +1,41 @@
+"""ms.forward_dynamics as the public call: a tree with constant force values shares one workspace among
+threads (its kernel holds the GIL), a tree whose force values vary gets them per call and per thread, and
+every call gives what the same call gives alone."""
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+import mechsim as ms
+from mechsim.bench.chains import mechsim_chain
+
+
+def _states(n, count, seed):
+    rng = np.random.default_rng(seed)
+    return [tuple(rng.uniform(-1.0, 1.0, n) for _ in range(3)) for _ in range(count)]
+
+
+def test_threads_sharing_a_trees_workspace_get_the_accelerations_of_single_calls():
+    m = mechsim_chain(6)
+    states = _states(6, 400, 1)
+    alone = [ms.forward_dynamics(mechsim_chain(6), q, v, tau) for q, v, tau in states]   # another model, own tables
+    assert m.compile().fd_tables is None                          # made by the first call
+    with ThreadPoolExecutor(4) as pool:
+        shared = list(pool.map(lambda s: ms.forward_dynamics(m, *s), states * 5))
+    assert m.compile().fd_tables is not None
+    for k, a in enumerate(shared):
+        np.testing.assert_array_equal(a, alone[k % len(states)])
+
+
+def test_a_tree_whose_force_varies_in_time_reads_it_at_every_call_in_every_thread():
+    """A joint motor tau = 2 t on a 1-link pendulum: the acceleration changes with t by 2 t / I about the pin,
+    also from threads calling at different times (each thread writes its own force values)."""
+    m = ms.Model("motor", gravity=(0, 0, 0))
+    m.add_body("rod", mass=1.0, com=(0.5, 0, 0), inertia=(0.0, 1 / 12, 1 / 12))
+    m.add_joint("j1", "revolute", parent="ground", child="rod", axis=(0, 0, 1))
+    m.add_force("motor", "joint_force", joint="j1", value="2*t")
+    inertia = 1 / 12 + 0.25                                       # about the pin: I_com + m (l/2)^2
+    times = np.linspace(0.0, 5.0, 200)
+    with ThreadPoolExecutor(4) as pool:
+        accelerations = list(pool.map(lambda t: ms.forward_dynamics(m, [0.3], [0.0], t=t)[0], times))
+    np.testing.assert_allclose(accelerations, 2 * times / inertia, rtol=1e-13, atol=1e-15)
+    assert m.compile().fd_tables is None                          # never the shared tables
