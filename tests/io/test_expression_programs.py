@@ -55,7 +55,7 @@ def test_values_equal_the_python_expression(text):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         scalars = np.array([expression(float(t)) for t in T_VALUES])
-    assert np.array_equal(expected, scalars, equal_nan=True)
+    assert _close(scalars, expected, 1e-15).all()    # numpy's vector loops (AVX-512) may differ from scalars by an ulp
     ok = _close(f, expected, 1e-15)
     assert ok.all(), list(zip(T_VALUES[~ok], f[~ok], expected[~ok]))
 

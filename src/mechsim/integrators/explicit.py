@@ -35,9 +35,11 @@ from .base import Stepper, StepperFailure
 from .problem import correct, event_values, jump, rhs
 from .tableaux import TABLEAUX
 
-# functions with a single compiled caller are inlined in numba's IR: every compiled function that
-# takes the problem is compiled again for each problem class, and each costs compile time; the
-# small helpers below are inlined by LLVM (INLINE): a compiled call taking the state tuple copies
+# functions that take the problem and are called from compiled code are inlined in numba's IR (ONCE): a
+# function compiled on its own compiles again everything it calls (numba links the callees into it and
+# optimizes and generates the whole), and what evaluates the problem calls the whole dynamics: a start,
+# the dense output and its extra stages compiled apart made a first four-bar run compile 30 % longer;
+# the small helpers below are inlined by LLVM (INLINE): a compiled call taking the state tuple copies
 # its arrays' structs
 ONCE = dict(JIT, inline="always")
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0      # scipy's step-size factors (HNW §II.4 fac, facmin, facmax)
@@ -263,7 +265,7 @@ def reset(st, t0):
     return all_finite(st.y)
 
 
-@njit(**JIT)
+@njit(**ONCE)
 def start_with_f(problem, tab, st, t0, t_bound):
     """The rest of a start once st.f = f(t0, st.y): the starting step (adaptive) or the fixed step on a grid
     from t0, g_old = the event values at (t0, y0). Returns the status."""
@@ -281,12 +283,11 @@ def start_with_f(problem, tab, st, t0, t_bound):
     return OK
 
 
-@njit(**JIT)
+@njit(**ONCE)
 def rk_start(problem, tab, st, t0, t_bound):
     """Start (or restart, after an event action changed the state) at (t0, st.y), st.y already
-    corrected: reset, f0 = f(t0, y0), start_with_f. Returns the status. The same call from Python
-    (CompiledStepper) and from rk_advance: one compiled specialization (a flag argument would be a
-    literal constant in the compiled caller, a plain bool from Python, and compile it twice)."""
+    corrected: reset, f0 = f(t0, y0), start_with_f. Returns the status. Inlined into rk_advance (ONCE), which
+    CompiledStepper calls for a start alone too (max_steps 0)."""
     if not reset(st, t0):
         return NON_FINITE
     st.counts[COUNT_RHS] += 1
@@ -422,10 +423,9 @@ def corrected(problem, tab, st):
 
 
 # -------------------------------------------------------------------------------------------- dense
-@njit(**JIT)
+@njit(**ONCE)
 def dense_stages(problem, tab, st):
-    """The tableau's extra stages of the last step (DOP853: 3, counted) and Q = K^T P, once per step.
-    A call of its own: rk_dense, inlined where it is used, passes the problem only once a step."""
+    """The tableau's extra stages of the last step (DOP853: 3, counted) and Q = K^T P, once per step."""
     h = st.scalars[H_LAST]
     for s in range(tab.n_stages + 1, tab.A.shape[0]):
         if not combine(st.y_old, st.K, tab.A[s], s, h, st.work[0], st.work[3]):
@@ -444,7 +444,7 @@ def dense_stages(problem, tab, st):
     return OK
 
 
-@njit(**INLINE)
+@njit(**ONCE)
 def rk_dense(problem, tab, st, t, out):
     """out = the raw continuous extension of the last step at t in [t_old, t] (HNW §II.6):
     y_old + h sum_j Q_j x^(j+1), x = (t - t_old) / h, Q = K^T P (dense_stages, the first call per
@@ -469,7 +469,7 @@ def rk_dense(problem, tab, st, t, out):
 
 
 # ---------------------------------------------------------------------------------- outputs, events
-@njit(**INLINE)
+@njit(**ONCE)
 def corrected_dense(problem, tab, st, t, out):
     """out = the dense output at t (rk_dense), corrected (the problem's correct). Returns the status."""
     status = rk_dense(problem, tab, st, t, out)
@@ -741,10 +741,14 @@ class CompiledStepper(Stepper):
         return OK
 
     def started(self):
-        """The state, after the deferred start if one is pending."""
+        """The state, after the deferred start if one is pending: rk_advance making the start alone (no step),
+        with outputs of the types a run passes, so that it is the run's compiled specialization."""
         if self._pending:
             self._pending = False
-            self._start_status = int(rk_start(self.problem, self.tableau, self.state, self.t, self.t_bound))
+            n = self.state.y.shape[0]
+            status, _ = rk_advance(self.problem, self.tableau, self.state, self.t, 0, False, np.empty(0), 0,
+                                   np.empty(0), np.empty((0, n)), self.jumps, self.t_bound)
+            self._start_status = int(status)                   # OK: t_bound is the start, reached
             self.message = None if self._start_status == OK else describe(self._start_status)
         return self.state
 

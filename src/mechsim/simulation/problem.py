@@ -14,10 +14,13 @@ from ..dynamics.data import NULLSPACE, Data, ModelArrays
 from ..dynamics.impacts import ON, contact_impulse, rearm
 from ..dynamics.system import correct_tables, derivative_tables, signal_tables, watches_multipliers
 from ..integrators.problem import register_problem
-from ..spatial.algebra import INLINE, JIT
+from ..spatial.algebra import JIT
 from ..status import OK, UNHANDLED
 
 System = namedtuple("System", ModelArrays._fields + Data._fields)
+# The problem's functions are inlined in numba's IR where they call each other (events and bounce call derivative
+# and correct): a function compiled on its own compiles again everything it calls, the whole dynamics here.
+INLINED_IR = dict(JIT, inline="always")
 
 
 def system(model, data, tree=False):
@@ -29,7 +32,7 @@ def system(model, data, tree=False):
                                           ns=data.ns if data.formulation == NULLSPACE and not tree else None)
 
 
-@njit(**INLINE)
+@njit(**INLINED_IR)
 def derivative(s, t, y, dy):
     """dy/dt of the mechanism (dynamics/system.py: derivative_tables)."""
     return derivative_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.nq, s.time_ops, s.time_consts,
@@ -37,7 +40,7 @@ def derivative(s, t, y, dy):
                              s.held, s.active, s.cw, s.solver, s.alpha, s.beta, s.ns, t, y, dy)
 
 
-@njit(**INLINE)
+@njit(**INLINED_IR)
 def correct(s, t, y):
     """The drift correction after a step and at outputs (dynamics/system.py: correct_tables)."""
     return correct_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.quat_q, s.nq, s.time_ops,
@@ -45,7 +48,7 @@ def correct(s, t, y):
                           s.solver, s.u, s.tau, s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, s.ns, t, y)
 
 
-@njit(**INLINE)
+@njit(**INLINED_IR)
 def events(s, t, y, g):
     """The signals the compiled events watch, less their values (dynamics/system.py: signal_tables)."""
     if watches_multipliers(s.signal_i):
@@ -56,7 +59,7 @@ def events(s, t, y, g):
                          s.signal_i, s.signal_f, s.u, s.ws, s.cw, y, s.ydot, g)
 
 
-@njit(**INLINE)
+@njit(**INLINED_IR)
 def jump(s, t, y, k, dy):
     """Compiled event k's action at (t, y) where it runs compiled: a contact's bounce."""
     return bounce(s, s.impacts, t, y, k, dy)
