@@ -908,8 +908,8 @@ def mechsim_n_four_bar(t_end=N_FOUR_BAR["t_end"], solver="DOP853", rtol=1e-8, at
 def mechsim_bricard(t_end=BRICARD["t_end"], solver="DOP853", rtol=1e-8, atol=None, drift="projection", p=BRICARD,
                     constraint_solver="cholesky"):
     """Bricard's mechanism (models.bricard; output every 0.01 s); evaluate -> {"t", "ts", "p3", "closure" (max gap of
-    the closing points, bricard_closing_points)}. Its redundancy holds on its motion only (README: redundant
-    constraints): constraint_solver="qr" takes about half the steps of the independent rows' Cholesky."""
+    the closing points, bricard_closing_points)}. Its redundancy holds on its motion only (README: redundancy that
+    holds only on the motion): constraint_solver="qr" takes about half the steps of the independent rows' Cholesky."""
     model = models.bricard(p)
     t_eval = np.linspace(0.0, t_end, int(round(100 * t_end)) + 1)
     p3 = bricard_rods(p)[1][1]
