@@ -26,12 +26,8 @@ trajectories, at every step, with linear interpolation between samples):
     1.5e-6 s: the detection resolves errors down to about that).
 """
 import argparse
-import datetime
 import gc
 import math
-import os
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -640,27 +636,15 @@ def summary_rows(results):
 
 
 def machine_info():
-    cpu = platform.processor() or "?"
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout.splitlines():
-            if line.startswith("Model name"):
-                cpu = line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    versions = {}
-    for name in ("numpy", "numba", "mujoco", "exudyn", "mechsim"):
-        try:
-            versions[name] = __import__(name).__version__
-        except Exception:
-            versions[name] = "not installed"
-    try:
-        git = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
-                             check=False).stdout.strip()
-    except OSError:
-        git = "?"
-    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "CPU": cpu,
-            "cores": str(os.cpu_count()), "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-            "python": platform.python_version(), **versions, "git": git}
+    """The machine table of the report: the speed suite's (mechsim.bench.report), CPU family and SIMD flags
+    included, so that the hybrid ratios measured on different CPUs can be told apart."""
+    from mechsim.bench.report import machine_info as suite_machine
+    m = suite_machine()
+    return {"date": m["date"], "CPU": m["cpu"], "CPU vendor, family, model": m["cpu_id"] or "?",
+            "SIMD flags": m["cpu_flags"] or "?", "LLVM target CPU (numba)": m["llvm_cpu"] or "?",
+            "cores": str(m["cores"]), "load average at start": m["load"] or "?", "python": m["python"],
+            **{name: m[name] or "not installed" for name in ("numpy", "numba", "mujoco", "exudyn", "mechsim")},
+            "git": m["git"] or "?"}
 
 
 def write_report(path, results, info, quick):
