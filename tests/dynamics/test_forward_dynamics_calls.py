@@ -17,7 +17,8 @@ def _states(n, count, seed):
 def test_threads_sharing_a_trees_workspace_get_the_accelerations_of_single_calls():
     m = mechsim_chain(6)
     states = _states(6, 400, 1)
-    alone = [ms.forward_dynamics(mechsim_chain(6), q, v, tau) for q, v, tau in states]   # another model, own tables
+    other = mechsim_chain(6)                                      # the same chain, its own tables, one thread
+    alone = [ms.forward_dynamics(other, q, v, tau) for q, v, tau in states]
     assert m.compile().fd_tables is None                          # made by the first call
     with ThreadPoolExecutor(4) as pool:
         shared = list(pool.map(lambda s: ms.forward_dynamics(m, *s), states * 5))
