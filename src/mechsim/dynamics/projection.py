@@ -99,10 +99,12 @@ def correction(node_i, ws, cw, rows, solver, residual, dz):
 @njit(**INLINE)
 def fallback_correction(node_i, ws, cw, active, held, solver, residual, dz):
     """correction over the active rows by ``solver``, else over every held row by truncated QR. Returns
-    (whether solved, the solver that did)."""
-    if solver == CHOLESKY and correction(node_i, ws, cw, active, CHOLESKY, residual, dz):
-        return True, CHOLESKY
-    return correction(node_i, ws, cw, held, QR, residual, dz), QR
+    (whether solved, the solver that did). One call site, with the solver a variable: a constant argument
+    would compile correction once for each value (numba specializes on literals)."""
+    for attempt in range(solver, QR + 1):
+        if correction(node_i, ws, cw, active if attempt == CHOLESKY else held, attempt, residual, dz):
+            return True, attempt
+    return False, QR
 
 
 @njit(**JIT)

@@ -57,8 +57,9 @@ scalars (10,): T_NOW, T_OLD (end and start of the last step; both the start time
     (the fixed step, 0: adaptive), T_GRID (a fixed-step run is on the grid T_GRID + k H_FIXED),
     RTOL, MAX_STEP, T_STOP (an adaptive step ends there rather than pass it: a bounce's apex; inf: none),
     ERR_LAST (the error norm of the last step, floored at MIN_ERROR_HISTORY).
-flags (4,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
-    (interior points per step where the event functions are sampled), STEP_CONTROL (STANDARD or PREDICTIVE).
+flags (5,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
+    (interior points per step where the event functions are sampled), STEP_CONTROL (STANDARD or PREDICTIVE),
+    CORRECT_START (the next start corrects st.y first).
 counts (4,) int64: rhs evaluations, accepted steps, rejected steps, corrections that changed y.
 y, y_old: the states at T_NOW (corrected) and T_OLD; f = f(T_NOW, y); atol (n,).
 K (S, n): the stages of the last step, extra dense stages included; Q (n, p) = K^T P.
@@ -69,7 +70,7 @@ events (2, m) int64: DIRECTION per event, CROSSED (the first sample interval of 
 work (5, n): scratch.
 """
 T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP, ERR_LAST = range(10)
-DENSE_READY, N_GRID, N_SAMPLES, STEP_CONTROL = range(4)
+DENSE_READY, N_GRID, N_SAMPLES, STEP_CONTROL, CORRECT_START = range(5)
 COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
 G_OLD, G_NEW = 0, 1
 DIRECTION, CROSSED = 0, 1
@@ -109,7 +110,7 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
         raise ValueError(f"step_control must be one of {', '.join(STEP_CONTROLS)}, got {step_control!r}")
     scalars = np.zeros(10)
     scalars[H_FIXED], scalars[RTOL], scalars[MAX_STEP] = 0.0 if h is None else float(h), rtol, float(max_step)
-    flags = np.zeros(4, dtype=np.int64)
+    flags = np.zeros(5, dtype=np.int64)
     flags[N_SAMPLES], flags[STEP_CONTROL] = n_samples, STEP_CONTROLS.index(step_control)
     return RKState(scalars=scalars, flags=flags, counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n),
                    atol=atol_y, K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])),
@@ -286,8 +287,13 @@ def start_with_f(problem, tab, st, t0, t_bound):
 @njit(**ONCE)
 def rk_start(problem, tab, st, t0, t_bound):
     """Start (or restart, after an event action changed the state) at (t0, st.y), st.y already
-    corrected: reset, f0 = f(t0, y0), start_with_f. Returns the status. Inlined into rk_advance (ONCE), which
-    CompiledStepper calls for a start alone too (max_steps 0)."""
+    corrected unless flags[CORRECT_START] asks for it: reset, f0 = f(t0, y0), start_with_f. Returns the status.
+    Inlined into rk_advance (ONCE), which CompiledStepper calls for a start alone too (max_steps 0)."""
+    if st.flags[CORRECT_START]:
+        status = correct(problem, t0, st.y)
+        if status != OK:
+            return status                       # the flag stays: the start failed correcting y
+        st.flags[CORRECT_START] = False
     if not reset(st, t0):
         return NON_FINITE
     st.counts[COUNT_RHS] += 1
@@ -705,9 +711,10 @@ class CompiledStepper(Stepper):
     returns."""
 
     def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
-                 directions=None, n_samples=4, jumps=False, step_control="standard"):
+                 directions=None, n_samples=4, jumps=False, step_control="standard", correct_start=False):
         """``jumps``: event actions run compiled where the problem's jump can (rk_advance); ``step_control``:
-        a name in STEP_CONTROLS ("standard": scipy's steps)."""
+        a name in STEP_CONTROLS ("standard": scipy's steps); ``correct_start``: y0 is corrected by the start
+        (rk_start; restarts are given corrected states), so that a run compiles no other entry to the correction."""
         if method not in TABLEAUX:
             raise ValueError(f"unknown method {method!r}; compiled methods: {', '.join(TABLEAUX)}")
         if t_bound < t0:
@@ -718,6 +725,7 @@ class CompiledStepper(Stepper):
         self.jumps = True if jumps else None
         self.t_bound, self.message = float(t_bound), None
         self.restart(t0, self.state.y)
+        self.state.flags[CORRECT_START] = correct_start
 
     t = property(lambda self: float(self.state.scalars[T_NOW]))
     t_old = property(lambda self: float(self.state.scalars[T_OLD]))
@@ -731,12 +739,18 @@ class CompiledStepper(Stepper):
         self.started()
         return self._start_status
 
+    @property
+    def correction_failed(self):
+        """Whether the start failed correcting y0 (``correct_start``), leaving y as it was given."""
+        return bool(self.started().flags[CORRECT_START])
+
     def restart(self, t, y, t_bound=None):
         """Start again at (t, y), deferred (see the class); returns OK."""
         if t_bound is not None:
             self.t_bound = float(t_bound)
         self.state.y[:] = y
         self.state.scalars[T_NOW] = self.state.scalars[T_OLD] = t
+        self.state.flags[CORRECT_START] = False
         self._pending, self._start_status, self.message = True, OK, None
         return OK
 

@@ -142,8 +142,9 @@ class Driver:
                                "use backend='auto' or 'python'")
         return "python" if opts["backend"] == "python" or reasons else "compiled"
 
-    def _stepper(self, t, y):
-        """A new stepper from (t, y); the counts of the one it replaces are kept for res.stats."""
+    def _stepper(self, t, y, correct_start=False):
+        """A new stepper from (t, y) (corrected there, if ``correct_start``, by a compiled stepper's start); the
+        counts of the one it replaces are kept for res.stats."""
         if hasattr(self, "stepper"):
             self.counts = added(self.counts, self.stepper.stats)
         opts = self.opts
@@ -155,7 +156,7 @@ class Driver:
         if self.backend == "compiled":       # bounces resolved compiled unless Python looks at every step
             return CompiledStepper(self.problem, opts["solver"], t, y, self.t_end, n_events=len(self.compiled_events),
                                    directions=directions, jumps=self.data.impacts is not None and not self.python_events,
-                                   step_control=opts["step_control"], **tolerances)
+                                   step_control=opts["step_control"], correct_start=correct_start, **tolerances)
         from ..integrators import ScipyStepper     # imported here, not at start-up: scipy.integrate takes ~0.4 s
         return ScipyStepper(self._rhs, self._correct, None, opts["solver"], t, y, self.t_end, **tolerances)
 
@@ -531,10 +532,18 @@ class Driver:
         """Integrate to t_end; returns (success, message)."""
         t, y = self.t0, self.y0
         self.inputs.start(t, y)
-        self._project(t, y)
-        y = self._start_modes(t, y)
+        # With nothing in Python looking at the state (events, modes, a controller), the compiled stepper's start
+        # corrects it: a closed loop's first run then compiles no entry to the correction of its own (~4 s).
+        in_start = self.backend == "compiled" and not self.events and self.inputs.controller is None
+        if not in_start:
+            self._project(t, y)
+            y = self._start_modes(t, y)
         self.results_compiling = self._compile_results_aside(t, y)
-        self.stepper = self._stepper(t, y)
+        self.stepper = self._stepper(t, y, correct_start=in_start)
+        if in_start:                        # a failure after the correction is the first advance's, as for others
+            if self.stepper.correction_failed:
+                raise StepError(self._status_message(self.stepper.start_status, t))
+            y = self.stepper.y.copy()
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
         self.pace = (0, t)

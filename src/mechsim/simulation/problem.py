@@ -14,7 +14,7 @@ from ..dynamics.data import NULLSPACE, Data, ModelArrays
 from ..dynamics.impacts import ON, contact_impulse, rearm
 from ..dynamics.system import correct_tables, derivative_tables, signal_tables, watches_multipliers
 from ..integrators.problem import register_problem
-from ..spatial.algebra import JIT
+from ..spatial.algebra import INLINE, JIT
 from ..status import OK, UNHANDLED
 
 System = namedtuple("System", ModelArrays._fields + Data._fields)
@@ -26,10 +26,14 @@ INLINED_IR = dict(JIT, inline="always")
 def system(model, data, tree=False):
     """The System of ModelArrays ``model`` and Data ``data`` (their arrays, shared). Its constraint
     workspace cw is None for an open ``tree`` (CompiledModel.is_tree), its null-space workspace ns None
-    unless the formulation is null-space and there are loops to reduce: the kernels drop the code a None
-    stands for (dynamics/system.py), so that a run compiles only the machinery it uses."""
+    unless the formulation is null-space and there are loops to reduce, its signals signal_i and signal_f
+    None without compiled events: the kernels drop the code a None stands for (dynamics/system.py, events
+    below), so that a run compiles only the machinery it uses."""
+    silent = data.signal_i.shape[0] == 0 and data.impacts is None
     return System(*model, *data)._replace(cw=None if tree else data.cw,
-                                          ns=data.ns if data.formulation == NULLSPACE and not tree else None)
+                                          ns=data.ns if data.formulation == NULLSPACE and not tree else None,
+                                          signal_i=None if silent else data.signal_i,
+                                          signal_f=None if silent else data.signal_f)
 
 
 @njit(**INLINED_IR)
@@ -51,12 +55,21 @@ def correct(s, t, y):
 @njit(**INLINED_IR)
 def events(s, t, y, g):
     """The signals the compiled events watch, less their values (dynamics/system.py: signal_tables)."""
-    if watches_multipliers(s.signal_i):
+    return signals(s, s.signal_i, t, y, g)
+
+
+@njit(**INLINE)
+def signals(s, signal_i, t, y, g):
+    """events, compiled to nothing for a run without compiled events (signal_i None: numba drops the branch
+    on its type), which would otherwise compile the signal kernels and a further copy of the dynamics."""
+    if signal_i is None:
+        return OK
+    if watches_multipliers(signal_i):
         status = derivative(s, t, y, s.ydot)
         if status != OK:
             return status
     return signal_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.nq, s.con_i, s.con_f, s.con_t,
-                         s.signal_i, s.signal_f, s.u, s.ws, s.cw, y, s.ydot, g)
+                         signal_i, s.signal_f, s.u, s.ws, s.cw, y, s.ydot, g)
 
 
 @njit(**INLINED_IR)
