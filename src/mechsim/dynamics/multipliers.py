@@ -627,7 +627,7 @@ def penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau):
             cw.tau_p[j] += cw.G[row, j] * lam
 
 
-@njit(**PASS)
+@njit(**INLINE)
 def rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
                         held, active, cw, solver, alpha, beta, qdd):
     """The accelerations and multipliers of the held rows at the given tau. Cholesky works on the active rows (the

@@ -116,6 +116,17 @@ def max_abs(x, rows):
 
 
 @njit(**JIT)
+def factorize(node_i, node_f, force_i, force_f, gravity, con_i, con_f, con_t, held, u, tau, ws, cw, dz, q, v):
+    """M(q) factorized by an ABA pass (the metric M^-1 of the corrections; dz scratch) and the held rows evaluated
+    at (q, v). Returns OK or a singular node. A call of its own: project's two schemes share its one copy of the
+    ABA, which inlined would be compiled twice."""
+    status = aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dz)
+    if status == OK:
+        constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, held)
+    return status
+
+
+@njit(**JIT)
 def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, held, active, solver, u, tau, con_t, ws, cw,
             dz, drift, rtol, atol, q, v):
     """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place by ``drift`` (PROJECTION or
@@ -134,10 +145,10 @@ def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, hel
         held, solver = cw.row_set[:join_penalized(held, cw)], QR
     if drift == STABILIZATION:
         for _ in range(2):                                # eq. 33 with the F of eq. 34, twice
-            status = aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dz)
+            status = factorize(node_i, node_f, force_i, force_f, gravity, con_i, con_f, con_t, held, u, tau, ws, cw,
+                               dz, q, v)
             if status != OK:
                 return status
-            constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, held)
             solved, _ = fallback_correction(node_i, ws, cw, active, held, solver, cw.h, dz)
             if not solved:
                 return SINGULAR
@@ -151,10 +162,10 @@ def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, hel
         return OK
     previous = np.inf
     for iteration in range(MAX_ITERATIONS + 1):           # sequential projection (eqs. 23–25) in the metric M^-1
-        status = aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dz)   # factorizes M(q)
+        status = factorize(node_i, node_f, force_i, force_f, gravity, con_i, con_f, con_t, held, u, tau, ws, cw, dz,
+                           q, v)
         if status != OK:
             return status
-        constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, held)
         residual = max_abs(cw.h, held)
         stalled = not residual < previous
         if stalled and solver == CHOLESKY and max_abs(cw.h, active) < residual:

@@ -24,7 +24,7 @@ from ..status import OK
 from .constraints import contact_rates, velocity_product_accelerations
 from .data import BAUMGARTE
 from .kernels import aba_tables, carve, forward_kinematics, kinematic_map, normalize_quaternions
-from .multipliers import any_slipping, joint_loads, n_augmented, solve_constrained, transverse_load
+from .multipliers import joint_loads, n_augmented, solve_constrained, transverse_load
 from .nullspace import nullspace_correct, nullspace_derivative
 from .projection import project
 from .time_functions import evaluate
@@ -71,18 +71,8 @@ def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, t
     kinematic_map(node_i, q, v, dy[:nq])
     if cw is None:
         return aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dy[nq:])
-    if holds_nothing(held, cw):                 # every switched row open (a ball in flight): ABA, multipliers 0
-        for row in range(cw.lam.shape[0]):
-            cw.lam[row] = 0.0
-        return aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dy[nq:])
     return solve_constrained(node_i, node_f, force_i, force_f, gravity, u, tau, q, v, ws, con_i, con_f, con_t,
-                             held, active, cw, solver, alpha, beta, dy[nq:])
-
-
-@njit(**INLINE)
-def holds_nothing(held, cw):
-    """No constraint row acts: none held, no penalty spring, no load friction slipping (multipliers.py)."""
-    return held.shape[0] == 0 and cw.penalized.shape[0] == 0 and not any_slipping(cw.friction)
+                             held, active, cw, solver, alpha, beta, dy[nq:])   # no row acting: ABA, multipliers 0
 
 
 @njit(**JIT)
