@@ -23,8 +23,8 @@ from pathlib import Path
 COMPILED_SOURCES = ("spatial", "dynamics", "integrators", "simulation/problem.py", "modeling/joints.py",
                     "io/expressions.py")       # the expressions' opcodes are frozen into the evaluator
 
-NOTICE = ("note: compiling mechsim's kernels for this machine, once (15-30 s for an open chain, one to two "
-          "minutes for closed loops; later runs load them from {})")
+NOTICE = ("note: compiling mechsim's kernels for this machine, once (15-30 s for an open chain, 45-90 s "
+          "for closed loops; later runs load them from {})")
 _listener = None
 
 

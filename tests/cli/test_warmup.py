@@ -11,8 +11,8 @@ def test_warmup_compiles_each_kind_and_says_how_long(capsys):
     assert main(["warmup", "--jobs", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("compiling mechsim's kernels for open chains, closed loops, the null-space formulation, "
-                             "contacts")
-    assert [line.split(":")[0].strip() for line in out[1:5]] == list(warmup.KINDS)
+                             "contacts, load frictions")
+    assert [line.split(":")[0].strip() for line in out[1:6]] == list(warmup.KINDS)
     assert out[-1].startswith("done in ")
 
 

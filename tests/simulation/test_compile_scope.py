@@ -27,6 +27,17 @@ def test_the_system_of_a_run_without_compiled_events_has_no_signals():
     assert compiled == [0] and watched.signal_i is signal_i and watched.signal_f is signal_f
 
 
+def test_the_system_passes_load_frictions_only_where_the_model_has_them():
+    plain = loop_model(0.0)
+    cm = plain.compile()
+    assert system(cm.arrays, cm.new_data(), cm.is_tree).friction is None
+    data = {**CLOSED_LOOP, "forces": [{"name": "pin", "kind": "joint_friction", "joint": "j1", "mu": 0.2,
+                                       "radius": 0.01}]}
+    cm = ms.load_dict(data).compile()
+    held = cm.new_data()
+    assert system(cm.arrays, held, cm.is_tree).friction is held.cw.friction and held.cw.friction.shape == (1, 6)
+
+
 def test_a_start_corrected_by_the_stepper_equals_the_one_python_corrects(monkeypatch):
     """The crank turning at 2 rad/s with the rest of the parallelogram at rest is off the velocity constraints.
     A run without events corrects it in its stepper's start; a run with an event (that never fires) in Python

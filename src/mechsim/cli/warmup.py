@@ -2,8 +2,9 @@
 
 numba compiles a kernel the first time a run needs it and caches it on disk (_jit_cache.py). A run
 compiles only the machinery it uses (dynamics/system.py): an open chain the tree dynamics, a closed
-loop the multipliers and the projection, the null-space formulation its own. ``warmup`` runs one short
-simulation of each kind, with a signal of its Result and the dynamics functions of the API, one kind
+loop the multipliers and the projection, the null-space formulation its own; events and load frictions
+compile their code where a run has them (simulation/problem.py). ``warmup`` runs short simulations of each
+kind, without and with an event, with a signal of its Result and the dynamics functions of the API, one kind
 per process, so that on a machine with several cores the kinds compile side by side; later runs load
 them from the cache.
 """
@@ -40,8 +41,17 @@ CONTACTS = {
     "contacts": [{"name": "floor", "body": "ball", "shape": "sphere", "radius": 0.1, "restitution": 0.5,
                   "static": 0.3, "kinetic": 0.3, "min_bounce_speed": 0.5}],
 }
+# a wheel on a pin with load-dependent friction, turned by a growing torque: it breaks away at ~0.12 s and slips
+LOAD_FRICTION = {
+    "name": "warmup wheel", "gravity": [0, -9.81, 0],
+    "bodies": [{"name": "wheel", "mass": 3.0, "inertia": [0.025, 0.025, 0.05]}],
+    "joints": [{"name": "axle", "kind": "revolute", "parent": "ground", "child": "wheel", "axis": [0, 0, 1]}],
+    "forces": [{"name": "drive", "kind": "joint_force", "joint": "axle", "value": "2*t"},
+               {"name": "pin", "kind": "joint_friction", "joint": "axle", "mu": [0.4, 0.3], "radius": 0.02}],
+}
 KINDS = {"open chains": (OPEN_CHAIN, {}), "closed loops": (CLOSED_LOOP, {}),
-         "the null-space formulation": (CLOSED_LOOP, {"formulation": "nullspace"}), "contacts": (CONTACTS, {})}
+         "the null-space formulation": (CLOSED_LOOP, {"formulation": "nullspace"}), "contacts": (CONTACTS, {}),
+         "load frictions": (LOAD_FRICTION, {})}
 
 
 def add_parser(commands):
@@ -74,9 +84,9 @@ def compile_kind(kind):
     start = time.perf_counter()
     data, options = KINDS[kind]
     model = ms.load_dict(data)
-    if data is CONTACTS:
-        result = model.simulate(t_end=0.6, **options)
-        result["floor.normal_force"]
+    if data is CONTACTS or data is LOAD_FRICTION:
+        result = model.simulate(t_end=0.6 if data is CONTACTS else 0.2, **options)
+        result["floor.normal_force" if data is CONTACTS else "pin.force"]
         return time.perf_counter() - start
     model.simulate(t_end=0.01, **options)       # a run without events compiles no event code (simulation/problem.py)
     # an event that fires (j1 falls from 1 rad, past 0.99999 at ~2 ms): its compiled location compiles too

@@ -512,21 +512,25 @@ def constrained_dynamics(model, data, q, v, tau, qdd):
     array structs."""
     return solve_constrained(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, tau, q,
                              v, data.ws, model.con_i, model.con_f, data.con_t, data.held, data.active, data.cw,
-                             data.solver, data.alpha, data.beta, qdd)
+                             data.friction, data.solver, data.alpha, data.beta, qdd)
 
 
 @njit(**JIT)
 def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
-                      held, active, cw, solver, alpha, beta, qdd):
+                      held, active, cw, friction, solver, alpha, beta, qdd):
     """constrained_dynamics on the arrays it reads (constrained_accelerations). A joint friction slipping
-    under a level that grows with the joint's load (cw.friction) acts through tau, and the load depends
-    on it: the two are solved by fixed-point iteration from the friction of the last evaluation (one or
-    two solves where it changes slowly). It fails to converge (FRICTION_LOOP) only where friction
-    self-locks the joint: mu times the pin radius not small against the lever arms."""
-    for _ in range(FRICTION_ITERATIONS):         # one call site: inlined once
+    under a level that grows with the joint's load (``friction``: cw.friction, None without such frictions, which
+    then compiles none of their code) acts through tau, and the load depends on it: the two are solved by
+    fixed-point iteration from the friction of the last evaluation (one or two solves where it changes slowly). It
+    fails to converge (FRICTION_LOOP) only where friction self-locks the joint: mu times the pin radius not small
+    against the lever arms."""
+    if friction is None:                         # numba keeps one of the two call sites: inlined once
+        return constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i,
+                                         con_f, con_t, held, active, cw, solver, alpha, beta, qdd)
+    for _ in range(FRICTION_ITERATIONS):
         status = constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i,
                                            con_f, con_t, held, active, cw, solver, alpha, beta, qdd)
-        if status != OK or not any_slipping(cw.friction) or not load_friction(
+        if status != OK or not any_slipping(friction) or not load_friction(
                 node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, ws, cw, tau):
             return status
     return FRICTION_LOOP

@@ -58,7 +58,8 @@ def update_time_functions(ops, consts, slot_span, row_span, u, con_t, stack, t):
 
 @njit(**JIT)
 def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, time_consts, slot_span, row_span, stack,
-                      u, tau, ws, con_i, con_f, con_t, held, active, cw, solver, alpha, beta, ns, t, y, dy):
+                      u, tau, ws, con_i, con_f, con_t, held, active, cw, friction, solver, alpha, beta, ns, t, y,
+                      dy):
     """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR: the time functions at t,
     then q' = H(q) v and vdot by ABA (an open tree, cw None, or no row acting), the constrained dynamics
     (multipliers.py), or the null-space formulation (nullspace.py)."""
@@ -72,7 +73,7 @@ def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, t
     if cw is None:
         return aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dy[nq:])
     return solve_constrained(node_i, node_f, force_i, force_f, gravity, u, tau, q, v, ws, con_i, con_f, con_t,
-                             held, active, cw, solver, alpha, beta, dy[nq:])   # no row acting: ABA, multipliers 0
+                             held, active, cw, friction, solver, alpha, beta, dy[nq:])   # no row acting: ABA, lam 0
 
 
 @njit(**JIT)
