@@ -31,6 +31,8 @@ from .layout import (AXIS, COM, F_BODY_FORCE, F_CONTACT, F_JOINT_FORCE, F_JOINT_
                      PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
 from .motion import add_scaled, contact_geometry, direction_motion, dot, ground_point
 
+# Passes inlined in numba's IR where they are called (typed there, no call): for bodies called once or twice;
+# nesting large ones is slow to compile (multipliers.py rigid_accelerations).
 PASS = dict(JIT, inline="always")
 
 

@@ -639,7 +639,9 @@ def rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau,
     (a redundancy that moves with the configuration), or where the mechanism is singular, or with
     solver QR, every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent
     there. The augmented Lagrangian's rows join either set (join_penalized). No row held (a tree whose joint
-    stops are all open): the tree's accelerations, every multiplier 0."""
+    stops are all open): the tree's accelerations, every multiplier 0. A unit of its own that LLVM inlines (INLINE),
+    not inlined in numba's IR (PASS): numba copies an IR-inlined body, with all it inlines, once more at every
+    level of nesting, which cost a closed loop's first run 9 s of compiling."""
     status = aba_tables(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, qdd)
     if status != OK or held.shape[0] + n_augmented(cw) == 0:
         cw.lam[:] = 0.0
