@@ -30,7 +30,7 @@ def test_the_system_of_a_run_without_compiled_events_has_no_signals():
 def test_the_system_passes_load_frictions_only_where_the_model_has_them():
     plain = loop_model(0.0)
     cm = plain.compile()
-    assert cm.new_data().friction is None and system(cm.arrays, cm.new_data(), cm.is_tree).friction is None
+    assert system(cm.arrays, cm.new_data(), cm.is_tree).friction is None
     data = {**CLOSED_LOOP, "forces": [{"name": "pin", "kind": "joint_friction", "joint": "j1", "mu": 0.2,
                                        "radius": 0.01}]}
     cm = ms.load_dict(data).compile()

@@ -9,8 +9,8 @@
   event signals, scratch (dz: a velocity correction; ydot: a state derivative an event signal needs —
   kernels never allocate), the run's settings (multiplier solver, drift control and its tolerances) and
   the contacts' bounces resolved compiled (impacts.py: Impacts, None without rigid contacts), and the load
-  frictions (``friction``: the workspace's cw.friction, None where there are none, so that the kernels compile
-  none of their code: multipliers.py solve_constrained).
+  frictions (``friction``: the workspace's cw.friction, which simulation/problem.py's System replaces by None
+  where there are none, so that a run compiles none of their code).
 
 Kernels are ``kernel(model, data, ...)``; Python code makes a Data with ``CompiledModel.new_data``.
 """
@@ -78,4 +78,4 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
                 np.zeros((0, SIGNAL_I_COLS), dtype=np.int64) if signal_i is None else signal_i,
                 np.zeros((0, SIGNAL_F_COLS)) if signal_f is None else signal_f,
                 SOLVER_CODES[constraint_solver], code, alpha, beta, float(rtol), float(atol), form, ns, impacts,
-                cw.friction if cw.friction.shape[0] else None)
+                cw.friction)

@@ -27,13 +27,15 @@ def system(model, data, tree=False):
     """The System of ModelArrays ``model`` and Data ``data`` (their arrays, shared). Its constraint
     workspace cw is None for an open ``tree`` (CompiledModel.is_tree), its null-space workspace ns None
     unless the formulation is null-space and there are loops to reduce, its signals signal_i and signal_f
-    None without compiled events (and Data's friction None without load frictions): the kernels drop the code
-    a None stands for (dynamics/system.py, events below), so that a run compiles only the machinery it uses."""
+    None without compiled events, its friction (Data.friction) None without load frictions: the kernels drop
+    the code a None stands for (dynamics/system.py, events below), so that a run compiles only the machinery
+    it uses."""
     silent = data.signal_i.shape[0] == 0 and data.impacts is None
     return System(*model, *data)._replace(cw=None if tree else data.cw,
                                           ns=data.ns if data.formulation == NULLSPACE and not tree else None,
                                           signal_i=None if silent else data.signal_i,
-                                          signal_f=None if silent else data.signal_f)
+                                          signal_f=None if silent else data.signal_f,
+                                          friction=data.friction if data.friction.shape[0] else None)
 
 
 @njit(**INLINED_IR)
