@@ -30,6 +30,9 @@ def singular_node_error(cm, node):
                            "has no inertia along the joint's motion; give it mass or inertia about that axis")
 
 
+_empty = np.empty        # one lookup instead of two on forward_dynamics' path (~20 ns of its ~0.6 us at N = 1)
+
+
 def _fd_kernel(*args):
     """The first call compiles aba_packed (or loads it from numba's cache: not at import, which stays
     fast) for ABA_PACKED_SIGNATURE only, so that other argument types raise TypeError rather than
@@ -42,10 +45,10 @@ def _fd_kernel(*args):
 
 
 def _tables(cm):
-    """(model_i, model_f, workspace, zero tau) for aba_packed: model_f's last row holds the force values, and the
-    generalized forces of a call without tau."""
+    """(model_i, model_f, workspace, zero tau, nv) for aba_packed: model_f's last row holds the force values, and
+    the generalized forces of a call without tau."""
     model_i, model_f = cm.packed_tables()
-    return model_i, model_f, new_workspace(cm.n_nodes), np.zeros(cm.nv)
+    return model_i, model_f, new_workspace(cm.n_nodes), np.zeros(cm.nv), cm.nv
 
 
 def _thread_tables(cm):
@@ -76,8 +79,8 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     tables = cm.fd_tables
     if tables is None:                       # loops, force values that vary, or the first call
         return _forward_dynamics(cm, q, v, tau, t, inputs)
-    model_i, model_f, ws, no_tau = tables
-    qdd = np.empty(cm.nv)
+    model_i, model_f, ws, no_tau, nv = tables
+    qdd = _empty(nv)
     try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
         if _fd_kernel(model_i, model_f, ws, q, v, no_tau if tau is None else tau, qdd) == OK:
             return qdd
