@@ -71,6 +71,10 @@ def _independent_nearby(cm, q, analysis):
     from ..assembly.redundancy import analyse
     from ..dynamics.api import constraint_values
     from ..dynamics.projection import integrate_coordinates
+    from ..errors import ModelError
     nearby = np.array(q, dtype=float)
     integrate_coordinates(cm.node_i, nearby, NEARBY * np.random.default_rng(0).uniform(-1.0, 1.0, cm.nv))
-    return len(analyse(cm, constraint_values(cm, nearby, np.zeros(cm.nv))[2]).redundant) < len(analysis.redundant)
+    try:
+        return len(analyse(cm, constraint_values(cm, nearby, np.zeros(cm.nv))[2]).redundant) < len(analysis.redundant)
+    except ModelError:        # a driver dependent there: off the motion, nothing to say about it
+        return False
