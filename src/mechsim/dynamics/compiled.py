@@ -1,5 +1,6 @@
 """Compile a Model once into flat arrays (SPEC §6): the only model the kernels see."""
 import threading
+from functools import cached_property
 
 import numpy as np
 
@@ -11,7 +12,7 @@ from . import layout as L
 from .layout import SWITCHED_ROWS
 from .closure import ConstraintRows
 from .data import ModelArrays, new_data
-from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS
+from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS, tree_branches
 from .system import update_time_functions
 from .time_functions import max_stack_depth
 from .topology import spanning_tree
@@ -242,6 +243,12 @@ class CompiledModel:
                                   (L.K_SURFACE, self.body_direction_in_node(c.surface, c.surface_velocity))):
                 prm[column:column + 3] = value
             yield nb, prm
+
+    @cached_property
+    def branches(self):
+        """The tree's branches (multipliers.tree_branches), which the kernels only read: one set for every Data of
+        the model (a hybrid run makes a Data per mode)."""
+        return tree_branches(self.node_i, self.nv)
 
     def packed_tables(self):
         """model_i = [node_i; force_i] and model_f = [node_f; force_f; globals] (layout.py), the two
