@@ -1,5 +1,6 @@
-"""A run compiles only what it uses: no event code without compiled events, no Python entry to the drift
-correction for a run whose start the compiled stepper corrects (simulation/problem.py, simulation/driver.py)."""
+"""A run compiles only what it uses: no event code without compiled events, no load-friction code without load
+frictions, no Python entry to the drift correction for a run whose start the compiled stepper corrects
+(simulation/problem.py, simulation/driver.py)."""
 import numpy as np
 
 import mechsim as ms

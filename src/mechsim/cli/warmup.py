@@ -49,9 +49,11 @@ LOAD_FRICTION = {
     "forces": [{"name": "drive", "kind": "joint_force", "joint": "axle", "value": "2*t"},
                {"name": "pin", "kind": "joint_friction", "joint": "axle", "mu": [0.4, 0.3], "radius": 0.02}],
 }
-KINDS = {"open chains": (OPEN_CHAIN, {}), "closed loops": (CLOSED_LOOP, {}),
-         "the null-space formulation": (CLOSED_LOOP, {"formulation": "nullspace"}), "contacts": (CONTACTS, {}),
-         "load frictions": (LOAD_FRICTION, {})}
+# kind: (model, simulate options, its hybrid run: (t_end, a signal of its Result), or None for short runs without and
+# with an event, a signal and the API's dynamics functions)
+KINDS = {"open chains": (OPEN_CHAIN, {}, None), "closed loops": (CLOSED_LOOP, {}, None),
+         "the null-space formulation": (CLOSED_LOOP, {"formulation": "nullspace"}, None),
+         "contacts": (CONTACTS, {}, (0.6, "floor.normal_force")), "load frictions": (LOAD_FRICTION, {}, (0.2, "pin.force"))}
 
 
 def add_parser(commands):
@@ -82,11 +84,11 @@ def compile_kind(kind):
     import numpy as np
     import mechsim as ms
     start = time.perf_counter()
-    data, options = KINDS[kind]
+    data, options, hybrid_run = KINDS[kind]
     model = ms.load_dict(data)
-    if data is CONTACTS or data is LOAD_FRICTION:
-        result = model.simulate(t_end=0.6 if data is CONTACTS else 0.2, **options)
-        result["floor.normal_force" if data is CONTACTS else "pin.force"]
+    if hybrid_run is not None:
+        t_end, signal = hybrid_run
+        model.simulate(t_end=t_end, **options)[signal]
         return time.perf_counter() - start
     model.simulate(t_end=0.01, **options)       # a run without events compiles no event code (simulation/problem.py)
     # an event that fires (j1 falls from 1 rad, past 0.99999 at ~2 ms): its compiled location compiles too
