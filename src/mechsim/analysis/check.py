@@ -1,8 +1,7 @@
 """m.check(): the topology report of SPEC §3 (bodies, tree and cut joints, loops, DOF, redundancy), with
 hints on how to simulate what it found."""
-from dataclasses import dataclass, field
-
 import textwrap
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -53,10 +52,9 @@ def check(model):
                      f"not {NEARBY:g} away from it: the redundancy holds only along the motion (an overconstrained "
                      "loop, as Bricard's or parallel cranks of equal length) or the mechanism starts at a singular "
                      "configuration. The default Cholesky solve leaves those equations to the drift control; "
-                     "constraint_solver=\"qr\" (in a model file's simulation "
-                     "section, constraint_solver: qr) solves every equation and drops what is dependent at each evaluation, "
-                     "which can take far fewer steps (Bricard's mechanism: half; README: redundancy that holds only on "
-                     "the motion)")
+                     "constraint_solver=\"qr\" (in a model file's simulation section, constraint_solver: qr) solves "
+                     "every equation and drops what is dependent at each evaluation, which can take far fewer steps "
+                     "(Bricard's mechanism: half; README: redundancy that holds only on the motion)")
     return CheckReport(dof=cm.nv if analysis is None else analysis.dof, tree_joints=list(cm.joint_order),
                        cut_joints=list(cm.topology.cut), loops=[list(loop) for loop in cm.topology.loops],
                        n_constraints=len(cm.every_row), redundant=[] if analysis is None else list(analysis.redundant),

@@ -53,7 +53,8 @@ LOAD_FRICTION = {
 # with an event, a signal and the API's dynamics functions)
 KINDS = {"open chains": (OPEN_CHAIN, {}, None), "closed loops": (CLOSED_LOOP, {}, None),
          "the null-space formulation": (CLOSED_LOOP, {"formulation": "nullspace"}, None),
-         "contacts": (CONTACTS, {}, (0.6, "floor.normal_force")), "load frictions": (LOAD_FRICTION, {}, (0.2, "pin.force"))}
+         "contacts": (CONTACTS, {}, (0.6, "floor.normal_force")),
+         "load frictions": (LOAD_FRICTION, {}, (0.2, "pin.force"))}
 
 
 def add_parser(commands):

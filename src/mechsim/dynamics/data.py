@@ -64,8 +64,8 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
     if form == PENALTY and penalty is not None:
         penalized, iterations = np.asarray(penalty.rows, dtype=np.int64), penalty.iterations
         active, held = np.setdiff1d(active, penalized), np.setdiff1d(held, penalized)
-    cw = new_constraint_workspace(cm.node_i, cm.n_rows, cm.nv, len(cm.load_frictions), penalized, iterations,
-                                  cm.branches)
+    cw = new_constraint_workspace(cm.node_i, cm.n_rows, cm.nv, cm.branches, len(cm.load_frictions), penalized,
+                                  iterations)
     cw.friction[:] = cm.friction_table()
     if penalized.size:
         cw.penalty[penalized, STIFFNESS], cw.penalty[penalized, DAMPING] = penalty.stiffness, penalty.damping

@@ -65,12 +65,12 @@ FRICTION_ITERATIONS = 100
 AL_TOLERANCE = 1e-14    # the augmented Lagrangian stops when an iteration changes lambda less than this, relative
 
 
-def new_constraint_workspace(node_i, n_rows, nv, n_friction=0, penalized=(), iterations=0, branches=None):
-    """The workspace of the model whose tree nodes are ``node_i`` (layout.py); ``branches``: its tree_branches,
-    which kernels only read, made here if not given (CompiledModel.branches: once per model, not per mode)."""
+def new_constraint_workspace(node_i, n_rows, nv, branches, n_friction=0, penalized=(), iterations=0):
+    """The workspace of the model whose tree nodes are ``node_i`` (layout.py) and whose tree_branches are
+    ``branches``: read only, so shared by every workspace of the model (CompiledModel.branches)."""
     slide = np.zeros((n_rows, SLIDE_COLS))
     slide[:, TANGENT] = -1.0
-    tree_order, branch_span, v_branch = tree_branches(node_i, nv) if branches is None else branches
+    tree_order, branch_span, v_branch = branches
     n_nodes = node_i.shape[0]
     return ConstraintWorkspace(np.zeros((n_nodes, 6)), np.zeros((n_rows, 6)), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros(n_rows), np.zeros((n_rows, nv)), np.zeros((n_rows, nv)), np.zeros((nv, n_rows)),
