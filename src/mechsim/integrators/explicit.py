@@ -654,23 +654,24 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
 
 
 @njit(**JIT)
-def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y, jumps, start_bound):
+def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y, watch, jumps, start_bound):
     """Accepted steps until st.t >= t_bound (OK), max_steps steps or T full (PAUSED: call again,
     the resumed run is bitwise the uninterrupted one), a failure, or an event (EVENT). First, unless
     start_bound is nan, the start CompiledStepper deferred: rk_start at (st.t, st.y), start_bound the run's end.
 
     Recording after each step: every_step -> (t, y) into (T, Y)[n_out] (two entries kept free for
     a jump's before and after); else the t_eval points up to t (see record; t_eval[n_out] >= st.t on
-    entry, T as long as t_eval). Then, with events, scan_events: on a crossing, with ``jumps`` True,
-    the problem's jump acts on it where it can (jumped) and the run goes on; else the step stays accepted
-    with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense). ``jumps``
-    None compiles no jump (numba drops the branch on its type). Returns (status, n_out)."""
+    entry, T as long as t_eval). Then, with events (``watch`` True), scan_events: on a crossing, with ``jumps``
+    True, the problem's jump acts on it where it can (jumped) and the run goes on; else the step stays accepted
+    with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense). ``watch`` None
+    (no events) compiles no event scan, ``jumps`` None no jump: numba drops the branches on their types, and a
+    run without events compiles ~2 s less (the scan's dense output, its calls of the problem). Returns
+    (status, n_out)."""
     if not np.isnan(start_bound):
         status = rk_start(problem, tab, st, st.scalars[T_NOW], start_bound)
         if status != OK:
             return status, n_out
-    n_events = st.g[G_OLD].shape[0]
-    room = 1 if jumps is None or n_events == 0 else 2
+    room = 1 if watch is None or jumps is None else 2
     for _ in range(max_steps):
         if st.scalars[T_NOW] >= t_bound:
             return OK, n_out
@@ -686,7 +687,7 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
                 status, n_out = record(problem, tab, st, t_eval, n_out, T, Y)
         if status != OK:
             return status, n_out
-        if n_events > 0:
+        if watch is not None:
             status, fired = scan_events(problem, tab, st)
             if status != OK:
                 return status, n_out
@@ -722,7 +723,7 @@ class CompiledStepper(Stepper):
         self.problem, self.method, self.tableau = problem, method, TABLEAUX[method]
         self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples,
                                step_control)
-        self.jumps = True if jumps else None
+        self.watch, self.jumps = (True if n_events else None), (True if jumps else None)       # rk_advance
         self.t_bound, self.message = float(t_bound), None
         self.restart(t0, self.state.y)
         self.state.flags[CORRECT_START] = correct_start
@@ -761,7 +762,7 @@ class CompiledStepper(Stepper):
             self._pending = False
             n = self.state.y.shape[0]
             status, _ = rk_advance(self.problem, self.tableau, self.state, self.t, 0, False, np.empty(0), 0,
-                                   np.empty(0), np.empty((0, n)), self.jumps, self.t_bound)
+                                   np.empty(0), np.empty((0, n)), self.watch, self.jumps, self.t_bound)
             self._start_status = int(status)                   # OK: t_bound is the start, reached
             self.message = None if self._start_status == OK else describe(self._start_status)
         return self.state
@@ -772,7 +773,7 @@ class CompiledStepper(Stepper):
         t_eval = self._checked_outputs(every_step, t_eval, n_out, T)
         start_bound, self._pending = (self.t_bound if self._pending else np.nan), False
         status, n_out = rk_advance(self.problem, self.tableau, self.state, float(t_bound), int(max_steps),
-                                   bool(every_step), t_eval, int(n_out), T, Y, self.jumps, start_bound)
+                                   bool(every_step), t_eval, int(n_out), T, Y, self.watch, self.jumps, start_bound)
         if status not in (OK, PAUSED, EVENT):
             self.message = describe(status)
             if not np.isnan(start_bound) and not self.state.scalars[H_LAST]:

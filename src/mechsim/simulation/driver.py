@@ -67,6 +67,24 @@ def part_result(part, t, Y, U):
                   targets=part.targets, slide=part.slide, friction=part.friction, penalty=part.penalty)
 
 
+def compile_results_aside(part, t, y):
+    """The kernel of the Results' signals, compiling on another core while this process compiles the run's
+    integrator (Result._compile_aside), for the Parts of ``part``'s formulation; asked once per compiled model and
+    formulation, as finding the kernel's types takes ~1 ms. The types do not depend on the values: simulate() asks
+    before the assembly, for a head start (the two processes share kernels through numba's cache, and whichever
+    compiles one first saves the other its compile; rigid_accelerations is ~8 s of a closed loop's)."""
+    asides, lagrange = RESULTS_ASIDE.setdefault(part.cm, {}), part.penalty is None
+    if lagrange not in asides:
+        one_sample = part_result(part, [t], y[None], np.zeros((1, part.cm.n_slots)))
+        asides[lagrange] = one_sample._compile_aside()
+    return asides[lagrange]
+
+
+def first_part(cm):
+    """A Part of a Lagrange or null-space run of cm, before the assembly: the types of the run's first Part."""
+    return Part(cm, cm.every_row, 1, np.zeros(cm.nv), {}, None, None, None)
+
+
 def added(counts, stats):
     """counts + a stepper's stats, key by key (None, a count the stepper cannot give, stays None)."""
     return {**counts, **{key: None if value is None or counts.get(key, 0) is None else counts.get(key, 0) + value
@@ -462,14 +480,8 @@ class Driver:
                     self.data.cw.slide.copy(), self.data.cw.friction.copy(), self.penalty)
 
     def _compile_results_aside(self, t, y):
-        """The kernel of the Results' signals, compiling on another core while this run compiles its
-        integrator (Result._compile_aside); asked once per compiled model and formulation, as finding the
-        kernel's types takes ~1 ms."""
-        asides, lagrange = RESULTS_ASIDE.setdefault(self.cm, {}), self.penalty is None
-        if lagrange not in asides:
-            one_sample = part_result(self._part(1), [t], y[None], np.zeros((1, self.cm.n_slots)))
-            asides[lagrange] = one_sample._compile_aside()
-        return asides[lagrange]
+        """compile_results_aside for this run's first Part."""
+        return compile_results_aside(self._part(1), t, y)
 
     def truncate(self, t):
         """Drop the outputs after t (a state change at t makes them obsolete). Returns what it dropped,

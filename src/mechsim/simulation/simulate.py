@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from ..errors import MechsimError, ModelError, SimulationError
-from .driver import Driver, StepError
+from .driver import Driver, StepError, compile_results_aside, first_part
 from .formulations import check_formulation
 from .options import FIXED_STEP_SOLVERS, is_number, resolve
 
@@ -18,6 +18,9 @@ def simulate(model, **options):
     the integration fails."""
     opts = checked_options(model, options)
     started = time.perf_counter()
+    if opts["formulation"] != "penalty":        # while the assembly compiles (driver.py compile_results_aside)
+        cm = model.compile()
+        compile_results_aside(first_part(cm), 0.0, np.concatenate([cm.q0, cm.v0]))
     t0, y0, analysis = initial_state(model, opts)
     driver = Driver(model, opts, t0, y0, analysis)
     try:
