@@ -1,7 +1,11 @@
-"""A run compiles only what it uses: no event code without compiled events, no load-friction code without load
-frictions, no Python entry to the drift correction for a run whose start the compiled stepper corrects
-(simulation/problem.py, simulation/driver.py)."""
+"""A run compiles only what it uses: no event code without compiled events, no event scan in its stepper without
+events, no load-friction code without load frictions, no Python entry to the drift correction for a run whose start
+the compiled stepper corrects (simulation/problem.py, simulation/driver.py, integrators/explicit.py); the Results'
+kernel starts compiling aside before the assembly."""
+import importlib
+
 import numpy as np
+import pytest
 
 import mechsim as ms
 from mechsim.cli.warmup import CLOSED_LOOP
@@ -58,3 +62,40 @@ def test_a_start_corrected_by_the_stepper_equals_the_one_python_corrects(monkeyp
     assert np.max(plain.constraint_error) < 1e-8
     # the parallelogram's velocities: the rocker turns with the crank, the coupler counter-rotates
     assert np.isclose(rocker, crank, rtol=0, atol=1e-10) and np.isclose(coupler, -crank, rtol=0, atol=1e-10)
+
+
+def test_a_stepper_watches_events_only_where_it_has_them():
+    # rk_advance's watch None: a run without events compiles no event scan (its dense output, its problem calls)
+    from mechsim.integrators.explicit import CompiledStepper
+    from mechsim.simulation.problem import System
+    cm = loop_model(0.0).compile()
+    problem = system(cm.arrays, cm.new_data(), cm.is_tree)
+    assert isinstance(problem, System)
+    y0 = np.concatenate([cm.q0, cm.v0])
+    assert CompiledStepper(problem, "RK45", 0.0, y0, 1.0).watch is None
+    assert CompiledStepper(problem, "RK45", 0.0, y0, 1.0, n_events=1).watch is True
+
+
+def test_the_results_kernel_starts_compiling_before_the_assembly(monkeypatch):
+    # a head start for the aside process, which shares kernels with the run through numba's cache
+    simulate_module = importlib.import_module("mechsim.simulation.simulate")     # the module, not its function
+
+    class Assembling(Exception):
+        pass
+
+    order = []
+    monkeypatch.setattr(simulate_module, "compile_results_aside",
+                        lambda part, t, y: order.append(("aside", part.penalty, part.cm.nv, y.size)))
+
+    def initial_state(model, opts):
+        order.append("assembly")
+        raise Assembling                                   # the order is all this test needs
+
+    monkeypatch.setattr(simulate_module, "initial_state", initial_state)
+    m = loop_model(0.0)
+    for formulation, expected in (("lagrange", [("aside", None, 3, 6), "assembly"]), ("nullspace", None),
+                                  ("penalty", ["assembly"])):       # the penalty's types come with its run
+        order.clear()
+        with pytest.raises(Assembling):
+            m.simulate(t_end=0.01, formulation=formulation)
+        assert order == (expected or [("aside", None, 3, 6), "assembly"])
