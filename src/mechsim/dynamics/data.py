@@ -8,9 +8,7 @@
   taking part (``active``: the redundancy analysis of the current configuration), the compiled
   event signals, scratch (dz: a velocity correction; ydot: a state derivative an event signal needs —
   kernels never allocate), the run's settings (multiplier solver, drift control and its tolerances) and
-  the contacts' bounces resolved compiled (impacts.py: Impacts, None without rigid contacts), and the load
-  frictions (``friction``: the workspace's cw.friction, which simulation/problem.py's System replaces by None
-  where there are none, so that a run compiles none of their code).
+  the contacts' bounces resolved compiled (impacts.py: Impacts, None without rigid contacts).
 
 Kernels are ``kernel(model, data, ...)``; Python code makes a Data with ``CompiledModel.new_data``.
 """
@@ -26,7 +24,7 @@ from .projection import PROJECTION, STABILIZATION
 ModelArrays = namedtuple("ModelArrays", "node_i node_f force_i force_f gravity quat_q con_i con_f "
                                         "time_ops time_consts slot_span row_span nq")
 Data = namedtuple("Data", "ws cw u tau con_t active held dz ydot stack signal_i signal_f solver drift alpha beta rtol "
-                         "atol formulation ns impacts friction")
+                         "atol formulation ns impacts")
 
 BAUMGARTE, NO_DRIFT_CONTROL = 2, 3
 DRIFT_CODES = {"projection": PROJECTION, "stabilization": STABILIZATION, "baumgarte": BAUMGARTE,
@@ -78,5 +76,4 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
                 np.zeros((cm.stack_depth, 3)),
                 np.zeros((0, SIGNAL_I_COLS), dtype=np.int64) if signal_i is None else signal_i,
                 np.zeros((0, SIGNAL_F_COLS)) if signal_f is None else signal_f,
-                SOLVER_CODES[constraint_solver], code, alpha, beta, float(rtol), float(atol), form, ns, impacts,
-                cw.friction)
+                SOLVER_CODES[constraint_solver], code, alpha, beta, float(rtol), float(atol), form, ns, impacts)

@@ -513,7 +513,7 @@ def constrained_dynamics(model, data, q, v, tau, qdd):
     array structs."""
     return solve_constrained(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, tau, q,
                              v, data.ws, model.con_i, model.con_f, data.con_t, data.held, data.active, data.cw,
-                             data.friction, data.solver, data.alpha, data.beta, qdd)
+                             data.cw.friction, data.solver, data.alpha, data.beta, qdd)
 
 
 @njit(**JIT)

@@ -17,7 +17,8 @@ from ..integrators.problem import register_problem
 from ..spatial.algebra import INLINE, JIT
 from ..status import OK, UNHANDLED
 
-System = namedtuple("System", ModelArrays._fields + Data._fields)
+# friction: the workspace's load frictions (cw.friction), or None where the model has none (system below)
+System = namedtuple("System", ModelArrays._fields + Data._fields + ("friction",))
 # The problem's functions are inlined in numba's IR where they call each other (events and bounce call derivative
 # and correct): a function compiled on its own compiles again everything it calls, the whole dynamics here.
 INLINED_IR = dict(JIT, inline="always")
@@ -27,15 +28,14 @@ def system(model, data, tree=False):
     """The System of ModelArrays ``model`` and Data ``data`` (their arrays, shared). Its constraint
     workspace cw is None for an open ``tree`` (CompiledModel.is_tree), its null-space workspace ns None
     unless the formulation is null-space and there are loops to reduce, its signals signal_i and signal_f
-    None without compiled events, its friction (Data.friction) None without load frictions: the kernels drop
+    None without compiled events, its friction (cw.friction) None without load frictions: the kernels drop
     the code a None stands for (dynamics/system.py, events below), so that a run compiles only the machinery
     it uses."""
     silent = data.signal_i.shape[0] == 0 and data.impacts is None
-    return System(*model, *data)._replace(cw=None if tree else data.cw,
-                                          ns=data.ns if data.formulation == NULLSPACE and not tree else None,
-                                          signal_i=None if silent else data.signal_i,
-                                          signal_f=None if silent else data.signal_f,
-                                          friction=data.friction if data.friction.shape[0] else None)
+    friction = data.cw.friction
+    return System(*model, *data, friction if friction.shape[0] else None)._replace(
+        cw=None if tree else data.cw, ns=data.ns if data.formulation == NULLSPACE and not tree else None,
+        signal_i=None if silent else data.signal_i, signal_f=None if silent else data.signal_f)
 
 
 @njit(**INLINED_IR)
