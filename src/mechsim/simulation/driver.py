@@ -50,7 +50,7 @@ N_SAMPLES = 4            # interior points of a step where event conditions are 
 ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
 
 
-RESULTS_ASIDE = weakref.WeakKeyDictionary()   # compiled model -> {Lagrange (not penalty): Aside} (_compile_results_aside)
+RESULTS_ASIDE = weakref.WeakKeyDictionary()   # compiled model -> {Lagrange (not penalty): Aside} (compile_results_aside)
 Part = namedtuple("Part", "cm active stop tau targets slide friction penalty")
 Part.__doc__ = """A stretch of the run's samples on one compiled model in one mode: the active rows, the index
 one past its last sample, the friction forces tau, the lock targets {row: (f, f', f'')}, the sliding
@@ -479,10 +479,6 @@ class Driver:
         return Part(self.cm, self.data.active, stop, self.data.tau.copy(), self.modes.targets(),
                     self.data.cw.slide.copy(), self.data.cw.friction.copy(), self.penalty)
 
-    def _compile_results_aside(self, t, y):
-        """compile_results_aside for this run's first Part."""
-        return compile_results_aside(self._part(1), t, y)
-
     def truncate(self, t):
         """Drop the outputs after t (a state change at t makes them obsolete). Returns what it dropped,
         for ``untruncate``."""
@@ -550,7 +546,7 @@ class Driver:
         if not in_start:
             self._project(t, y)
             y = self._start_modes(t, y)
-        self.results_compiling = self._compile_results_aside(t, y)
+        self.results_compiling = compile_results_aside(self._part(1), t, y)
         self.stepper = self._stepper(t, y, correct_start=in_start)
         if in_start:                        # a failure after the correction is the first advance's, as for others
             if self.stepper.correction_failed:
