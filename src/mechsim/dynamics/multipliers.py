@@ -25,7 +25,12 @@ CHOLESKY, QR = 0, 1
 # n_c eps, but Lambda's singular values are squares of G's, and near a singular position (the N four-bar
 # lying flat) the rounding in f_lambda along the vanishing direction would be amplified by 1/sigma^2 and
 # throw the solution off its branch; 1e-9 drops those directions (|sigma| < ~3e-5 |sigma_max| of G),
-# which the projection then holds at position level.
+# which the projection then holds at position level. Keeping them does not pay: Gauss's principle solved without
+# squaring (qdd = qdd_free + C (G C)^+ f_lambda, C C^T = M^-1; Udwadia & Kalaba 1992, Proc. R. Soc. Lond. A 439,
+# 407–410, by a truncated QR of (G C)^T) gives the 40-loop N four-bar's exact accelerations to ~1e-9 rad of flat,
+# but they then change by ~22 eps / delta rad/s^2 for a state eps off the motion at delta rad from flat, and the
+# integrators' stages are off it by their drift: RK45 at 1e-8 reversed the crank's rate at the flat position
+# (a bounce). Dropping the directions is the regularization that keeps the run on its branch.
 RANK_TOL = 1e-9
 # When the independent rows' Cholesky fails and the truncated QR of every held row drops a direction whose pivot is
 # above NEAR_DEPENDENT times the largest, that direction was not dependent, only nearly so: the solve lost its
