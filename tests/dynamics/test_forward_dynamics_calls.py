@@ -1,9 +1,10 @@
 """ms.forward_dynamics as the public call: a tree with constant force values shares one workspace among
-threads (its kernel holds the GIL), a tree whose force values vary gets them per call and per thread, and
-every call gives what the same call gives alone."""
+threads (its kernel holds the GIL), a tree whose force values vary gets them per call and per thread,
+every call gives what the same call gives alone, and a change to the model drops the tables."""
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pytest
 
 import mechsim as ms
 from mechsim.bench.chains import mechsim_chain
@@ -40,3 +41,17 @@ def test_a_tree_whose_force_varies_in_time_reads_it_at_every_call_in_every_threa
         accelerations = list(pool.map(lambda t: ms.forward_dynamics(m, [0.3], [0.0], t=t)[0], times))
     np.testing.assert_allclose(accelerations, 2 * times / inertia, rtol=1e-13, atol=1e-15)
     assert m.compile().fd_tables is None                          # never the shared tables
+
+
+def test_a_change_to_the_model_drops_the_tables_the_calls_read_first():
+    """The call reads the model's own handle to its tables (one attribute, SPEC §6 call overhead); every change
+    that recompiles the model drops it, so that the next call sees the change: gravity here, 9.81 to 3.71 m/s^2
+    on a rod pinned at one end and lying horizontal (qdd = -3 g / 2 L)."""
+    m = ms.Model("rod", gravity=(0, -9.81, 0))
+    m.add_body("rod", mass=1.0, com=(0.5, 0, 0), inertia=(0.0, 1 / 12, 1 / 12))
+    m.add_joint("j1", "revolute", parent="ground", child="rod", axis=(0, 0, 1))
+    assert ms.forward_dynamics(m, [0.0], [0.0])[0] == pytest.approx(-1.5 * 9.81, rel=1e-14)
+    assert m._fd_tables is m.compile().fd_tables is not None
+    m.gravity = (0, -3.71, 0)
+    assert m._fd_tables is None
+    assert ms.forward_dynamics(m, [0.0], [0.0])[0] == pytest.approx(-1.5 * 3.71, rel=1e-14)

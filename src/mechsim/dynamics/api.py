@@ -75,10 +75,9 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     force elements evaluated at time t (inputs: name -> value, default the inputs' defaults);
     loop constraints and drivers are enforced by their multipliers; joint stops are open and joint
     friction left out (they are hybrid elements of a run: simulation/hybrid.py)."""
-    cm = m._compiled or m.compile()          # the attribute first: a call costs ~50 ns (SPEC §6)
-    tables = cm.fd_tables
-    if tables is None:                       # loops, force values that vary, or the first call
-        return _forward_dynamics(cm, q, v, tau, t, inputs)
+    tables = m._fd_tables                    # one attribute read, not m.compile(): SPEC §6's call overhead
+    if tables is None:                       # loops, force values that vary, or the first call since a change
+        return _forward_dynamics(m, q, v, tau, t, inputs)
     model_i, model_f, ws, no_tau, nv = tables
     qdd = _empty(nv)
     try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
@@ -86,17 +85,20 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
             return qdd
     except (TypeError, ValueError):     # lists, other dtypes, non-contiguous or read-only arrays
         pass
-    return _tree_forward_dynamics(cm, tables, q, v, tau)
+    return _tree_forward_dynamics(m.compile(), tables, q, v, tau)
 
 
-def _forward_dynamics(cm, q, v, tau, t, inputs):
+def _forward_dynamics(m, q, v, tau, t, inputs):
     """forward_dynamics other than on a tree's shared tables. A tree whose force values are constant gets them on its
-    first call (cm.fd_tables): one workspace for every thread, as aba_packed holds the GIL. A tree whose values vary
-    writes them into its thread's own tables."""
+    first call (cm.fd_tables, and m._fd_tables until the model changes): one workspace for every thread, as
+    aba_packed holds the GIL. A tree whose values vary writes them into its thread's own tables."""
+    cm = m.compile()
     if cm.every_row.size:
         return _constrained_forward_dynamics(cm, q, v, tau, t, inputs)
     if not cm.varies_in_time:
-        cm.fd_tables = _tables(cm)
+        if cm.fd_tables is None:
+            cm.fd_tables = _tables(cm)
+        m._fd_tables = cm.fd_tables
         return _tree_forward_dynamics(cm, cm.fd_tables, q, v, tau)
     tables = _thread_tables(cm)
     cm.force_values(t, inputs, out=cm.local.u)

@@ -46,6 +46,16 @@ class Model:
         self._compiled = None
 
     @property
+    def _compiled(self):
+        """The CompiledModel compile() made, None until then and after every change."""
+        return self._compiled_model
+
+    @_compiled.setter
+    def _compiled(self, value):
+        # forward_dynamics' tables (dynamics/api.py) go with the compiled model they were made from
+        self._compiled_model, self._fd_tables = value, None
+
+    @property
     def gravity(self):
         """Gravity in world axes (3 numbers)."""
         return self._gravity
@@ -231,7 +241,7 @@ class Model:
     def __getstate__(self):
         """Pickled without its compiled form (per-thread data and scratch), which is made again where
         the copy runs (a process of a sweep, a Dask worker)."""
-        return {**vars(self), "_compiled": None}
+        return {**vars(self), "_compiled_model": None, "_fd_tables": None}
 
     def _rebuild(self, specs):
         """Build the model anew from ``specs`` (as add_* would) and move the new items into the
