@@ -90,16 +90,14 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
 
 def _forward_dynamics(m, q, v, tau, t, inputs):
     """forward_dynamics other than on a tree's shared tables. A tree whose force values are constant gets them on its
-    first call (cm.fd_tables, and m._fd_tables until the model changes): one workspace for every thread, as
-    aba_packed holds the GIL. A tree whose values vary writes them into its thread's own tables."""
+    first call (m._fd_tables, dropped with the compiled model when the model changes): one workspace for every
+    thread, as aba_packed holds the GIL. A tree whose values vary writes them into its thread's own tables."""
     cm = m.compile()
     if cm.every_row.size:
         return _constrained_forward_dynamics(cm, q, v, tau, t, inputs)
     if not cm.varies_in_time:
-        if cm.fd_tables is None:
-            cm.fd_tables = _tables(cm)
-        m._fd_tables = cm.fd_tables
-        return _tree_forward_dynamics(cm, cm.fd_tables, q, v, tau)
+        m._fd_tables = _tables(cm)
+        return _tree_forward_dynamics(cm, m._fd_tables, q, v, tau)
     tables = _thread_tables(cm)
     cm.force_values(t, inputs, out=cm.local.u)
     return _tree_forward_dynamics(cm, tables, q, v, tau)

@@ -46,7 +46,6 @@ class CompiledModel:
         self.is_tree = self.n_rows == 0 and not self.load_frictions
         self.analysis = None                 # redundancy analysis at the last assembly (assembly/redundancy.py)
         self.local = threading.local()       # forward_dynamics' per-thread data (dynamics/api.py)
-        self.fd_tables = None                # forward_dynamics' tables of a tree with constant force values
 
     def new_data(self, **settings):
         """A fresh Data for one run or analysis (dynamics/data.py: new_data's settings)."""
