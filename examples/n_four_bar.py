@@ -19,8 +19,9 @@ equation that ``exact_solution`` integrates independently of mechsim.
 Model: cranks ``crank0`` … ``crankN`` (body frame at the ground pivot, bar along +y), couplers
 ``coupler1`` … ``couplerN`` (frame at the left end, bar along +x). Tree: every crank on its ground pivot
 ``a<i>``, each coupler on the top of the crank to its left by ``h<i>``; the pivots ``b<i>`` where the
-couplers reach the next crank close the loops (cut). mechsim's default spanning tree is this one (no joint
-is marked cut): it reaches every body by its shortest path from ground. It keeps the loops apart: each loop
+couplers reach the next crank close the loops (cut). No joint is marked cut: each ``b<i>`` is added after
+``h<i>`` and ``a<i>``, so its addition closes loop i and mechsim cuts it (SPEC C2). This tree keeps the
+loops apart: each loop
 runs through two cranks and one coupler, so the multiplier solve costs O(N) per evaluation and stays well
 conditioned (a tree through all the bars, crank0 → coupler1 → crank1 → …, couples every loop to every
 other: at N = 40 and DOP853 rtol = atol = 1e-9, 15x slower and 1.9e-6 rad off after 10 s against 5.6e-8). ``a0.q`` is the crank
@@ -56,8 +57,8 @@ HEADER = """\
 # 2N + 1 slender bars (1 m, 1 kg) in the x-y plane, gravity along -y: cranks crank0..crank40 on ground
 # pivots (i, 0), couplers coupler1..coupler40 joining their tops. B0 (top of crank0) starts along +x at
 # 1 m/s (a0.v = -1 rad/s). The cranks pass the flat position (all bars on the x axis), where the DOF
-# jumps from 1 to N + 1. b1..b40 (couplers to the cranks on their right) are the cut joints: mechsim's
-# default spanning tree reaches each body by its shortest path from ground.
+# jumps from 1 to N + 1. b1..b40 (couplers to the cranks on their right) are the cut joints: each is
+# added after the joints that reach its bodies from ground, so it closes its loop.
 #
 #   mechsim simulate examples/n_four_bar.yaml -o out.csv --plot out.png --signals a0.q,a40.q
 """
@@ -78,10 +79,10 @@ def build_model(n=N):
     for i in range(1, n + 1):
         m.add_joint(f"h{i}", "revolute", parent=f"crank{i - 1}", child=f"coupler{i}", parent_frame="top",
                     axis=z, q0=0.0, v0=w)
-        m.add_joint(f"b{i}", "revolute", parent=f"coupler{i}", child=f"crank{i}", parent_frame="end",
-                    child_frame="top", axis=z, q0=0.0, v0=-w)
         m.add_joint(f"a{i}", "revolute", parent="ground", child=f"crank{i}", parent_frame=(i * LENGTH, 0, 0),
                     axis=z, q0=0.0, v0=-w)
+        m.add_joint(f"b{i}", "revolute", parent=f"coupler{i}", child=f"crank{i}", parent_frame="end",
+                    child_frame="top", axis=z, q0=0.0, v0=-w)     # added last: it closes the loop (cut)
     return m
 
 

@@ -13,9 +13,10 @@ upper rod (0.3 kg, 0.2 m), slender.
 Leg i: ``u{i}`` universal ground → ``lower{i}`` (axes x, y of a base frame whose z points along
 the leg at the nominal pose), ``p{i}`` prismatic ``lower{i}`` → ``upper{i}`` along that z (the leg
 extension from the nominal length, 0 at the nominal pose), ``s{i}`` spherical ``upper{i}`` →
-``platform``. mechsim cuts five of the spherical joints (the joints with the most freedom): the
-tree has 6 × (2 + 1) + 3 = 21 velocity coordinates, the five cut ball joints 15 closure equations,
-none redundant: **dof 6** (Grübler: 6·13 − 6·4 − 6·5 − 6·3 = 6).
+``platform``. mechsim cuts s2 … s6: s1 brings the platform into the tree, and the ball joint of each
+later leg, added after the leg's other joints, closes a loop (SPEC C2); the tree has 6 × (2 + 1) + 3
+= 21 velocity coordinates, the five cut ball joints 15 closure equations, none redundant: **dof 6**
+(Grübler: 6·13 − 6·4 − 6·5 − 6·3 = 6).
 Each prismatic joint has a spring–damper (``k{i}``: 2000 N/m, 60 N s/m, rest at the nominal
 length), so the platform, released at the nominal pose, sags under its weight and settles.
 

@@ -122,13 +122,19 @@ def test_four_bar_topology_dof_and_redundancy():
     assert str(info).startswith("dof: 1\n") and "loop 1: j1 -> j2 -> j3 -> j4" in str(info)
 
 
-def test_automatic_cut_prefers_the_joint_with_fewest_equations():
+def test_automatic_cut_is_the_joint_whose_addition_closes_the_loop():
+    """SPEC C2, whatever the joints cost in equations: the spherical j3 added last is cut (3 equations); added before
+    j4, it stays in the tree and j4, which now closes the loop, is cut (5). A joint with cut=True is cut besides."""
     m = four_bar()
     m.joints.pop("j3")
     m.add_joint("j3", "spherical", "coupler", "rocker", parent_frame="tip", child_frame="tip")
     m.add_joint("j5", "weld", "ground", "rocker", parent_frame=(0, 5, 0), cut=True)    # forced cut
     cm = m.compile()
     assert cm.topology.cut == ["j3", "j5"] and cm.n_rows == 3 + 6
+    m.joints.pop("j4")
+    m.add_joint("j4", "revolute", "ground", "rocker", parent_frame=(3, 0, 0))
+    cm = m.compile()
+    assert cm.topology.cut == ["j5", "j4"] and cm.n_rows == 6 + 5
 
 
 def test_assembly_from_a_guess_0_3_rad_off_converges_and_holds_the_fixed_joint():

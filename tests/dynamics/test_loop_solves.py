@@ -30,11 +30,11 @@ def n_four_bar(n):
 
 
 def test_default_spanning_tree_keeps_the_loops_of_the_n_four_bar_apart():
-    """No joint of the N four-bar is marked cut. Prim's order alone (joint order as a tie-break) grows the tree
-    a0, h1, b1, h2, …: through every bar, so that each loop's rows load the whole chain. Breadth first, every
-    crank hangs on its ground pivot and every coupler on the crank to its left; the cuts are b1 … bN and each
-    loop runs through two neighbouring cranks and one coupler, its rows loading two branches of the tree
-    (crank k − 1 with coupler k, and crank k), so Λ = G M⁻¹ Gᵀ is block tridiagonal."""
+    """No joint of the N four-bar is marked cut. Each b_k is added after h_k and a_k, so its addition closes loop k
+    and it is cut (SPEC C2): every crank hangs on its ground pivot and every coupler on the crank to its left, and
+    each loop runs through two neighbouring cranks and one coupler, its rows loading two branches of the tree
+    (crank k − 1 with coupler k, and crank k), so Λ = G M⁻¹ Gᵀ is block tridiagonal. (Built with b_k before a_k,
+    the tree would run a0, h1, b1, h2, … through every bar, and each loop's rows load the whole chain.)"""
     n = 6
     m = n_four_bar(n)
     cm = m.compile()

@@ -180,6 +180,54 @@ def test_bricard_ten_seconds_energy_and_periodic_motion():
     assert np.abs(far - far[0]).max() < speed * step
 
 
+# ------------------------------------------------------------------------------ Bricard built joint by joint
+BRICARD_POINTS = ((0, 0, 0), (1, 0, 0), (1, -1, 0), (1, -1, 1), (0, -1, 1), (0, 0, 1))     # P1 ... P6 (bricard.yaml)
+BRICARD_AXES = ((0, 1, 0), (0, 0, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 0, 0))
+BRICARD_JOINTS = ("jO", "jA", "jB", "jC", "jD", "jE")
+
+
+def bricard_joint_by_joint(cut=None):
+    """Bricard's mechanism of bricard.yaml built joint by joint: the chain jO, jA, jB, jC, jD from the ground through
+    rod1 ... rod5, then jE from the ground to rod5, closing the loop; no joint marked cut unless ``cut`` names one."""
+    m = ms.Model("bricard", gravity=(0, -9.81, 0))
+    tips = np.diff(BRICARD_POINTS, axis=0)
+    for k, tip in enumerate(tips):
+        m.add_body(f"rod{k + 1}", mass=1.0, com=tip / 2, inertia=tuple(0.0 if c else 1 / 12 for c in tip),
+                   frames={"tip": tip})
+    for k, name in enumerate(BRICARD_JOINTS[:5]):
+        m.add_joint(name, "revolute", parent=f"rod{k}" if k else "ground", child=f"rod{k + 1}",
+                    parent_frame="tip" if k else BRICARD_POINTS[0], axis=BRICARD_AXES[k], cut=name == cut)
+    m.add_joint("jE", "revolute", parent="ground", child="rod5", parent_frame=BRICARD_POINTS[5], child_frame="tip",
+                axis=BRICARD_AXES[5], cut=cut == "jE")
+    return m
+
+
+def test_bricard_built_joint_by_joint_cuts_the_joint_that_closes_the_loop():
+    """SPEC C2: the automatic cut is the joint whose addition closes the loop (jE), not one picked by the tree's shape;
+    check() says which and why."""
+    info = bricard_joint_by_joint().check()
+    assert info.cut_joints == ["jE"] and info.tree_joints == list(BRICARD_JOINTS[:5])
+    assert info.cut_reasons == {"jE": "added last of its loop"}
+    assert "  jE: closes loop 1, added last of its loop" in str(info).splitlines()
+    assert (info.dof, len(info.redundant)) == (1, 1)
+
+
+def test_cut_true_names_another_cut_joint():
+    info = bricard_joint_by_joint(cut="jD").check()
+    assert info.cut_joints == ["jD"] and info.cut_reasons == {"jD": "marked cut=True"} and "jE" in info.tree_joints
+    assert (info.dof, len(info.redundant)) == (1, 1)
+
+
+def test_a_driven_joint_closing_the_loop_stays_in_the_tree():
+    """A driver needs its joint's coordinate: the loop is cut at its latest-added other joint, jD."""
+    m = bricard_joint_by_joint()
+    m.add_driver("jE", position=lambda t: 0.2 * np.sin(t))
+    info = m.check()
+    assert info.cut_joints == ["jD"] and "jE" in info.tree_joints and info.dof == 0
+    assert info.cut_reasons["jD"] == \
+        "added last of its loop but 'jE' (driver 'jE' drives it), which must stay in the tree"
+
+
 # ------------------------------------------------------------------------------ N four-bar
 def n_four_bar(n, t_end):
     def make():

@@ -15,6 +15,7 @@ class CheckReport:
     dof: int
     tree_joints: list
     cut_joints: list = field(default_factory=list)
+    cut_reasons: dict = field(default_factory=dict)    # cut joint -> why it is the one cut (dynamics/topology.py)
     loops: list = field(default_factory=list)
     n_constraints: int = 0
     redundant: list = field(default_factory=list)
@@ -29,8 +30,9 @@ class CheckReport:
         lines = [f"dof: {self.dof}",
                  f"bodies: {listed(self.bodies)}",
                  f"tree joints: {listed(self.tree_joints)}",
-                 f"cut joints: {listed(self.cut_joints)}",
-                 f"loops: {len(self.loops)}"]
+                 f"cut joints: {listed(self.cut_joints)}"]
+        lines += [f"  {name}: closes loop {k + 1}, {self.cut_reasons[name]}" for k, name in enumerate(self.cut_joints)]
+        lines += [f"loops: {len(self.loops)}"]
         lines += [f"  loop {k + 1}: {' -> '.join(loop)}" for k, loop in enumerate(self.loops)]
         lines += [f"drivers: {listed(self.drivers)}",
                   f"constraint equations: {self.n_constraints}",
@@ -56,7 +58,8 @@ def check(model):
                      "every equation and drops what is dependent at each evaluation, which can take far fewer steps "
                      "(Bricard's mechanism: half; README: redundancy that holds only on the motion)")
     return CheckReport(dof=cm.nv if analysis is None else analysis.dof, tree_joints=list(cm.joint_order),
-                       cut_joints=list(cm.topology.cut), loops=[list(loop) for loop in cm.topology.loops],
+                       cut_joints=list(cm.topology.cut), cut_reasons=dict(cm.topology.reasons),
+                       loops=[list(loop) for loop in cm.topology.loops],
                        n_constraints=len(cm.every_row), redundant=[] if analysis is None else list(analysis.redundant),
                        drivers=list(model.drivers), bodies=list(cm.body_names), nq=cm.nq, nv=cm.nv, hints=hints)
 

@@ -65,9 +65,9 @@ def andrews(p, q0):
 
 def n_four_bar(p):
     """IFToMM benchmark A02 (González, Dopico, Lugrís & Cuadrado 2006): cranks crank0 … crankN upright on
-    ground pivots (i, 0), couplers coupler1 … couplerN joining their tops; tree a<i>, h<i> (the default
-    spanning tree, which keeps the loops apart: examples/n_four_bar.py), the coupler-to-crank pivots b1 … bN
-    cut; the top of crank0 starts along +x at ``speed``."""
+    ground pivots (i, 0), couplers coupler1 … couplerN joining their tops; tree a<i>, h<i>, which keeps the loops
+    apart (examples/n_four_bar.py); the coupler-to-crank pivots b1 … bN, each added after the joints that reach
+    its bodies, close the loops and are cut; the top of crank0 starts along +x at ``speed``."""
     n, mass, length = p["n"], p["m"], p["length"]
     w = p["speed"] / length
     i = mass * length ** 2 / 12.0
@@ -81,10 +81,10 @@ def n_four_bar(p):
     m.add_joint("a0", "revolute", parent="ground", child="crank0", axis=Z, v0=-w)
     for k in range(1, n + 1):
         m.add_joint(f"h{k}", "revolute", parent=f"crank{k - 1}", child=f"coupler{k}", parent_frame="top", axis=Z, v0=w)
-        m.add_joint(f"b{k}", "revolute", parent=f"coupler{k}", child=f"crank{k}", parent_frame="end",
-                    child_frame="top", axis=Z, v0=-w)
         m.add_joint(f"a{k}", "revolute", parent="ground", child=f"crank{k}", parent_frame=(k * length, 0.0, 0.0),
                     axis=Z, v0=-w)
+        m.add_joint(f"b{k}", "revolute", parent=f"coupler{k}", child=f"crank{k}", parent_frame="end",
+                    child_frame="top", axis=Z, v0=-w)
     return m
 
 

@@ -270,13 +270,6 @@ class Model:
         """The flat-array form of the model used by the compiled kernels (cached until the model changes)."""
         if self._compiled is None:
             from ..dynamics.compiled import CompiledModel
-            from ..dynamics.topology import spanning_tree
-            cut = spanning_tree(self).cut
-            for force in self.forces.values():
-                if getattr(force, "joint", None) in cut:
-                    raise ModelError(f"force '{force.name}' ({force.kind}) acts on joint '{force.joint}', which closes a "
-                                     "loop (a cut joint, without coordinates of its own); put the force on a tree joint "
-                                     "or mark another joint of the loop cut=True")
             self._compiled = CompiledModel(self)
         return self._compiled
 
