@@ -471,3 +471,62 @@ def test_a_cut_joint_moves_the_body_as_the_same_joint_in_the_tree(kind):
     for point in ((0, 0, 0), (1, 0, 0), (0, 1, 0)):
         np.testing.assert_allclose(b.point("b", point), a.point("b", point), rtol=0, atol=1e-6)
     assert np.ptp(a.point("b", (1, 0, 0))) > 1e-2 or kind == "weld"       # it moved
+    for s in "qva" if kind != "weld" else "":                              # and the cut joint reads the tree's
+        np.testing.assert_allclose(b[f"j.{s}"], a[f"j.{s}"], rtol=0, atol=1e-6 * max(1.0, np.abs(a[f"j.{s}"]).max()))
+
+
+# the angle coordinates of each kind, turned a whole turn and more in the test below
+ANGLES = {"revolute": [0], "screw": [0], "cylindrical": [1], "universal": [0, 1], "gimbal": [0, 1, 2], "planar": [2],
+          "bushing": [3, 4, 5]}
+
+
+@pytest.mark.parametrize("kind", [kind for kind in CUTTABLE if kind != "weld"])
+def test_a_cut_joint_reads_the_coordinates_of_the_same_joint_in_the_tree(helpers, equiv, rng, kind):
+    """SPEC C2: a cut joint's .q, .v, .a, measured from its frames, are what the same joint reads in the tree. The
+    tree model hangs the body on the joint (random frames, coordinates, velocities); the loop model floats the same
+    body on a free joint at the tree's pose and velocity and cuts the joint: the same mechanism, so the same
+    accelerations. The angles are a turn and more from 0 and a gimbal is on its second solution (θ2 past π/2):
+    the cut joint's q0 names the branch, its screw's slide the turns."""
+    options = CUT_OPTIONS.get(kind, {})
+    tree_link = helpers.link("b", kind, "ground", rng, options)
+    q = helpers.random_joint_q(kind, options, rng)
+    q[ANGLES.get(kind, [])] += 2 * np.pi
+    if kind == "gimbal":
+        q[1] = 3 * np.pi - q[1]            # (a, π - b, c) + 2π: the other solution of the rotation of (a + π, b, c + π)
+    if kind in ("spherical", "free"):
+        q[-4:] *= np.sign(q[-4])           # a quaternion q0 is taken with w >= 0, the sign the cut joint starts on
+    v = rng.uniform(-1.5, 1.5, helpers.joint_sizes(kind, options)[1])
+    tree = helpers.build_mechsim([tree_link])
+    a = equiv.state_at(tree, q, v)
+
+    loop = helpers.build_mechsim([dict(tree_link, joint="float", kind="free", opts={},
+                                       pf=(np.zeros(3), np.eye(3)), cf=(np.zeros(3), np.eye(3)))])
+    q0 = q.copy()
+    q0[ANGLES.get(kind, [])] += 0.2        # a guess off the angles: the branch nearest it
+    loop.add_joint("j_b", kind, parent="ground", child="b", parent_frame=tree_link["pf"], child_frame=tree_link["cf"],
+                   q0=q0, cut=True, **options)
+    R = a["b.rotation"][0]
+    free_q = np.concatenate([a["b.position"][0], Rotation.from_matrix(R).as_quat()[[3, 0, 1, 2]]])
+    free_v = np.concatenate([a["b.velocity"][0], R.T @ a["b.omega"][0]])     # [origin velocity in F; omega in M]
+    b = equiv.state_at(loop, free_q, free_v)
+
+    assert loop.check().cut_joints == ["j_b"] and {"j_b.q", "j_b.v", "j_b.a"} <= set(loop.signals())
+    # the same numbers by two compositions of the same rotations and offsets: rounding, angles up to ~10 rad
+    np.testing.assert_allclose(b["j_b.q"][0], q, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(b["j_b.v"][0], v, rtol=0, atol=1e-12)
+    # the tree's ABA against the loop's multipliers (Λ of at most 5 rows on one body, well conditioned): rounding
+    expected = a["j_b.a"][0]
+    np.testing.assert_allclose(b["j_b.a"][0], expected, rtol=0, atol=1e-10 * max(1.0, np.abs(expected).max()))
+
+
+def test_a_cut_gimbal_at_its_lock_keeps_the_first_angle_of_q0(helpers, equiv):
+    """At the lock of a cut gimbal (zxy: the middle angle at pi/2, z and the carried y axis parallel) only the sum of
+    the first and third angles is defined: the first is q0's, and the three compose the body's rotation."""
+    m = helpers.build_mechsim([dict(name="b", joint="float", kind="free", parent="ground", opts={}, mass=1.0,
+                                    com=np.zeros(3), inertia=np.eye(3), pf=(np.zeros(3), np.eye(3)),
+                                    cf=(np.zeros(3), np.eye(3)))])
+    m.add_joint("lock", "gimbal", parent="ground", child="b", seq="zxy", q0=(0.2, 1.5, 0.0), cut=True)
+    R = Rotation.from_euler("ZXY", [0.7, np.pi / 2, 0.4]).as_matrix()
+    q = equiv.state_at(m, np.concatenate([np.zeros(3), Rotation.from_matrix(R).as_quat()[[3, 0, 1, 2]]]))["lock.q"][0]
+    assert q[0] == 0.2 and q[1] == pytest.approx(np.pi / 2, abs=1e-8)
+    np.testing.assert_allclose(Rotation.from_euler("ZXY", q).as_matrix(), R, rtol=0, atol=1e-12)   # rounding

@@ -228,6 +228,48 @@ def test_a_driven_joint_closing_the_loop_stays_in_the_tree():
         "added last of its loop but 'jE' (driver 'jE' drives it), which must stay in the tree"
 
 
+def rotation(axis, angle):
+    """Rodrigues' rotation matrices (N, 3, 3) about a unit axis by angles (N,), numpy alone."""
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]], dtype=float)
+    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+    return np.eye(3) + s * k + (1 - c) * (k @ k)
+
+
+def pose(R, p):
+    """Homogeneous transforms (N, 4, 4) of rotations R (N, 3, 3) and a translation p."""
+    X = np.zeros((len(R), 4, 4))
+    X[:, :3, :3], X[:, :3, 3], X[:, 3, 3] = R, p, 1.0
+    return X
+
+
+def test_bricard_cut_joint_signals_close_the_loop():
+    """Every joint of Bricard's loop, jE cut, has its .q, .v, .a; composed from their .q, the six joints' transforms
+    close the loop at every output time, over a swing to the far turning point (the angles pass pi), and the cut
+    joint's rates are the derivatives of its angle."""
+    m = bricard_joint_by_joint()
+    atol = 1e-10
+    res = m.simulate(t_end=5.0, t_eval=np.linspace(0.0, 5.0, 501), rtol=1e-10, atol=atol)
+    assert {f"{j}.{s}" for j in BRICARD_JOINTS for s in "qva"} <= set(m.signals())
+    assert res["jO.q"].max() > 3.0                     # swung out to the far turning point (pi) and back
+    N, tips = len(res.t), np.diff(BRICARD_POINTS, axis=0)
+    chain = pose(np.broadcast_to(np.eye(3), (N, 3, 3)), np.zeros(3))
+    for k, name in enumerate(BRICARD_JOINTS[:5]):                   # ground -> rod5 along the chain
+        chain = chain @ pose(rotation(BRICARD_AXES[k], res[f"{name}.q"]), tips[k - 1] if k else BRICARD_POINTS[0])
+    closing = pose(rotation(BRICARD_AXES[5], res["jE.q"]), BRICARD_POINTS[5]) @ \
+        pose(np.broadcast_to(np.eye(3), (N, 3, 3)), -tips[4])        # ground -> rod5 through the cut joint jE
+    # projection holds every loop equation within 1e-3 atol at the outputs; the transforms differ by those residuals
+    # over 1 m links plus the rounding of six products: 1e-10
+    assert np.abs(chain - closing).max() < 1e-10
+    q, v, a = res["jE.q"], res["jE.v"], res["jE.a"]
+    h = res.t[1] - res.t[0]
+    # central differences of the dense outputs: truncation h^2/6 |x'''|, x''' bounded by jE.q's third and fourth
+    # differences (twice their largest for a margin), plus the samples' error, ~10 atol, over h
+    jerk, snap = np.abs(np.diff(q, 3)).max() / h ** 3, np.abs(np.diff(q, 4)).max() / h ** 4
+    noise = 2 * 10 * atol / h
+    np.testing.assert_allclose((q[2:] - q[:-2]) / (2 * h), v[1:-1], rtol=0, atol=2 * h ** 2 / 6 * jerk + noise)
+    np.testing.assert_allclose((v[2:] - v[:-2]) / (2 * h), a[1:-1], rtol=0, atol=2 * h ** 2 / 6 * snap + noise)
+
+
 # ------------------------------------------------------------------------------ N four-bar
 def n_four_bar(n, t_end):
     def make():

@@ -61,6 +61,23 @@ def test_four_bar_first_second_against_reference():
     assert res.constraint_error.max() < 1e-9
 
 
+def test_four_bar_cut_joint_angle_is_the_closed_form():
+    """SPEC C2: j3, the cut revolute joint (coupler to rocker), reads its angle phi - alpha at every output of the
+    34-turn run: the loop solved in closed form at the crank's angle (the paper's branch), starting at j3's q0."""
+    fb = script("four_bar")
+    m, res = four_bar_run("projection")
+    theta = res["j1.q"]
+    alpha, phi = np.array([fb.loop_angles(x) for x in theta]).T
+    expected = np.unwrap(phi - alpha)
+    assert expected[0] == pytest.approx(m.joints["j3"].q0[0], abs=1e-12) and "j3.q" in m.signals()
+    # j3.q and the closed form come from the same sample: they differ by the loop's residual, which projection holds
+    # at 1e-3 atol or, over 34 turns, at the rounding of cos/sin of the crank angle (eps |theta| times the links'
+    # lengths), magnified by the loop's sensitivity (1/l2 + 1/l3) / sin mu, mu = phi - alpha the transmission angle
+    residual = max(1e-3 * fb.ATOL, np.finfo(float).eps * np.abs(theta).max() * (fb.L1 + fb.L2 + fb.L3))
+    sensitivity = (1 / fb.L2 + 1 / fb.L3) / np.abs(np.sin(expected)).min()
+    assert np.abs(res["j3.q"] - expected).max() < 10 * sensitivity * residual
+
+
 @pytest.mark.slow
 def test_four_bar_projection_matches_reference():
     """Crank angle within 1e-6 rad of the independent reference at every whole second up to 10 s

@@ -48,6 +48,7 @@ class Result:
         self.t_events, self.y_events = [], []      # per event, as solve_ivp
         self.message, self.success = message, success
         self._dynamics = None
+        self._cut_motion = None       # the cut joints' (Q, V, A) (dynamics/cut_joints.py)
         self._cache = {}
         self._compiling = Aside()       # the kernel of _node_dynamics compiling aside (_compile_aside)
 
@@ -171,6 +172,10 @@ class Result:
                 if what == "driver" and joint == owner:
                     force[:, self.model.drivers[name].coordinate] += self._node_dynamics()[5][:, row]
             return squeeze(force)
+        cut = cm.cut_coordinates
+        if owner in cut.q and kind in ("q", "v", "a"):
+            Q, V, A = self._cut_joints()
+            return squeeze({"q": Q[:, cut.q[owner]], "v": V[:, cut.v[owner]], "a": A[:, cut.v[owner]]}[kind])
         if kind == "reaction" and (owner in self.model.joints or owner in self.model.constraints):
             return self._reaction(owner)
         element = self.model.forces.get(owner)
@@ -197,6 +202,14 @@ class Result:
             if kind == "acceleration":
                 return np.hstack([self._node_dynamics()[4][:, node, :3], xddot])
         raise MechsimError(f"unknown signal {name!r}; m.signals() lists the available names")
+
+    def _cut_joints(self):
+        """(Q, V, A) of the cut joints at every sample, measured from their frames' relative motion by one compiled
+        pass (dynamics/cut_joints.py)."""
+        if self._cut_motion is None:
+            _, R, p, vel, acc = self._node_dynamics()[:5]
+            self._cut_motion = self._cm.cut_coordinates.motion(self.t, R, p, vel, acc, self._cm.gravity)
+        return self._cut_motion
 
     def _stop_force(self, limit):
         """(N,) generalized force of a joint limit on its coordinate: a rigid stop's multipliers (its rows

@@ -102,5 +102,5 @@ def compile_kind(kind):
         ms.inverse_dynamics(model, q, v, a)
         ms.mass_matrix(model, q)
     else:
-        result["j3.reaction"]
+        result["j3.reaction"], result["j3.q"]     # a cut joint's signals: their own pass (dynamics/cut_joints.py)
     return time.perf_counter() - start

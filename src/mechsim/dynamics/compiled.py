@@ -11,6 +11,7 @@ from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_P, PRIM_S
 from . import layout as L
 from .layout import SWITCHED_ROWS
 from .closure import ConstraintRows
+from .cut_joints import CutJointCoordinates
 from .data import ModelArrays, new_data
 from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS, tree_branches
 from .system import update_time_functions
@@ -34,6 +35,7 @@ class CompiledModel:
         self.gravity = np.array(model.gravity, dtype=float)
         self.rows = ConstraintRows(self)
         self.n_rows = len(self.rows.owner)
+        self.cut_coordinates = CutJointCoordinates(self)    # the cut joints' .q, .v, .a signals
         # the rows that always hold; a stop's row ("limit") or a friction's ("lock") only in some modes
         self.switched = np.array([o[0] in SWITCHED_ROWS for o in self.rows.owner], dtype=bool)
         self.every_row = np.flatnonzero(~self.switched).astype(np.int64)
@@ -291,6 +293,7 @@ class CompiledModel:
         for jname in self.joint_order:
             if self.model.joints[jname].nv:
                 names += [f"{jname}.{s}" for s in ("q", "v", "a", "force")]
+        names += [f"{jname}.{s}" for jname in self.cut_coordinates.q for s in ("q", "v", "a")]
         names += [f"{j}.reaction" for j in self.model.joints]
         names += [f"{c}.reaction" for c in self.model.constraints]
         names += [f"{f.name}.{s}" for f in self.model.forces.values() for s in f.signals]

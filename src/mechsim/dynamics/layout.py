@@ -53,3 +53,15 @@ CON_I_COLS = 3
 PA, PB, DA, DB, EA, C0, C1, SURF, RS, TK = 0, 3, 6, 9, 12, 15, 16, 17, 18, 19
 KA, KB = PA, PB
 CON_F_COLS = 20
+
+# cut joints' coordinates (cut_joints.py): cut_i = [node a (F's), node b (M's), first q and v index among the
+# cut joints' coordinates, translations, revolute axes, 1 for a quaternion]; cut_f = F's axes (three columns of
+# its rotation, one after the other) and origin in node a, M's likewise in node b, the translation axes and the
+# revolute axes (up to three each, in F at q = 0), a unit vector perpendicular to the last revolute axis, the
+# angle LAMBDA of a gimbal's third axis from its first about its second, the screw pitch (m/rad; 0: none) and
+# the joint's q0 (the branch its angles and quaternion start on).
+CUT_NODE_A, CUT_NODE_B, CUT_Q, CUT_V, CUT_TRANS, CUT_ROT, CUT_QUAT = range(7)
+CUT_I_COLS = 7
+CUT_FA, CUT_PA, CUT_MB, CUT_PB, CUT_TAXES, CUT_RAXES, CUT_EDGE, CUT_LAMBDA, CUT_PITCH, CUT_Q0 = \
+    0, 9, 12, 21, 24, 33, 42, 45, 46, 47
+CUT_F_COLS = 54
