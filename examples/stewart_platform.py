@@ -47,8 +47,10 @@ BARREL = {"kind": "cylinder", "radius": 0.02, "color": "#59606b"}
 ROD = {"kind": "cylinder", "radius": 0.011, "color": "#c9ced6"}
 STIFFNESS, DAMPING = 2000.0, 60.0
 G = 9.81
-T_END = common.t_end("2")
 RTOL, ATOL = 1e-9, 1e-11
+# the file's run: the sag and the settling (2 s), sampled at 200 Hz
+SIMULATION = dict(t_end=2.0, solver="DOP853", rtol=RTOL, atol=ATOL, t_eval=dict(start=0.0, stop=2.0, num=401))
+T_END = common.t_end(SIMULATION["t_end"])
 YAML_PATH = Path(__file__).resolve().with_name("stewart_platform.yaml")
 HEADER = """\
 # Stewart platform: six UPS legs (universal at the base, prismatic, spherical at the platform) with
@@ -117,6 +119,7 @@ def build_model(guess=None):
         m.add_joint(f"s{i}", "spherical", parent=f"upper{i}", child="platform", parent_frame="top",
                     child_frame=(p.tolist(), rot))
         m.add_force(f"k{i}", "joint_spring_damper", joint=f"p{i}", stiffness=STIFFNESS, damping=DAMPING, rest=0.0)
+    m.simulation = dict(SIMULATION)
     return m
 
 

@@ -57,7 +57,7 @@ def test_monte_carlo_prints_the_table_and_uses_the_options(model_file, capsys):
     (["--param", "bodies.slider.mass=1:2"], "write a range as LOW:HIGH:COUNT"),
     (["--param", "bodies.slider.mass"], "expected PATH=VALUES"),
     (["--param", "bodies.slider.mass=normal(1)", "--samples", "3"], "normal() takes two numbers"),
-    (["--param", "bodies.slider.mass=normal(1,0.1)"], "give samples=N"),
+    (["--param", "bodies.slider.mass=normal(1,0.1)"], "give --samples=N"),
     (["--param", "bodies.slider.mass=1,2", "--metric", "max:y.q"], "no signal 'y.q'"),
     (["--param", "bodies.slider.mass=1,2", "-o", "runs.txt"], "ending in .csv or .parquet"),
 ])

@@ -23,7 +23,7 @@ from ..assembly.redundancy import numerical_rank
 from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
-from ..errors import MechsimError, ModelError
+from ..errors import MechsimError, ModelError, keyword
 from ..modeling.joints import PRIM_NV, PRIM_S
 from ..simulation.options import CHECKS, is_number
 from .result import Result
@@ -381,4 +381,4 @@ def _indices(cm, names):
     names = [names] if isinstance(names, str) else list(names)
     tangent = dict(zip(tangent_names(cm), cm.v_names))
     return [int(k) for k in held_velocities(cm, [tangent.get(n, n) for n in names], cm.q0.copy(), cm.v0.copy(),
-                                             "linearize(): independent")]
+                                             f"linearize(): {keyword('independent')}")]

@@ -14,9 +14,12 @@ from ..assembly.assemble import assemble, fixed_items, held_velocities, solve_ve
 from ..dynamics.api import constraint_values, forward_dynamics
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
-from ..errors import MechsimError, ModelError
+from ..errors import MechsimError, ModelError, keyword
 from ..simulation.options import is_number
 from .state import State
+
+
+FIXED = f"trim(): {keyword('fixed')}"     # what error messages call the fixed argument
 
 
 def trim(model, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
@@ -28,12 +31,12 @@ def trim(model, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
     values = _input_values(model, inputs, free_inputs)
     free_inputs = list(free_inputs or [])
     positions, velocities = _split_fixed(cm, fixed)
-    q_ref = assemble(model, positions, t, "trim(): fixed").q
+    q_ref = assemble(model, positions, t, FIXED).q
     v_held = np.zeros(cm.nv)
-    held_v = held_velocities(cm, velocities, q_ref.copy(), v_held, "trim(): fixed")
+    held_v = held_velocities(cm, velocities, q_ref.copy(), v_held, FIXED)
     v_free = np.setdiff1d(np.arange(cm.nv), held_v)
     moving = np.setdiff1d(np.arange(cm.nv), held_velocities(cm, positions, q_ref.copy(), np.zeros(cm.nv),
-                                                            "trim(): fixed"))
+                                                            FIXED))
     a_tol = tol * max(1.0, float(np.linalg.norm(model.gravity)))
 
     def state(x):
@@ -107,7 +110,7 @@ def _split_fixed(cm, fixed):
     if fixed is None:
         return None, None
     positions, velocities = {}, {}
-    for name, value in fixed_items(fixed, "trim(): fixed"):
+    for name, value in fixed_items(fixed, FIXED):
         is_velocity = name in cm.v_names or (str(name).endswith(".v") and str(name)[:-2] in cm.joint_v)
         (velocities if is_velocity else positions)[name] = value
     return positions, velocities

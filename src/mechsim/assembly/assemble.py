@@ -8,14 +8,14 @@ from ..analysis.state import State
 from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
-from ..errors import ModelError
+from ..errors import ModelError, keyword
 from ..modeling.joints import PRIM_NQ, PRIM_S
 from .redundancy import RANK_TOL, Analysis, analyse
 
 TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in rad)
 
 
-def assemble(model, fixed=None, t=0.0, what="assemble(): fixed", start=None):
+def assemble(model, fixed=None, t=0.0, what=f"assemble(): {keyword('fixed')}", start=None):
     """A State on the constraint manifold near q0/v0 (or the (q, v) ``start``) with the ``fixed``
     coordinates held; runs the redundancy analysis at the assembled configuration (state.analysis, also
     kept as cm.analysis). ``what`` names the argument ``fixed`` in error messages."""

@@ -2,7 +2,9 @@
 (its options, and the function that runs it); what they share is in ``common``.
 
 Exit codes: 0 on success; 1 on a user error, reported as one line ``error: ...`` on stderr
-(``MECHSIM_DEBUG=1`` re-raises it with its traceback instead); 2 on bad command-line usage.
+(``MECHSIM_DEBUG=1`` re-raises it with its traceback instead); 2 on bad command-line usage. An
+option's destination is the keyword argument it sets, so an error about a keyword names the option
+(errors.py: ``for_command_line``).
 matplotlib is imported only when a plot is asked for, and the compiled kernels are compiled
 only by the subcommands that integrate. The parser imports neither numba nor scipy (about 1 s of
 start-up): each subcommand module imports at the top what its parser needs, the rest where it is
@@ -45,7 +47,7 @@ def _run(argv):
     except MechsimError as exc:
         if os.environ.get("MECHSIM_DEBUG", "") not in ("", "0"):
             raise
-        line = ' '.join(str(exc).splitlines())
+        line = ' '.join(exc.for_command_line(args.options).splitlines())
         print(f"error: {line if len(line) <= MAX_ERROR else line[:MAX_ERROR] + ' ...'}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -65,7 +67,14 @@ def parser():
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(commands)
+    for subcommand in commands.choices.values():
+        subcommand.set_defaults(options=_options(subcommand))
     return top
+
+
+def _options(subcommand):
+    """{destination: option} of a subcommand's options (the longest spelling: --output, not -o)."""
+    return {action.dest: max(action.option_strings, key=len) for action in subcommand._actions if action.option_strings}
 
 
 @contextmanager

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..analysis.result import CoupledResult, Result
 from ..dynamics.api import _evaluate_rows as evaluate_rows, forward_dynamics, mass_matrix
-from ..errors import ModelError, SimulationError
+from ..errors import ModelError, SimulationError, keyword
 from ..modeling.model import Model
 from ..simulation.simulate import checked_options
 
@@ -331,7 +331,7 @@ def cosimulate(subsystems, couplings, method="projection", baumgarte=10.0, stiff
         try:
             checked_options(models[s], dict(options))
         except ModelError as exc:
-            raise ModelError(f"cosimulate(): {exc}") from None
+            raise ModelError(f"cosimulate(): {exc.template}") from None
     coupler = Coupler(plan, order, method, float(baumgarte), stiffness, damping)
     authkey = secrets.token_bytes(32)
     host = _host(workers)
@@ -370,23 +370,25 @@ def _check_subsystems(subsystems):
 
 def _check_settings(method, baumgarte, stiffness, damping, exchange, ordering):
     if method not in METHODS:
-        raise ModelError(f"cosimulate(): method {method!r} is not one of {', '.join(METHODS)}")
+        raise ModelError(f"cosimulate(): {keyword('method')} {method!r} is not one of {', '.join(METHODS)}")
     if method == "compliance":
         if not isinstance(stiffness, (int, float)) or not stiffness > 0:
-            raise ModelError(f"cosimulate(): method 'compliance' needs stiffness= a positive number (N/m), got "
-                             f"{stiffness!r}")
+            raise ModelError(f"cosimulate(): {keyword('method')} 'compliance' needs {keyword('stiffness')}= a positive "
+                             f"number (N/m), got {stiffness!r}")
         if not isinstance(damping, (int, float)) or damping < 0:
-            raise ModelError(f"cosimulate(): damping must be a non-negative number, got {damping!r}")
+            raise ModelError(f"cosimulate(): {keyword('damping')} must be a non-negative number, got {damping!r}")
     elif stiffness is not None:
-        raise ModelError("cosimulate(): stiffness= is for method='compliance'")
+        raise ModelError(f"cosimulate(): {keyword('stiffness')} applies to {keyword('method')}='compliance' only")
     if not isinstance(baumgarte, (int, float)) or baumgarte < 0:
-        raise ModelError(f"cosimulate(): baumgarte must be a non-negative rate sigma [1/s], got {baumgarte!r}")
+        raise ModelError(f"cosimulate(): {keyword('baumgarte')} must be a non-negative rate sigma [1/s], got "
+                         f"{baumgarte!r}")
     if exchange not in ("stage", "step"):
-        raise ModelError(f"cosimulate(): exchange {exchange!r} is not 'stage' or 'step'")
+        raise ModelError(f"cosimulate(): {keyword('exchange')} {exchange!r} is not 'stage' or 'step'")
     if ordering not in ("jacobi", "gauss-seidel"):
-        raise ModelError(f"cosimulate(): ordering {ordering!r} is not 'jacobi' or 'gauss-seidel'")
+        raise ModelError(f"cosimulate(): {keyword('ordering')} {ordering!r} is not 'jacobi' or 'gauss-seidel'")
     if ordering == "gauss-seidel" and exchange != "step":
-        raise ModelError("cosimulate(): ordering='gauss-seidel' orders macro steps; use it with exchange='step'")
+        raise ModelError(f"cosimulate(): {keyword('ordering')}='gauss-seidel' orders macro steps; use it with "
+                         f"{keyword('exchange')}='step'")
     return method, exchange, ordering
 
 

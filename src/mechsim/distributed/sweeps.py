@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..analysis.progress import Progress
-from ..errors import MechsimError, ModelError
+from ..errors import MechsimError, ModelError, in_python, keyword
 from ..modeling.model import Model
 from ..modeling.parameters import parse_path
 from ..simulation.simulate import checked_options
@@ -102,8 +102,8 @@ def run_table(parameters, samples, seed):
     if samples is None:
         random = [name for name, value in parameters.items() if isinstance(value, Distribution)]
         if random:
-            raise ModelError(f"sweep(): parameter '{random[0]}' is a distribution; give samples=N for a Monte Carlo "
-                             "study")
+            raise ModelError(f"sweep(): parameter '{random[0]}' is a distribution; give {keyword('samples')}=N for a "
+                             "Monte Carlo study")
         axes = [list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
                 for value in parameters.values()]
         empty = [name for name, axis in zip(parameters, axes) if not axis]
@@ -111,11 +111,11 @@ def run_table(parameters, samples, seed):
             raise ModelError(f"sweep(): parameter '{empty[0]}' has no values")
         return [dict(zip(parameters, map(_value, combo))) for combo in itertools.product(*axes)]
     if not isinstance(samples, (int, np.integer)) or isinstance(samples, bool) or samples < 1:
-        raise ModelError(f"sweep(): samples must be a positive integer, got {samples!r}")
+        raise ModelError(f"sweep(): {keyword('samples')} must be a positive integer, got {samples!r}")
     lists = [name for name, value in parameters.items() if isinstance(value, (list, tuple, np.ndarray))]
     if lists:
-        raise ModelError(f"sweep(): parameter '{lists[0]}' is a list, which spans a grid; with samples= give "
-                         "distributions (ms.normal, ms.uniform) or constants")
+        raise ModelError(f"sweep(): parameter '{lists[0]}' is a list, which spans a grid; with {keyword('samples')}=N "
+                         "give distributions (ms.normal, ms.uniform) or constants")
     streams = np.random.SeedSequence(seed).spawn(int(samples))
     runs = []
     for stream in streams:
@@ -358,14 +358,14 @@ def sweep(model, parameters, samples=None, seed=None, simulate_kwargs=None, metr
     if options.get("initial") is not None:
         raise ModelError("sweep(): initial= is one state for every run; sweep joint q0/v0 parameters instead")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise ModelError(f"sweep(): workers must be a positive integer, got {workers!r}")
+        raise ModelError(f"sweep(): {keyword('workers')} must be a positive integer, got {workers!r}")
     _check_output(output)
     runs = run_table(parameters, samples, seed)
     first, build = _check_first_run(model, runs[0])
     try:
         checked_options(first, dict(options))
     except ModelError as exc:
-        raise ModelError(f"sweep(): simulate_kwargs: {exc}") from None
+        raise ModelError(f"sweep(): {in_python('simulate_kwargs: ')}{exc.template}") from None
     job = Job(uuid.uuid4().hex, None if build else model, build, options, as_metrics(metrics, first),
               None if trajectories is None else str(Path(trajectories).resolve()))
     if trajectories is not None:
@@ -422,9 +422,9 @@ def _check_output(output):
         return
     path = Path(output)
     if path.suffix not in OUTPUTS:
-        raise ModelError(f"sweep(): output {output}: use a file name ending in .csv or .parquet")
+        raise ModelError(f"sweep(): {keyword('output')} {output}: use a file name ending in .csv or .parquet")
     if not path.parent.is_dir():
-        raise ModelError(f"sweep(): output {output}: the directory {path.parent} does not exist")
+        raise ModelError(f"sweep(): {keyword('output')} {output}: the directory {path.parent} does not exist")
     if path.suffix == ".parquet" and importlib.util.find_spec("pyarrow") is None:
         raise ModelError("sweep(): writing .parquet needs pyarrow (pip install pyarrow); or write .csv")
 

@@ -32,7 +32,7 @@ from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.api import singular_node_error
 from ..dynamics.data import NULLSPACE
 from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
-from ..errors import MechsimError, ModelError
+from ..errors import MechsimError, ModelError, keyword
 from ..dynamics.impacts import LOG_APPROACH, LOG_IMPULSE, LOG_REBOUND, LOG_SIGNAL, LOG_T, LOG_THRESHOLD
 from ..integrators import SIMULTANEOUS, CompiledStepper, crossing
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
@@ -156,8 +156,8 @@ class Driver:
         if not (isinstance(solver, str) and solver in COMPILED_SOLVERS):
             reasons.append(f"solver {getattr(solver, '__name__', solver)!r} runs through scipy")
         if opts["backend"] == "compiled" and reasons:
-            raise MechsimError(f"simulate(): backend='compiled' is not possible here: {'; '.join(reasons)}; "
-                               "use backend='auto' or 'python'")
+            raise MechsimError(f"simulate(): {keyword('backend')}='compiled' is not possible here: "
+                               f"{'; '.join(reasons)}; use {keyword('backend')}='auto' or 'python'")
         return "python" if opts["backend"] == "python" or reasons else "compiled"
 
     def _stepper(self, t, y, correct_start=False):

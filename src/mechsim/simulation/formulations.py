@@ -28,7 +28,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..dynamics.api import constraint_values, mass_matrix
-from ..errors import ModelError
+from ..errors import ModelError, keyword
 from .options import is_number
 
 PENALIZED_OWNERS = ("joint", "constraint")     # the rows' owners the penalty formulation turns into springs
@@ -52,14 +52,16 @@ def check_formulation(model, opts, given):
     the call or the model file set)."""
     formulation = opts["formulation"]
     if opts["penalty"] is not None and formulation != "penalty":
-        raise ModelError(f"simulate(): penalty= applies to formulation='penalty', not {formulation!r}")
+        raise ModelError(f"simulate(): {keyword('penalty')}= applies to {keyword('formulation')}='penalty', not "
+                         f"{formulation!r}")
     if formulation == "nullspace":
         load_frictions = [f.name for f in model.compile().load_frictions]
         refused = [f"contact '{name}'" for name in model.contacts] + [f"joint friction '{name}' (mu=)"
                                                                       for name in load_frictions]
         if refused:
-            raise ModelError(f"simulate(): formulation='nullspace' does not take {', '.join(refused)} (their friction "
-                             "forces act along directions other than the constraints'); use formulation='lagrange'")
+            raise ModelError(f"simulate(): {keyword('formulation')}='nullspace' does not take {', '.join(refused)} "
+                             "(their friction forces act along directions other than the constraints'); use "
+                             f"{keyword('formulation')}='lagrange'")
     if formulation == "penalty" and "solver" not in given:
         cm = model.compile()
         omega = penalty_table(cm, cm.q0, opts["penalty"]).omega

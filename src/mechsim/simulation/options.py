@@ -4,7 +4,7 @@ import math
 import numbers
 from collections import namedtuple
 
-from ..errors import ModelError
+from ..errors import ModelError, keyword
 from ..integrators import COMPILED_METHODS, METHODS, STEP_CONTROLS, TABLEAUX
 
 # command_line: also an option of ``mechsim simulate`` and ``mechsim animate`` (--name-with-dashes)
@@ -90,7 +90,7 @@ def resolve(model, options):
         try:
             check_option(name, value)
         except ModelError as exc:
-            raise ModelError(f"simulate(): {exc}") from None
+            raise ModelError(f"simulate(): {exc.template}") from None
     return opts
 
 
@@ -104,9 +104,9 @@ def check_option(name, value):
         from scipy.integrate import OdeSolver    # imported here, not at start-up: scipy.integrate takes ~0.4 s
         user_solver = issubclass(value, OdeSolver)
     if option.choices and not user_solver and not (isinstance(value, str) and value in option.choices):
-        raise ModelError(f"{name}={value!r} is not one of {', '.join(option.choices)}")
+        raise ModelError(f"{keyword(name)}={value!r} is not one of {', '.join(option.choices)}")
     if option.check and not CHECKS[option.check][0](value):
-        raise ModelError(f"{name} must be {CHECKS[option.check][1]}, got {value!r}")
+        raise ModelError(f"{keyword(name)} must be {CHECKS[option.check][1]}, got {value!r}")
 
 
 def describe(name):
