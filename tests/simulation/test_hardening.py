@@ -123,14 +123,10 @@ def test_driver_function_returning_none_is_a_model_error():                     
             run()
 
 
-@pytest.mark.parametrize("element", [
-    lambda m: m.add_force("f", "joint_force", joint="x", value="1e308*t"),
-    lambda m: m.add_driver("x", acceleration="1e308*t"),
-])
 @pytest.mark.parametrize("backend", ["auto", "python"])
-def test_blow_up_ends_the_run_with_the_partial_result(element, backend):        # defect 6
-    m = cart()
-    element(m)
+def test_blow_up_ends_the_run_with_the_partial_result(backend):                 # defect 6
+    m = cart()                 # (a driver's motion that overflows is refused before the run: test_motions.py)
+    m.add_force("f", "joint_force", joint="x", value="1e308*t")
     with pytest.raises(ms.SimulationError) as info:
         m.simulate(1.0, backend=backend)
     assert info.value.partial is not None and info.value.partial.t[0] == 0.0

@@ -63,8 +63,16 @@ def checked_options(model, options):
             raise ModelError(f"simulate(): {keyword(key)} = {opts[key]:g} would take more than {MAX_STEPS:.0e} steps "
                              f"to {keyword('t_end')} = {opts['t_end']:g}; give a larger {keyword(key)}")
     opts["t_eval"] = _t_eval(opts["t_eval"], t0, float(opts["t_end"]), opts.pop("t_eval_until_t_end", False))
+    _check_motions(model, t0, float(opts["t_end"]))
     check_formulation(model, opts, {k for k, v in options.items() if v is not None} | set(model.simulation))
     return opts
+
+
+def _check_motions(model, t0, t_end):
+    """The prescribed motions, drivers' and distance lengths', checked over the run (Motion.check_span)."""
+    lengths = [c.length for c in model.constraints.values() if c.kind == "distance"]
+    for motion in [driver.motion for driver in model.drivers.values()] + lengths:
+        motion.check_span(t0, t_end)
 
 
 def _t_eval(t_eval, t0, t_end, cut):
