@@ -21,12 +21,14 @@ CASES = [   # (element: driver, length or force; its arguments; error; message)
      "driver 'j1': the motion given by acceleration '1e308*t' " + OVERFLOWS.format("position")),
     *[("driver", {given: expression}, "ModelError", f"driver 'j1': the motion given by {given} '{expression}' {words}")
       for given in ("position", "velocity", "acceleration")
-      for expression, words in (("1e308*t", OVERFLOWS.format("position")), ("exp(1000*t)", OVERFLOWS.format("position")),
+      for expression, words in (("1e308*t", OVERFLOWS.format("position")),
+                                ("exp(1000*t)", OVERFLOWS.format("position")),
                                 ("1/(t-0.3)", POLE.format(given)), ("0/0", NOT_FINITE.format(given, "nan")))],
-    ("driver", dict(position="6.283185307179586*t", velocity="6.283185307179586", acceleration="1e308*t"), "ModelError",
-     "driver 'j1': its acceleration '1e308*t' is not the rate of its velocity '6.283185307179586'"),
+    ("driver", dict(position="6.283185307179586*t", velocity="6.283185307179586", acceleration="1e308*t"),
+     "ModelError", "driver 'j1': its acceleration '1e308*t' is not the rate of its velocity '6.283185307179586'"),
     ("driver", dict(position="nan"), "ModelError", "driver 'j1' position: invalid expression 'nan'"),
-    *[("length", expression, "ModelError", f"constraint 'rope' (distance): the motion given by length '{expression}' {words}")
+    *[("length", expression, "ModelError",
+       f"constraint 'rope' (distance): the motion given by length '{expression}' {words}")
       for expression, words in (("1e308*t", OVERFLOWS.format("length")), ("exp(1000*t)", OVERFLOWS.format("length")),
                                 ("1/(t-0.3)", POLE.format("length")), ("0/0", NOT_FINITE.format("length", "nan")))],
     ("force", "1e308*t", "SimulationError", "the state became non-finite"),

@@ -245,9 +245,10 @@ class Motion:
                 off = ~(np.abs(value - rate) <= self.RATE_TOLERANCE * np.maximum(np.abs(value), np.abs(rate)) + 1e-9)
             if off.mean() > 0.5:
                 i = np.argmax(off)
+                below = self.quantities[k - 1]
                 raise ModelError(f"{self.what}: its {self.quantities[k]} {_described(given)} is not the rate of its "
-                                 f"{self.quantities[k - 1]} {_described(lower)}: {value[i]:.6g} against {rate[i]:.6g} at "
-                                 f"t = {t[i]:.6g}; give ones that agree, or the {self.quantities[k - 1]} alone")
+                                 f"{below} {_described(lower)}: {value[i]:.6g} against {rate[i]:.6g} at t = "
+                                 f"{t[i]:.6g}; give ones that agree, or the {below} alone")
 
     def _sampled(self, t):
         """[position, velocity, acceleration] at the times t: each given one sampled, each one that the
@@ -285,6 +286,8 @@ def _pole(source, t, x):
     samples (a pole, as 1/(t - c) has at c), else None: each sign change bisected to round-off, a pole
     where the values there are POLE_GROWTH times those at the samples."""
     k = np.flatnonzero(np.sign(x[:-1]) * np.sign(x[1:]) < 0)
+    if not k.size:
+        return None
     a, b, fa = t[k], t[k + 1], x[k]
     for _ in range(BISECTIONS):
         middle = (a + b) / 2
