@@ -8,11 +8,11 @@ Which lines are commands, and which are run:
   part of the command.
 * A line that makes the virtual environment (``python3 -m venv ...``: the Quickstart's two commands)
   is not run here: CI runs those two itself, verbatim (.ci/run).
-* ``python examples/<script>.py ...`` lines run the example scripts, which tests/examples/ run
+* ``python examples/<script>.py ...`` lines run the example scripts, most of which tests/examples/ run
   (shortened by MECHSIM_EXAMPLE_T_END, their results checked); here each must name a script that exists.
 * Every other command runs as written (shlex-split), ``mechsim`` being the entry point beside
   sys.executable. Commands of one code block run in order in one temporary directory (a later one
-  may read what an earlier one wrote); each table cell's commands in a directory of their own. The
+  may read what an earlier one wrote); each table row's commands in a directory of their own. The
   directories link in examples/ and tests/data/, so that the documented relative paths hold.
   Each command must exit with 0 within its timeout and write every file it names as an output
   (-o/--output, --plot, --animate), non-empty.
