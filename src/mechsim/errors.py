@@ -2,17 +2,18 @@
 
 A message about the keyword arguments of a Python call marks each keyword (``keyword("t_end")``) and
 the context only a Python caller has (``in_python("simulate_kwargs: ")``): ``str(error)`` reads as
-Python, and ``error.for_command_line(options)`` says the same in the words of a command line that
-sets those keywords by its options (``give --t-end`` for ``simulate(): give t_end``)."""
+Python, and ``error.for_command_line(options, given)`` says the same in the words of a command line
+that sets those keywords by its options (``give --t-end`` for ``simulate(): give t_end``)."""
 import re
 
-_MARK = re.compile(r"\{\{(!?)(.*?)\}\}")         # {{keyword}}, {{!Python-only text}}
+_MARK = re.compile(r"\{\{([!+]?)(.*?)\}\}")      # {{keyword}}, {{+keyword to give}}, {{!Python-only text}}
 _CALLS = re.compile(r"^(?:\w+\(\): )+")          # the leading "function(): " of the calls made
 
 
-def keyword(name):
-    """``name`` marked in a message as a keyword argument: the command line shows its option instead."""
-    return "{{" + name + "}}"
+def keyword(name, to_give=False):
+    """``name`` marked in a message as a keyword argument, whose value it speaks of or (``to_give``) which it
+    asks for: the command line shows the option that sets it when that option was given, or is asked for."""
+    return "{{" + ("+" if to_give else "") + name + "}}"
 
 
 def in_python(text):
@@ -21,7 +22,11 @@ def in_python(text):
 
 
 def _unmarked(template, keyword_text, python_text):
-    return _MARK.sub(lambda m: python_text(m.group(2)) if m.group(1) else keyword_text(m.group(2)), template)
+    """The template with each keyword as keyword_text(name, to_give), each Python-only text as python_text(text)."""
+    def text(mark):
+        kind, content = mark.groups()
+        return python_text(content) if kind == "!" else keyword_text(content, kind == "+")
+    return _MARK.sub(text, template)
 
 
 class MechsimError(Exception):
@@ -30,12 +35,15 @@ class MechsimError(Exception):
 
     def __init__(self, message="", *args):
         self.template = str(message)
-        super().__init__(_unmarked(self.template, str, str), *args)
+        super().__init__(_unmarked(self.template, lambda name, to_give: name, str), *args)
 
-    def for_command_line(self, options):
-        """The message with each keyword as the option that sets it (``options``: {keyword: option}; a
-        keyword without one as it is), without the Python context and the leading ``function(): ``."""
-        return _CALLS.sub("", _unmarked(self.template, lambda name: options.get(name, name), lambda text: ""))
+    def for_command_line(self, options, given=()):
+        """The message with each keyword asked for or ``given`` on the command line as its option (``options``:
+        {keyword: option}), the others as they are (a model file's keys), without the Python context and the
+        leading ``function(): ``."""
+        def word(name, to_give):
+            return options.get(name, name) if to_give or name in given else name
+        return _CALLS.sub("", _unmarked(self.template, word, lambda text: ""))
 
 
 class ModelError(MechsimError, ValueError):

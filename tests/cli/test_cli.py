@@ -278,7 +278,7 @@ def test_error_line_stays_short(tmp_path, capsys):                              
 
 
 def test_infinite_t_end_on_the_command_line(tmp_path, capsys):                             # defect 6
-    assert_user_error(capsys, main(["simulate", write(tmp_path, PENDULUM), "--t-end", "inf"]), "t_end")
+    assert_user_error(capsys, main(["simulate", write(tmp_path, PENDULUM), "--t-end", "inf"]), "--t-end")
 
 
 def test_numpy_warnings_before_an_error_are_not_printed(tmp_path, capsys, monkeypatch):     # defect 10

@@ -28,9 +28,11 @@ def pendulum(tmp_path):
 
 
 def test_marks_read_as_python_and_as_options():
-    error = ms.ModelError(f"f(): g(): {in_python('nested: ')}give {keyword('t_end')} or {keyword('tol')}")
-    assert str(error) == "f(): g(): nested: give t_end or tol"
-    assert error.for_command_line({"t_end": "--t-end"}) == "give --t-end or tol"
+    error = ms.ModelError(f"f(): g(): {in_python('nested: ')}{keyword('h')} = 0 and {keyword('rtol')} = 0: give "
+                          f"{keyword('t_end', to_give=True)} or {keyword('tol', to_give=True)}")
+    assert str(error) == "f(): g(): nested: h = 0 and rtol = 0: give t_end or tol"
+    options = {"t_end": "--t-end", "h": "--h", "rtol": "--rtol"}       # h given, rtol from the model file
+    assert error.for_command_line(options, given={"h"}) == "--h = 0 and rtol = 0: give --t-end or tol"
 
 
 def test_the_api_names_the_keyword(pendulum):
@@ -57,8 +59,12 @@ def test_the_api_names_the_keyword(pendulum):
     (["linearize", "{model}", "--independent", "j9"], "--independent names unknown coordinate 'j9'"),
     (["cosimulate", COSIM, "--t-end", "-1"], "--t-end = -1.0 must be after the start time 0.0"),
     (["cosimulate", COSIM, "--t-end", "1", "--stiffness", "10"], "--stiffness applies to --method='compliance' only"),
+    (["simulate", "{tiny_steps}"], "max_step = 1e-300 would take more than 1e+09 steps to t_end = 1; give a larger "
+                                   "--max-step"),
 ])
 def test_the_command_line_names_the_option(pendulum, capsys, argv, line):
-    assert main([word.format(model=pendulum) for word in argv]) == 1
+    tiny_steps = Path(pendulum).with_name("tiny_steps.yaml")          # values from the file keep its words
+    tiny_steps.write_text(textwrap.dedent(PENDULUM) + "simulation: {t_end: 1, max_step: 1.0e-300}\n")
+    assert main([word.format(model=pendulum, tiny_steps=tiny_steps) for word in argv]) == 1
     lines = [text for text in capsys.readouterr().err.splitlines() if not text.startswith("note: ")]  # cold cache
     assert len(lines) == 1 and lines[0].startswith("error: " + line), lines

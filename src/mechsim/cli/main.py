@@ -3,8 +3,8 @@
 
 Exit codes: 0 on success; 1 on a user error, reported as one line ``error: ...`` on stderr
 (``MECHSIM_DEBUG=1`` re-raises it with its traceback instead); 2 on bad command-line usage. An
-option's destination is the keyword argument it sets, so an error about a keyword names the option
-(errors.py: ``for_command_line``).
+option's destination is the keyword argument it sets, so an error about a keyword given on the command
+line, or asked for, names the option (errors.py: ``for_command_line``).
 matplotlib is imported only when a plot is asked for, and the compiled kernels are compiled
 only by the subcommands that integrate. The parser imports neither numba nor scipy (about 1 s of
 start-up): each subcommand module imports at the top what its parser needs, the rest where it is
@@ -47,7 +47,8 @@ def _run(argv):
     except MechsimError as exc:
         if os.environ.get("MECHSIM_DEBUG", "") not in ("", "0"):
             raise
-        line = ' '.join(exc.for_command_line(args.options).splitlines())
+        given = {name for name in args.options if getattr(args, name, None) is not None}
+        line = ' '.join(exc.for_command_line(args.options, given).splitlines())
         print(f"error: {line if len(line) <= MAX_ERROR else line[:MAX_ERROR] + ' ...'}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

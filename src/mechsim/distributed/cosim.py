@@ -373,12 +373,14 @@ def _check_settings(method, baumgarte, stiffness, damping, exchange, ordering):
         raise ModelError(f"cosimulate(): {keyword('method')} {method!r} is not one of {', '.join(METHODS)}")
     if method == "compliance":
         if not isinstance(stiffness, (int, float)) or not stiffness > 0:
-            raise ModelError(f"cosimulate(): {keyword('method')} 'compliance' needs {keyword('stiffness')}= a positive "
+            stiffness_asked = keyword("stiffness", to_give=True)
+            raise ModelError(f"cosimulate(): {keyword('method')} 'compliance' needs {stiffness_asked}= a positive "
                              f"number (N/m), got {stiffness!r}")
         if not isinstance(damping, (int, float)) or damping < 0:
             raise ModelError(f"cosimulate(): {keyword('damping')} must be a non-negative number, got {damping!r}")
     elif stiffness is not None:
-        raise ModelError(f"cosimulate(): {keyword('stiffness')} applies to {keyword('method')}='compliance' only")
+        method_asked = keyword("method", to_give=True)
+        raise ModelError(f"cosimulate(): {keyword('stiffness')} applies to {method_asked}='compliance' only")
     if not isinstance(baumgarte, (int, float)) or baumgarte < 0:
         raise ModelError(f"cosimulate(): {keyword('baumgarte')} must be a non-negative rate sigma [1/s], got "
                          f"{baumgarte!r}")
@@ -388,7 +390,7 @@ def _check_settings(method, baumgarte, stiffness, damping, exchange, ordering):
         raise ModelError(f"cosimulate(): {keyword('ordering')} {ordering!r} is not 'jacobi' or 'gauss-seidel'")
     if ordering == "gauss-seidel" and exchange != "step":
         raise ModelError(f"cosimulate(): {keyword('ordering')}='gauss-seidel' orders macro steps; use it with "
-                         f"{keyword('exchange')}='step'")
+                         f"{keyword('exchange', to_give=True)}='step'")
     return method, exchange, ordering
 
 

@@ -102,8 +102,8 @@ def run_table(parameters, samples, seed):
     if samples is None:
         random = [name for name, value in parameters.items() if isinstance(value, Distribution)]
         if random:
-            raise ModelError(f"sweep(): parameter '{random[0]}' is a distribution; give {keyword('samples')}=N for a "
-                             "Monte Carlo study")
+            raise ModelError(f"sweep(): parameter '{random[0]}' is a distribution; give "
+                             f"{keyword('samples', to_give=True)}=N for a Monte Carlo study")
         axes = [list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
                 for value in parameters.values()]
         empty = [name for name, axis in zip(parameters, axes) if not axis]

@@ -157,7 +157,7 @@ class Driver:
             reasons.append(f"solver {getattr(solver, '__name__', solver)!r} runs through scipy")
         if opts["backend"] == "compiled" and reasons:
             raise MechsimError(f"simulate(): {keyword('backend')}='compiled' is not possible here: "
-                               f"{'; '.join(reasons)}; use {keyword('backend')}='auto' or 'python'")
+                               f"{'; '.join(reasons)}; use {keyword('backend', to_give=True)}='auto' or 'python'")
         return "python" if opts["backend"] == "python" or reasons else "compiled"
 
     def _stepper(self, t, y, correct_start=False):

@@ -61,7 +61,7 @@ def check_formulation(model, opts, given):
         if refused:
             raise ModelError(f"simulate(): {keyword('formulation')}='nullspace' does not take {', '.join(refused)} "
                              "(their friction forces act along directions other than the constraints'); use "
-                             f"{keyword('formulation')}='lagrange'")
+                             f"{keyword('formulation', to_give=True)}='lagrange'")
     if formulation == "penalty" and "solver" not in given:
         cm = model.compile()
         omega = penalty_table(cm, cm.q0, opts["penalty"]).omega

@@ -47,10 +47,10 @@ def checked_options(model, options):
     if options.get("t_eval") is None and opts["t_eval"] is not None and options.get("t_end") is not None:
         opts["t_eval_until_t_end"] = True        # the file's output grid, cut at the t_end asked for
     if opts["t_end"] is None:
-        raise ModelError(f"simulate(): give {keyword('t_end')} (or simulation: t_end in the model file)")
+        raise ModelError(f"simulate(): give {keyword('t_end', to_give=True)} (or simulation: t_end in the model file)")
     if opts["solver"] in FIXED_STEP_SOLVERS and opts["h"] is None:
         raise ModelError(f"simulate(): {keyword('solver')} {opts['solver']!r} is fixed-step: give the step "
-                         f"{keyword('h')} > 0")
+                         f"{keyword('h', to_give=True)} > 0")
     initial = opts["initial"]
     if initial is not None and not all(hasattr(initial, a) for a in ("q", "v", "t")):
         raise ModelError(f"simulate(): initial must be an ms.State (from m.assemble(), m.trim() or res.state(t)), "
@@ -61,7 +61,7 @@ def checked_options(model, options):
     for key in ("h", "max_step"):
         if opts[key] is not None and (opts["t_end"] - t0) / opts[key] > MAX_STEPS:
             raise ModelError(f"simulate(): {keyword(key)} = {opts[key]:g} would take more than {MAX_STEPS:.0e} steps "
-                             f"to {keyword('t_end')} = {opts['t_end']:g}; give a larger {keyword(key)}")
+                             f"to {keyword('t_end')} = {opts['t_end']:g}; give a larger {keyword(key, to_give=True)}")
     opts["t_eval"] = _t_eval(opts["t_eval"], t0, float(opts["t_end"]), opts.pop("t_eval_until_t_end", False))
     _check_motions(model, t0, float(opts["t_end"]))
     check_formulation(model, opts, {k for k, v in options.items() if v is not None} | set(model.simulation))
