@@ -406,7 +406,7 @@ def test_model_file_and_command_line_choose_the_formulation(tmp_path, capsys):
     assert 1e-9 < penalty.constraint_error[-1] < 1e-3           # springs: a small, nonzero violation
     out = tmp_path / "out.csv"
     assert main(["simulate", str(path), "--t-end", "0.2", "--formulation", "nullspace", "-o", str(out)]) == 1
-    assert "penalty= applies to formulation='penalty'" in capsys.readouterr().err
+    assert "penalty= applies to --formulation='penalty'" in capsys.readouterr().err
     assert main(["simulate", str(EXAMPLES / "four_bar.yaml"), "--t-end", "0.2", "--formulation", "nullspace",
                  "-o", str(out), "--signals", "j1.q"]) == 0
     lagrange = four_bar().simulate(t_end=0.2, t_eval=[0.2])
