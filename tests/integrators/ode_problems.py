@@ -13,6 +13,7 @@ Kepler = namedtuple("Kepler", "mu")               # the two-body problem in the 
 Stiff = namedtuple("Stiff", "lam")                # y' = -lam (y - cos t)
 Circle = namedtuple("Circle", "growth")           # rotation plus radial growth, corrected onto |y| = 1
 Sine = namedtuple("Sine", "levels")               # y' = cos t; events g_i = y - levels_i
+SineRate = namedtuple("SineRate", "level")        # y' = cos t; event functions y - level and its rate, cos t
 Blowup = namedtuple("Blowup", "limit")            # y' = y^2 (y = 1 / (1 - t)); SINGULAR once y > limit
 Reciprocal = namedtuple("Reciprocal", "c")        # y' = c / y: a division by zero at y = 0
 
@@ -70,6 +71,13 @@ def sine_events(p, t, y, g):
 
 
 @njit
+def sine_rate_events(p, t, y, g):
+    g[0] = y[0] - p.level
+    g[1] = np.cos(t)
+    return OK
+
+
+@njit
 def blowup_rhs(p, t, y, dy):
     if y[0] > p.limit:
         return SINGULAR
@@ -88,6 +96,7 @@ register_problem(Kepler, kepler_rhs)
 register_problem(Stiff, stiff_rhs)
 register_problem(Circle, circle_rhs, correct=circle_correct)
 register_problem(Sine, sine_rhs, events=sine_events)
+register_problem(SineRate, sine_rhs, events=sine_rate_events)
 register_problem(Blowup, blowup_rhs)
 register_problem(Reciprocal, reciprocal_rhs)
 

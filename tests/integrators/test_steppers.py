@@ -329,3 +329,30 @@ def test_registry_and_cache_keys():
     Unregistered = namedtuple("Unregistered", "k")
     with pytest.raises(TypingError, match="not a registered problem"):
         rk_start(Unregistered(1.0), TABLEAUX["RK45"], new_state("RK45", [1.0], 1e-3, 1e-6), 0.0, 1.0)
+
+
+# ------------------------------------------------------------------------- events: the rate of an event
+@pytest.mark.parametrize("direction", [0, 1, -1])
+def test_a_level_reached_and_left_between_two_samples_is_found_at_its_rates_root(direction):
+    """sin t is above 0.9999 only within 0.014 of pi/2, between the samples 1.4 and 1.6 of the step [1, 2]: the
+    samples miss it, but with its rate (event function 1) the extremum there is found and beyond the level: the
+    rise before it, the fall after it, located on the dense output (the first in the event's direction)."""
+    from ode_problems import SineRate
+    level = 0.9999
+    stepper = CompiledStepper(SineRate(level), "DOP853", 1.0, [np.sin(1.0)], 2.0, h=1.0, n_events=1,
+                              directions=[direction], rates=[1])
+    status, T, _ = steps(stepper, 2.0)
+    assert status == EVENT and list(T) == [2.0] and stepper.crossed[0] == 2
+    assert stepper.bracket(0) == pytest.approx((1.4, 1.6), abs=1e-15)
+    t, k = stepper.locate()
+    exact = np.pi - np.arcsin(level) if direction < 0 else np.arcsin(level)
+    rate = abs(np.cos(exact))
+    assert k == 0 and abs(stepper.dense(t)[0] - level) <= 1e-9 * rate         # on the dense output to 1e-9 s
+    # off the exact root by the dense output's error e there over the rate (first order); e's max on a grid of
+    # 1e-3, doubled for between its points and the second order (sin'' dt^2 / 2)
+    error = np.max(np.abs([stepper.dense(s)[0] - np.sin(s) for s in np.linspace(1.4, 1.6, 201)]))
+    assert t == pytest.approx(exact, abs=2 * error / rate)
+    blind = CompiledStepper(SineRate(level), "DOP853", 1.0, [np.sin(1.0)], 2.0, h=1.0, n_events=1)
+    assert steps(blind, 2.0)[0] == OK                          # without the rate: missed
+    with pytest.raises(ValueError, match="rates must have 1 entries"):
+        new_state("RK45", [0.0], 1e-6, 1e-8, n_events=1, rates=[0, 1])

@@ -4,13 +4,14 @@ re-firing, actions that change the state (the bouncing ball's geometric series) 
 where the events accumulate."""
 import numpy as np
 import pytest
-from scipy.special import ellipk
+from scipy.special import ellipk, ellipkinc
 
 import mechsim as ms
 
 G = 9.81
 DENSE_SOLVERS = ["RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA"]
 TIGHT = dict(rtol=1e-11, atol=1e-12)
+LOOSE = dict(rtol=1e-4, atol=1e-6)
 
 
 def pendulum(theta0):
@@ -24,6 +25,13 @@ def pendulum(theta0):
 def time_to_bottom(theta0, length=2 / 3):
     """A quarter period of the pendulum released from rest at theta0: K(sin^2(theta0/2)) / omega0."""
     return ellipk(np.sin(theta0 / 2) ** 2) / np.sqrt(G / length)
+
+
+def time_to_angle(theta0, theta, length=2 / 3):
+    """The time the pendulum released from rest at theta0 takes to swing down to theta: sin(theta/2) =
+    k sn(K - omega0 t | k^2), k = sin(theta0/2), so t = (K - F(asin(sin(theta/2) / k) | k^2)) / omega0."""
+    k = np.sin(theta0 / 2)
+    return (ellipk(k ** 2) - ellipkinc(np.arcsin(np.sin(theta / 2) / k), k ** 2)) / np.sqrt(G / length)
 
 
 def slider(x0=0.0, v0=0.0, stiffness=0.0, gravity=-G):
@@ -97,6 +105,77 @@ def test_double_crossing_inside_one_large_step_is_found():
     half_width = np.arccos(0.97) / omega
     exact = np.array([half_width, period - half_width, period + half_width])   # the next one is past 4 s
     np.testing.assert_allclose(res.t_events[0], exact, atol=1e-3)      # the loose run: x to ~1e-5, slow near the peak
+
+
+TURN_LEVEL = 0.999          # 1 mrad below the pendulum's turning point when released at 1 rad
+
+
+def turn_crossings(direction=0, t_end=6.0):
+    """The exact times the pendulum released at 1 rad passes TURN_LEVEL up to t_end: t1 after each return to
+    1 rad at n T going down, t1 before it going up (seven to 6 s); those in ``direction`` (0: both)."""
+    t1, period = time_to_angle(1.0, TURN_LEVEL), 4 * time_to_bottom(1.0)
+    down, up = period * np.arange(4) + t1, period * np.arange(1, 4) - t1
+    times = {1: up, -1: down, 0: np.sort(np.concatenate([down, up]))}[direction]
+    return times[times <= t_end]
+
+
+def loose_bound(res, rate):
+    """How far a crossing of a LOOSE run may lie from the exact one, to first order: every step keeps its local
+    error below sqrt(2) (atol + rtol max|y|) (the RMS norm of a state of 2 below 1, HNW (4.11); max|y| the
+    pendulum's top speed 2 sin(1/2) omega0 = 3.7 rad/s), summed over the run's steps, over the signal's rate
+    at the level."""
+    top_speed = 2 * np.sin(0.5) * np.sqrt(G / (2 / 3))
+    return res.stats["steps"] * np.sqrt(2) * (LOOSE["atol"] + LOOSE["rtol"] * top_speed) / abs(rate)
+
+
+def check_located(res, exact, signs):
+    """Every crossing found, in its direction, on the run's own dense output (Brent's refinement there to a few
+    ulps of t: the located state is on the level to far below 1e-9 s of its motion) and at the exact time
+    within the run's error."""
+    t, (q, v) = res.t_events[0], res.y_events[0].T
+    assert t.shape == exact.shape and np.all(np.sign(v) == signs)
+    assert np.all(np.abs(q - TURN_LEVEL) <= 1e-9 * np.abs(v))
+    rate = np.sqrt(2 * G / (2 / 3) * (np.cos(TURN_LEVEL) - np.cos(1.0)))   # |q'| at the level, by energy
+    np.testing.assert_allclose(t, exact, rtol=0, atol=loose_bound(res, rate))
+
+
+@pytest.mark.parametrize("options", [dict(solver="DOP853"), dict(solver="DOP853", backend="python"),
+                                     dict(solver="RK45", backend="python")])
+def test_a_level_crossed_twice_inside_one_step_is_found_at_every_turn(options):
+    """The pendulum released at 1 rad is above 0.999 rad for 2 t1 = 0.025 s around each return to 1 rad, while
+    DOP853 at rtol 1e-4 steps ~0.35 s (RK45 ~0.15 s): four samples per step miss the excursion. The extremum of
+    q inside the step (the root of its rate v on the dense output) is above the level: a crossing on either side."""
+    event = ms.Event("j1.q", value=TURN_LEVEL)
+    res = pendulum(1.0).simulate(t_end=6.0, events=[event], **options, **LOOSE)
+    assert res.stats["backend"] == options.get("backend", "compiled")
+    exact = turn_crossings()
+    assert len(exact) == 7 and np.diff(res.t).max() > 4 * (exact[2] - exact[1])      # steps wider than the window
+    check_located(res, exact, [-1, 1, -1, 1, -1, 1, -1])
+
+
+@pytest.mark.parametrize("backend", ["compiled", "python"])
+@pytest.mark.parametrize("direction", [1, -1])
+def test_a_double_crossing_fires_in_the_event_direction_only(backend, direction):
+    event = ms.Event("j1.q", value=TURN_LEVEL, direction=direction)
+    res = pendulum(1.0).simulate(t_end=6.0, solver="DOP853", events=[event], backend=backend, **LOOSE)
+    exact = turn_crossings(direction)
+    check_located(res, exact, [direction] * len(exact))
+
+
+def test_a_body_position_crossed_twice_inside_one_step_is_found():
+    """x = x0 cos(omega t) is above 0.999 x0 for 2 acos(0.999) / omega = 0.030 s around each peak, in steps of
+    ~0.6 s: the extremum of the block's height (the root of its velocity) is tested, as for a coordinate."""
+    omega, x0 = 3.0, 0.2
+    m = slider(x0, stiffness=2.0 * omega ** 2, gravity=0.0)
+    res = m.simulate(t_end=7.0, solver="DOP853", events=[ms.Event("block.position[1]", value=0.999 * x0)], **LOOSE)
+    half_width, period = np.arccos(0.999) / omega, 2 * np.pi / omega
+    exact = np.sort(np.concatenate([period * np.arange(4) + half_width, period * np.arange(1, 4) - half_width]))
+    assert np.diff(res.t).max() > 10 * half_width
+    height, speed = res.y_events[0].T
+    assert np.all(np.sign(speed) == [-1, 1, -1, 1, -1, 1, -1])
+    # the run's error over the steps (see loose_bound), at the speed x0 omega sin(acos(0.999)) at the level
+    bound = res.stats["steps"] * np.sqrt(2) * (LOOSE["atol"] + LOOSE["rtol"] * x0 * omega) / (x0 * omega * 0.0447)
+    np.testing.assert_allclose(res.t_events[0], exact, rtol=0, atol=bound)
 
 
 def test_terminal_count_and_solve_ivp_style_functions():

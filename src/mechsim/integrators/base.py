@@ -22,12 +22,14 @@ class Stepper:
         Start and end of the last accepted step (both the start time before the first).
     y : ndarray (n,)
         The state at t, corrected; the stepper's own array (copy it to keep it).
-    g_old : ndarray (n_events,)
-        Event values at t. After an event the driver may zero an entry (at its restart point):
-        a sign change is only counted from a nonzero value (see ``explicit.crossing``).
+    g_old : ndarray (n_events,), or more
+        Event values at t (the compiled stepper's: then its events' rates, explicit.new_state). After
+        an event the driver may zero an entry (at its restart point): a sign change is only counted
+        from a nonzero value (see ``explicit.crossing``).
     crossed : ndarray (n_events,) of int
         For the last step, per event, the first sample interval j where it crossed (-1: none):
-        the root lies in ``bracket(i)``.
+        the root lies in ``bracket(i)`` (with its ends on one side when it is one of two around an
+        extremum inside, found by the event's rate: explicit.bracket).
     n_samples : int
         Interior points per step where the event functions are sampled.
     t_bound : float
@@ -48,9 +50,10 @@ class Stepper:
         step; else the t_eval points up to t of each step (t_eval[n_out] >= t on entry, T as
         long as t_eval), from the dense output, each corrected (a point at t gets y). After
         recording, the event functions are evaluated at ``n_samples`` interior points of the raw
-        dense output and at (t, y): on a sign change (``crossing``, in the event's direction) the
+        dense output and at (t, y): on a sign change (``crossing``, in the event's direction; the
+        compiled stepper also at an extremum between two samples of an event whose rate it has) the
         step stays accepted with its outputs, and EVENT is returned; the driver locates the root
-        with ``dense`` in ``bracket(i)`` and drops outputs after it if its action changes the state.
+        with ``dense`` and drops outputs after it if its action changes the state.
     dense(t) -> ndarray
         The raw (uncorrected) continuous extension of the last step at t in [t_old, t].
     locate() -> (t, i) or None
@@ -87,7 +90,7 @@ class Stepper:
         return np.array([self.t_old] + [self.t_old + (k / m) * h for k in range(1, m)] + [self.t])
 
     def bracket(self, i):
-        """(ta, tb), the sample interval of the last step where event i crossed."""
+        """(ta, tb), the sample interval of the last step where event i crossed (see ``crossed``)."""
         j = int(self.crossed[i])
         if j < 0:
             raise ValueError(f"event {i} did not cross in the last step")

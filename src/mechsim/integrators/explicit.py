@@ -15,9 +15,11 @@ algorithm as scipy's select_initial_step. A fixed step h instead walks the grid 
 After an accepted step the state is corrected in place by ``correct``; the derivative is then
 taken from the last stage, f(t + h, y_new), when the correction left y unchanged, else
 re-evaluated at the corrected state. The dense output of a step is its raw continuous extension.
-Events are sampled along each step; on a crossing the loop returns to its caller, or, for a run
-with jumps, locates the earliest root itself (Brent's method on the corrected dense output) and
-lets the problem's ``jump`` act on it (a bounce), restarting there without leaving the loop.
+Events are sampled along each step; an event function whose rate is an event function too is also
+tested at its extremum inside a sample interval, where its rate changes sign (a level reached and left
+between two samples: bracket). On a crossing the loop returns to its caller, or, for a run with jumps,
+locates the earliest root itself (Brent's method on the corrected dense output) and lets the problem's
+``jump`` act on it (a bounce), restarting there without leaving the loop.
 
 Every kernel returns a status (status.py): OK, a failure code of the problem's functions handed
 back unchanged, NON_FINITE, STEP_TOO_SMALL, or from rk_advance PAUSED / EVENT.
@@ -63,25 +65,28 @@ flags (5,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N
 counts (4,) int64: rhs evaluations, accepted steps, rejected steps, corrections that changed y.
 y, y_old: the states at T_NOW (corrected) and T_OLD; f = f(T_NOW, y); atol (n,).
 K (S, n): the stages of the last step, extra dense stages included; Q (n, p) = K^T P.
-g (2, m): G_OLD, the event values at the last sample point (at T_NOW after a step; the caller may
-    zero an entry after firing), and G_NEW.
-events (2, m) int64: DIRECTION per event, CROSSED (the first sample interval of the last step
-    where it crossed, -1 if none).
+g (5, m): G_OLD, the event function values at the last sample point (at T_NOW after a step; the caller
+    may zero an entry after firing), G_NEW, G_PROBE (at the point the location last probed); per event,
+    FROM and TO: the bracket of its crossing in the last step (bracket). The m event functions are the
+    events', then any rates' (new_state).
+events (3, n_events) int64: DIRECTION per event, CROSSED (the first sample interval of the last step
+    where it crossed, -1 if none), RATE (the event function that is its rate, -1: none).
 work (5, n): scratch.
 """
 T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP, ERR_LAST = range(10)
 DENSE_READY, N_GRID, N_SAMPLES, STEP_CONTROL, CORRECT_START = range(5)
 COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
-G_OLD, G_NEW = 0, 1
-DIRECTION, CROSSED = 0, 1
+G_OLD, G_NEW, G_PROBE, FROM, TO = range(5)
+DIRECTION, CROSSED, RATE = range(3)
 
 
 def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4,
-              step_control="standard"):
+              step_control="standard", rates=None):
     """An RKState for ``tableau`` (a Tableau or a name in TABLEAUX) holding y0; h given: fixed
     steps of h (required when the tableau has no error estimate). rtol below 100 eps is raised
-    to it with a warning, as scipy does. ``step_control``: a name in STEP_CONTROLS. Call rk_start
-    before stepping."""
+    to it with a warning, as scipy does. ``step_control``: a name in STEP_CONTROLS. ``rates``: per event,
+    the index of the event function that is its time derivative along solutions (-1: none); the problem's
+    event functions are the n_events events' and then those rates'. Call rk_start before stepping."""
     tab = TABLEAUX[tableau] if isinstance(tableau, str) else tableau
     y = np.array(y0, dtype=float).ravel()
     n = y.size
@@ -101,9 +106,13 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
     directions = np.zeros(n_events) if directions is None else np.ravel(directions)
     if directions.shape != (n_events,):
         raise ValueError(f"directions must have {n_events} entries")
-    events = np.empty((2, n_events), dtype=np.int64)
+    rates = np.full(n_events, -1) if rates is None else np.asarray(rates, dtype=np.int64).ravel()
+    if rates.shape != (n_events,) or (rates < -1).any():
+        raise ValueError(f"rates must have {n_events} entries, each an event function's index or -1")
+    events = np.empty((3, n_events), dtype=np.int64)
     events[CROSSED] = -1
     events[DIRECTION] = np.sign(directions)
+    events[RATE] = rates
     if n_samples < 0:
         raise ValueError("n_samples must be >= 0")
     if step_control not in STEP_CONTROLS:
@@ -114,7 +123,7 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
     flags[N_SAMPLES], flags[STEP_CONTROL] = n_samples, STEP_CONTROLS.index(step_control)
     return RKState(scalars=scalars, flags=flags, counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n),
                    atol=atol_y, K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])),
-                   g=np.zeros((2, n_events)), events=events, work=np.zeros((5, n)))
+                   g=np.zeros((5, max(n_events, rates.max(initial=-1) + 1))), events=events, work=np.zeros((5, n)))
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -503,41 +512,80 @@ def record(problem, tab, st, t_eval, n_out, T, Y):
 def scan_events(problem, tab, st):
     """Event values along the last step: at the n_samples interior points t_old + (k / (n_samples
     + 1)) h of the raw dense output and at the corrected end (t, y); consecutive pairs from g_old
-    are tested with ``crossing``. crossed[i] = the first pair (0-based) where event i crossed, -1
-    if none; g_old ends as the values at (t, y). Returns (status, whether any crossed)."""
+    are tested with ``bracket``. crossed[i] = the first pair (0-based) where event i crossed, -1
+    if none, and its bracket in FROM, TO; g_old ends as the values at (t, y). Returns (status,
+    whether any crossed)."""
     m = st.flags[N_SAMPLES] + 1
     point, fired = st.work[2], False
     fill(st.events[CROSSED], -1)
     for k in range(1, m + 1):
+        a = st.scalars[T_OLD] + ((k - 1) / m) * st.scalars[H_LAST]
         if k < m:
-            ts = st.scalars[T_OLD] + (k / m) * st.scalars[H_LAST]
-            status = rk_dense(problem, tab, st, ts, point)
+            b = st.scalars[T_OLD] + (k / m) * st.scalars[H_LAST]
+            status = rk_dense(problem, tab, st, b, point)
             if status == OK:
-                status = event_values(problem, ts, point, st.g[G_NEW])
+                status = event_values(problem, b, point, st.g[G_NEW])
         else:
-            status = event_values(problem, st.scalars[T_NOW], st.y, st.g[G_NEW])
+            b = st.scalars[T_NOW]
+            status = event_values(problem, b, st.y, st.g[G_NEW])
         if status != OK:
             return status, fired
-        for i in range(st.g[G_NEW].shape[0]):
-            if st.events[CROSSED][i] < 0 and crossing(st.g[G_OLD][i], st.g[G_NEW][i], st.events[DIRECTION][i]):
-                st.events[CROSSED][i] = k - 1
+        for i in range(st.events.shape[1]):
+            if st.events[CROSSED][i] >= 0:
+                continue
+            status, crossed, start, end = bracket(problem, tab, st, i, a, b, st.g[G_OLD][i], st.g[G_NEW][i],
+                                                  rate(st, i, G_OLD), rate(st, i, G_NEW), point)
+            if status != OK:
+                return status, fired
+            if crossed:
+                st.events[CROSSED][i], st.g[FROM][i], st.g[TO][i] = k - 1, start, end
                 fired = True
         copy(st.g[G_NEW], st.g[G_OLD])
     return OK, fired
 
 
 @njit(**INLINE)
+def rate(st, i, row):
+    """Event i's rate in row ``row`` of st.g, 0 where it has none."""
+    r = st.events[RATE][i]
+    return st.g[row][r] if r >= 0 else 0.0
+
+
+@njit(**ONCE)
+def bracket(problem, tab, st, i, a, b, ga, gb, ra, rb, point):
+    """Whether event i crosses in [a, b], from its values ga, gb and its rate's ra, rb (0: none) there, and
+    the bracket of the crossing: [a, b] when ga -> gb is one (``crossing``); else, where the rate changes
+    sign, the event function's extremum t_e, the rate's root (refine): beyond the level it makes two
+    crossings, in [a, t_e] and [t_e, b], and the first one in the event's direction is taken. Returns
+    (status, whether it crossed, start, end)."""
+    direction = st.events[DIRECTION][i]
+    if crossing(ga, gb, direction):
+        return OK, True, a, b
+    if not ra * rb < 0.0:
+        return OK, False, a, b
+    status, t_e = refine(problem, tab, st, st.events[RATE][i], a, b, ra, rb, point)
+    if status == OK:
+        status, g_e = projected_value(problem, tab, st, i, t_e, point)
+    if status != OK:
+        return status, False, a, b
+    if crossing(ga, g_e, direction):
+        return OK, True, a, t_e
+    return OK, crossing(g_e, gb, direction), t_e, b
+
+
+@njit(**INLINE)
 def projected_value(problem, tab, st, k, t, point):
-    """Event k's value on the corrected dense output at t (point: scratch). Returns (status, value)."""
+    """Event function k's value on the corrected dense output at t (point: scratch; every function's in
+    G_PROBE). Returns (status, value)."""
     status = corrected_dense(problem, tab, st, t, point)
     if status == OK:
-        status = event_values(problem, t, point, st.g[G_NEW])
-    return status, st.g[G_NEW][k]
+        status = event_values(problem, t, point, st.g[G_PROBE])
+    return status, st.g[G_PROBE][k]
 
 
 @njit(**ONCE)
 def refine(problem, tab, st, k, a, b, fa, fb, point):
-    """The root of event k's value on the corrected dense output in [a, b], fa and fb of opposite
+    """The root of event function k on the corrected dense output in [a, b], fa and fb of opposite
     signs, by Brent's method (R. P. Brent, Algorithms for Minimization without Derivatives, 1973,
     ch. 4: inverse quadratic interpolation or secant, bisection when they do not shrink the bracket
     fast enough) to a few ulps of t, as the driver's brentq (scipy). Returns (status, root)."""
@@ -581,18 +629,14 @@ def refine(problem, tab, st, k, a, b, fa, fb, point):
 @njit(**ONCE)
 def locate(problem, tab, st, point):
     """The earliest event root of the last step (its crossings in st.events[CROSSED]), each refined on
-    the corrected dense output within its sample interval. Returns (status, t, k, alone): alone is
+    the corrected dense output within its bracket (scan_events). Returns (status, t, k, alone): alone is
     False when another event's root lies within SIMULTANEOUS of it or a bracket does not hold on the
     corrected output (the driver then decides, as it does for every event)."""
-    m = st.flags[N_SAMPLES] + 1
-    t_old, h = st.scalars[T_OLD], st.scalars[H_LAST]
     first, second, k_first = np.inf, np.inf, -1
-    for i in range(st.g[G_OLD].shape[0]):
-        j = st.events[CROSSED][i]
-        if j < 0:
+    for i in range(st.events.shape[1]):
+        if st.events[CROSSED][i] < 0:
             continue
-        a = t_old + (j / m) * h
-        b = t_old + ((j + 1) / m) * h if j + 1 < m else st.scalars[T_NOW]
+        a, b = st.g[FROM][i], st.g[TO][i]
         status, fa = projected_value(problem, tab, st, i, a, point)
         if status == OK:
             status, fb = projected_value(problem, tab, st, i, b, point)
@@ -712,17 +756,18 @@ class CompiledStepper(Stepper):
     returns."""
 
     def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
-                 directions=None, n_samples=4, jumps=False, step_control="standard", correct_start=False):
+                 directions=None, n_samples=4, jumps=False, step_control="standard", correct_start=False, rates=None):
         """``jumps``: event actions run compiled where the problem's jump can (rk_advance); ``step_control``:
         a name in STEP_CONTROLS ("standard": scipy's steps); ``correct_start``: y0 is corrected by the start
-        (rk_start; restarts are given corrected states), so that a run compiles no other entry to the correction."""
+        (rk_start; restarts are given corrected states), so that a run compiles no other entry to the correction;
+        ``rates``: per event, its rate's index among the event functions, -1: none (new_state)."""
         if method not in TABLEAUX:
             raise ValueError(f"unknown method {method!r}; compiled methods: {', '.join(TABLEAUX)}")
         if t_bound < t0:
             raise ValueError("steppers run forward in time: t_bound must be >= t0")
         self.problem, self.method, self.tableau = problem, method, TABLEAUX[method]
         self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples,
-                               step_control)
+                               step_control, rates)
         self.watch, self.jumps = (True if n_events else None), (True if jumps else None)       # rk_advance
         self.t_bound, self.message = float(t_bound), None
         self.restart(t0, self.state.y)

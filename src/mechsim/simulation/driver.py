@@ -9,8 +9,10 @@ actions, progress, statistics, and the partial result when a run fails.
 
 Event location: a step in which some condition may have changed sign (the compiled loop says so
 for the signals it watches; Python conditions are checked here after each step) is scanned at the
-stepper's sample points; each crossing is bracketed and refined by Brent's method on the projected
-dense output to a few ulps of t; crossings within ``SIMULTANEOUS`` of the earliest are one instant.
+stepper's sample points, and a compiled signal whose rate is known also at its extremum between two
+samples (the rate's root: a level reached and left between them); each crossing is bracketed and
+refined by Brent's method on the projected dense output to a few ulps of t; crossings within
+``SIMULTANEOUS`` of the earliest are one instant.
 An event does not fire again at its own restart point (its first sample there counts as zero).
 After an action changed the state or the inputs, the outputs past the event are dropped and the
 stepper restarts at the event (derivative recomputed, step size reset, state re-projected).
@@ -131,7 +133,8 @@ class Driver:
         the rows ``active``, the compiled event signals, the penalty formulation's springs) and the
         problem the stepper integrates."""
         opts = self.opts
-        signal_i, signal_f, self.compiled_events = compile_signals(cm, self.events)
+        signal_i, signal_f, self.compiled_events, self.rates = compile_signals(cm, self.events)
+        self.rated = {self.compiled_events[j]: row for j, row in enumerate(self.rates) if row >= 0}
         impacts = self.modes.impacts([self.events[k] for k in self.compiled_events], opts["formulation"] == "lagrange")
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         if hasattr(self, "data"):
@@ -174,7 +177,8 @@ class Driver:
         if self.backend == "compiled":       # bounces resolved compiled unless Python looks at every step
             return CompiledStepper(self.problem, opts["solver"], t, y, self.t_end, n_events=len(self.compiled_events),
                                    directions=directions, jumps=self.data.impacts is not None and not self.python_events,
-                                   step_control=opts["step_control"], correct_start=correct_start, **tolerances)
+                                   step_control=opts["step_control"], correct_start=correct_start, rates=self.rates,
+                                   **tolerances)
         from ..integrators import ScipyStepper     # imported here, not at start-up: scipy.integrate takes ~0.4 s
         return ScipyStepper(self._rhs, self._correct, None, opts["solver"], t, y, self.t_end, **tolerances)
 
@@ -230,9 +234,7 @@ class Driver:
         g = np.empty(len(which))
         compiled = [k for k in which if k in self.compiled_events]
         if compiled:
-            self.inputs.python_values(t, y, sample_controller=False)      # a stop's force needs them at t
-            all_compiled = np.empty(len(self.compiled_events))
-            system_signals(self.problem, t, y, all_compiled)
+            all_compiled = self._compiled_values(t, y)
             for j, k in enumerate(which):
                 if k in self.compiled_events:
                     g[j] = all_compiled[self.compiled_events.index(k)]
@@ -246,6 +248,22 @@ class Driver:
             g[j] = (self._signal_now(event.signal, t, y) if event.signal else
                     float(event.condition(t, state))) - event.value
         return g
+
+    def _compiled_values(self, t, y):
+        """The compiled signals at (t, y): the compiled events' conditions, then their rates (compile_signals)."""
+        self.inputs.python_values(t, y, sample_controller=False)          # a stop's force needs them at t
+        values = np.empty(len(self.data.signal_i))
+        system_signals(self.problem, t, y, values)
+        return values
+
+    def event_rates(self, t, y):
+        """The time derivative of every event's condition at (t, y) where its compiled signal has one, else nan."""
+        rates = np.full(len(self.events), np.nan)
+        if self.rated:
+            values = self._compiled_values(t, y)
+            for k, row in self.rated.items():
+                rates[k] = values[row]
+        return rates
 
     def state(self, t, y):
         return State(self.cm, y[:self.cm.nq], y[self.cm.nq:], t, inputs=dict(self.inputs.values))
@@ -283,29 +301,50 @@ class Driver:
         instant, located on the projected dense output; (None, []) when none crosses."""
         times = t_from + (st.t - t_from) * np.arange(N_SAMPLES + 2) / (N_SAMPLES + 1)
         which = list(range(len(self.events)))
-        G = np.array([self.event_values(t, st.dense(t), which) for t in times[:-1]] +
-                     [self.event_values(st.t, st.y, which)])
+        samples = [(t, st.dense(t)) for t in times[:-1]] + [(st.t, st.y)]
+        G = np.array([self.event_values(t, y, which) for t, y in samples])
+        R = np.array([self.event_rates(t, y) for t, y in samples])
         G[0, list(quiet)] = 0.0
         roots = {}
         for k in which:
             for j in range(len(times) - 1):
-                if crossing(G[j, k], G[j + 1, k], self.events[k].direction):
-                    roots[k] = self._refine(k, times[j], times[j + 1], G[j, k], G[j + 1, k])
+                bracket = self._bracket(k, times[j], times[j + 1], G[j, k], G[j + 1, k], R[j, k], R[j + 1, k])
+                if bracket is not None:
+                    roots[k] = self._refine(self._condition(k), *bracket)
                     break
         if not roots:
             return None, []
         t_hit = min(roots.values())
         return t_hit, sorted(k for k, r in roots.items() if r <= t_hit + SIMULTANEOUS * max(1.0, abs(t_hit)))
 
-    def _refine(self, k, a, b, ga, gb):
-        """The root of event k's condition on the projected dense output in [a, b] (a bracket on the
-        raw samples ga, gb), to a few ulps of t."""
-        g = lambda t: self.event_values(t, self._projected(t), [k])[0]      # noqa: E731
+    def _condition(self, k):
+        """Event k's condition as a function of (t, y)."""
+        return lambda t, y: self.event_values(t, y, [k])[0]
+
+    def _bracket(self, k, a, b, ga, gb, ra, rb):
+        """(a, b, ga) of event k's crossing in [a, b] from its values ga, gb and its rate's ra, rb (nan: none)
+        there, or None; explicit.bracket's rule: [a, b] when ga -> gb is one, else, where the rate changes sign,
+        the half before or after the condition's extremum (the rate's root) that crosses, in the event's direction."""
+        direction = self.events[k].direction
+        if crossing(ga, gb, direction):
+            return a, b, ga
+        if not ra * rb < 0.0:
+            return None
+        t_e = self._refine(lambda t, y: self.event_rates(t, y)[k], a, b, ra)
+        g_e = self.event_values(t_e, self._projected(t_e), [k])[0]
+        if crossing(ga, g_e, direction):
+            return a, t_e, ga
+        return (t_e, b, g_e) if crossing(g_e, gb, direction) else None
+
+    def _refine(self, value, a, b, ga):
+        """The root of value(t, y) on the projected dense output in [a, b] (a bracket on the raw samples,
+        ga its value at a), to a few ulps of t."""
+        g = lambda t: value(t, self._projected(t))                          # noqa: E731
         fa, fb = g(a) if a > self.stepper.t_old else ga, g(b)
         if fa == 0.0 and a > self.stepper.t_old:
             return a
         if np.sign(fa) == np.sign(fb):                  # projection moved the crossing: use the raw samples
-            g = lambda t: self.event_values(t, self.stepper.dense(t), [k])[0]  # noqa: E731
+            g = lambda t: value(t, self.stepper.dense(t))                    # noqa: E731
             fa, fb = g(a), g(b)
             if np.sign(fa) == np.sign(fb):              # the end sample was the projected state: it crosses there
                 return b

@@ -6,15 +6,18 @@ a callable ``g(t, state)`` (an ms.State: state.q, state.v, state["j1.q"], or sta
 [q; v] as solve_ivp's y) or a signal name crossing ``value``. Plain functions with ``terminal`` and
 ``direction`` attributes are taken as solve_ivp takes them (terminal may be a count). Signals of
 joint coordinates and of body positions, velocities and angular velocities are evaluated inside
-the compiled loop; any other signal through a one-sample Result.
+the compiled loop; any other signal through a one-sample Result. A compiled signal whose rate is one
+too (rate_signal) is also tested at its extremum between two samples, where that rate changes sign.
 """
 from collections import namedtuple
 
 import numpy as np
 
 from ..dynamics.data import SIGNAL_F_COLS, SIGNAL_I_COLS
+from ..dynamics.layout import PTYPE, QI, VI
 from ..dynamics.system import BODY_OMEGA, BODY_POSITION, BODY_VELOCITY, COORDINATE
 from ..errors import MechsimError, ModelError
+from ..modeling.joints import PRIM_NQ, PRIM_S
 
 EventRecord = namedtuple("EventRecord", "time kind name detail")
 EventRecord.__doc__ = """One event of a run: time, kind ("user", "lock", "unlock", "impact", "contact",
@@ -28,6 +31,7 @@ class Event:
     with an optional ``action(sim, t, state)``; ``direction`` > 0 fires on rising crossings only, < 0
     on falling ones; ``terminal`` True (or a count n) ends the run at the (n-th) crossing."""
     kind = "user"             # the EventRecord kind; the hybrid elements' own events log themselves
+    rated = True              # its compiled signal's rate, where known, finds a level reached and left between samples
 
     def __init__(self, condition, action=None, direction=0, terminal=False, name=None, value=0.0):
         if not (callable(condition) or isinstance(condition, str)):
@@ -158,9 +162,25 @@ def compiled_signal(cm, name):
     return None
 
 
+def rate_signal(cm, row_i, row_f):
+    """(signal_i row, signal_f row) of a compiled signal's time derivative where that is a compiled signal
+    too, else None: a joint coordinate's velocity where qdot = v (every primitive but a quaternion: dynamics/
+    kernels.py kinematic_map), a body position's velocity at the same point. The value crossed drops out:
+    (x - value)' = x'."""
+    kind, index, component = row_i[:3]
+    if kind == COORDINATE and index < cm.nq:
+        for ptype, q_start, v_start in cm.node_i[:, [PTYPE, QI, VI]]:
+            if ptype != PRIM_S and q_start <= index < q_start + PRIM_NQ[ptype]:
+                return [COORDINATE, cm.nq + v_start + index - q_start, 0, 0], [0.0] * SIGNAL_F_COLS
+    if kind == BODY_POSITION:
+        return [BODY_VELOCITY, index, component, 0], [0.0, *row_f[1:]]
+    return None
+
+
 def compile_signals(cm, events):
-    """signal_i, signal_f (dynamics/system.py) of the events whose signal runs compiled, and the
-    indices of those events in ``events``."""
+    """signal_i, signal_f (dynamics/system.py) of the events whose signal runs compiled, then of the
+    rates of those whose signal has one (rate_signal, for ``rated`` events); the indices of those events
+    in ``events``; and per such event, the row of its rate (-1: none)."""
     rows_i, rows_f, which = [], [], []
     for k, event in enumerate(events):
         compiled = event.compiled_signal(cm)
@@ -168,5 +188,12 @@ def compile_signals(cm, events):
             rows_i.append(compiled[0])
             rows_f.append(compiled[1])
             which.append(k)
-    return (np.array(rows_i, dtype=np.int64).reshape(-1, SIGNAL_I_COLS),
-            np.array(rows_f, dtype=float).reshape(-1, SIGNAL_F_COLS), which)
+    rate_i, rate_f, rates = [], [], []
+    for k, row_i, row_f in zip(which, rows_i, rows_f):
+        rate = rate_signal(cm, row_i, row_f) if events[k].rated else None
+        rates.append(-1 if rate is None else len(rows_i) + len(rate_i))
+        if rate is not None:
+            rate_i.append(rate[0])
+            rate_f.append(rate[1])
+    return (np.array(rows_i + rate_i, dtype=np.int64).reshape(-1, SIGNAL_I_COLS),
+            np.array(rows_f + rate_f, dtype=float).reshape(-1, SIGNAL_F_COLS), which, np.array(rates, dtype=np.int64))

@@ -98,6 +98,7 @@ class ModeEvent(Event):
     """An event of a switched element whose compiled signal depends on the mode (``signal(modes)``:
     (signal_i row, signal_f row) or None when it is off) and whose action switches the mode."""
     kind = "mode"
+    rated = False       # its switch thresholds sit ulps off the states it switched at: its samples alone decide
 
     def __init__(self, modes, element, role, direction, signal, act):
         self.modes, self.element, self.role, self._signal, self._act = modes, element, role, signal, act
