@@ -77,34 +77,47 @@ def listen():
 
 class Aside:
     """A kernel compiling in another process (compile_aside); ``wait`` before calling it, so that the call
-    loads it from the cache instead of compiling it a second time."""
+    loads it from the cache instead of compiling it a second time. Threads may wait for one Aside together."""
 
     def __init__(self, process=None):
         self.process = process
 
     def wait(self):
         if self.process is not None:
-            self.process.communicate()
-            self.process = None
+            self.process.wait()
+
+
+_ASIDES = {}        # (dispatcher, signature) -> the Aside compiling it, for the threads that ask again
 
 
 def compile_aside(dispatcher, args):
     """Start compiling numba ``dispatcher`` for the types of ``args`` in a child process when it is neither
     compiled here nor in the cache and the machine has a second core; returns an Aside to ``wait`` for.
     The child writes the kernel to the cache (the directory configure() chose, inherited); the numba
-    types of the arguments are the signature (picklable: numba's cache index pickles them too)."""
+    types of the arguments are the signature (picklable: numba's cache index pickles them too).
+    Runs under numba's compiler lock: loading from the cache refreshes numba's typing registries, which
+    must not happen while another thread compiles (a race seen as "generator already executing" or an
+    unknown attribute in the other thread's typing), and a second thread joins the first one's Aside."""
     from numba import typeof
+    from numba.core.compiler_lock import global_compiler_lock
     if _cores() < 2:
         return Aside()
     signature = tuple(typeof(a) for a in args)
-    if signature in dispatcher.overloads or _load_cached(dispatcher, signature):
-        return Aside()
-    task = pickle.dumps((dispatcher.py_func.__module__, dispatcher.py_func.__name__, signature))
-    process = subprocess.Popen([sys.executable, "-c", "from mechsim._jit_cache import compile_task; compile_task()"],
-                               stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    process.stdin.write(task)
-    process.stdin.close()
-    return Aside(process)
+    with global_compiler_lock:
+        if signature in dispatcher.overloads:
+            return Aside()
+        if (dispatcher, signature) in _ASIDES:
+            return _ASIDES[dispatcher, signature]
+        if _load_cached(dispatcher, signature):
+            return Aside()
+        task = pickle.dumps((dispatcher.py_func.__module__, dispatcher.py_func.__name__, signature))
+        process = subprocess.Popen([sys.executable, "-c", "from mechsim._jit_cache import compile_task; "
+                                    "compile_task()"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        process.stdin.write(task)
+        process.stdin.close()
+        aside = _ASIDES[dispatcher, signature] = Aside(process)
+    return aside
 
 
 def _cores():
