@@ -81,6 +81,16 @@ def test_local_processes_and_a_dask_cluster_give_identical_results():
         assert np.array_equal(local[name], remote[name]), name
 
 
+def test_a_dask_cluster_of_threads_in_this_process_reaches_the_coordinator_on_loopback():
+    """A LocalCluster(processes=False) has an "inproc://" scheduler address, which names no host."""
+    distributed = pytest.importorskip("distributed")
+    local = ms.cosimulate(four_bar_chains(), [PIN], h=1e-3, t_end=0.02)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = ms.cosimulate(four_bar_chains(), [PIN], h=1e-3, t_end=0.02, workers=client)
+    assert np.array_equal(local["B/j4.q"], remote["B/j4.q"])
+
+
 def _suicide(t):
     """A torque that kills its worker process at t = 0.02 s."""
     if t > 0.02:

@@ -396,11 +396,13 @@ def _check_settings(method, baumgarte, stiffness, damping, exchange, ordering):
 
 def _host(client):
     """Where workers reach the coordinator: a Unix socket for local processes (half the latency of
-    TCP), loopback for a local cluster, else this machine's address on the route to the scheduler."""
+    TCP), loopback for a local cluster (its workers processes on this machine, or threads of this
+    process: an "inproc://" scheduler), else this machine's address on the route to the scheduler."""
     if client is None:
         return None
-    scheduler = client.scheduler.address.split("://")[-1].rsplit(":", 1)[0]
-    if scheduler in ("127.0.0.1", "localhost", "::1"):
+    protocol, _, address = client.scheduler.address.rpartition("://")
+    scheduler = address.rsplit(":", 1)[0]
+    if protocol == "inproc" or scheduler in ("127.0.0.1", "localhost", "::1"):
         return "127.0.0.1"
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.connect((scheduler, 9))
