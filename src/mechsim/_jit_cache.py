@@ -83,8 +83,10 @@ class Aside:
         self.process = process
 
     def wait(self):
-        if self.process is not None:
-            self.process.wait()
+        process = self.process
+        if process is not None:
+            process.wait()          # Popen.wait may be called from several threads
+            self.process = None
 
 
 _ASIDES = {}        # (dispatcher, signature) -> the Aside compiling it, for the threads that ask again

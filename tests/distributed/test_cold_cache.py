@@ -35,7 +35,8 @@ def sweep(**where):
 
 def run_cold(tmp_path, body):
     """Run PROLOGUE + body in a new Python process whose numba cache is a new, empty directory."""
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(HERE)}
+    path = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": path}
     env.pop("NUMBA_CACHE_DIR", None)
     script = tmp_path / "first_call.py"
     script.write_text(PROLOGUE + textwrap.dedent(body))
