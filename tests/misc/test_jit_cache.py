@@ -4,6 +4,7 @@ import importlib
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -99,6 +100,24 @@ def test_a_kernel_compiled_aside_is_loaded_from_the_cache_not_compiled_again(pro
     assert probe.twice(1.5) == 3.0
     assert sum(probe.twice.stats.cache_hits.values()) == 1 and not probe.twice.stats.cache_misses
     assert _jit_cache.compile_aside(probe.twice, (2.5,)).process is None     # compiled here already
+
+
+def test_threads_asking_for_one_kernel_share_one_aside(probe):
+    """simulate_batch's threads start the same results kernel: one child compiles it, every thread waits for it."""
+    asides = []
+    threads = [threading.Thread(target=lambda: asides.append(_jit_cache.compile_aside(probe.twice, (1.5,))))
+               for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert asides[0] is asides[1] and asides[0].process is not None
+    waits = [threading.Thread(target=aside.wait) for aside in asides]
+    for thread in waits:
+        thread.start()
+    for thread in waits:
+        thread.join()
+    assert probe.twice(1.5) == 3.0 and sum(probe.twice.stats.cache_hits.values()) == 1
 
 
 def test_nothing_is_compiled_aside_when_cached_or_on_one_core(probe, monkeypatch):
