@@ -229,12 +229,12 @@ class Driver:
         return getattr(self.opts["solver"], "__name__", self.opts["solver"])
 
     # ------------------------------------------------------------------ events
-    def event_values(self, t, y, which):
-        """The conditions ``which`` (event indices) at (t, y), y on the constraints."""
+    def event_values(self, t, y, which, compiled=None):
+        """The conditions ``which`` (event indices) at (t, y), y on the constraints; ``compiled``: the
+        compiled signals there (_compiled_values), when the caller has them already."""
         g = np.empty(len(which))
-        compiled = [k for k in which if k in self.compiled_events]
-        if compiled:
-            all_compiled = self._compiled_values(t, y)
+        if any(k in self.compiled_events for k in which):
+            all_compiled = self._compiled_values(t, y) if compiled is None else compiled
             for j, k in enumerate(which):
                 if k in self.compiled_events:
                     g[j] = all_compiled[self.compiled_events.index(k)]
@@ -256,11 +256,12 @@ class Driver:
         system_signals(self.problem, t, y, values)
         return values
 
-    def event_rates(self, t, y):
-        """The time derivative of every event's condition at (t, y) where its compiled signal has one, else nan."""
+    def event_rates(self, t, y, compiled=None):
+        """The time derivative of every event's condition at (t, y) where its compiled signal has one, else nan;
+        ``compiled`` as for event_values."""
         rates = np.full(len(self.events), np.nan)
         if self.rated:
-            values = self._compiled_values(t, y)
+            values = self._compiled_values(t, y) if compiled is None else compiled
             for k, row in self.rated.items():
                 rates[k] = values[row]
         return rates
@@ -302,8 +303,9 @@ class Driver:
         times = t_from + (st.t - t_from) * np.arange(N_SAMPLES + 2) / (N_SAMPLES + 1)
         which = list(range(len(self.events)))
         samples = [(t, st.dense(t)) for t in times[:-1]] + [(st.t, st.y)]
-        G = np.array([self.event_values(t, y, which) for t, y in samples])
-        R = np.array([self.event_rates(t, y) for t, y in samples])
+        compiled = [self._compiled_values(t, y) if self.compiled_events else None for t, y in samples]
+        G = np.array([self.event_values(t, y, which, c) for (t, y), c in zip(samples, compiled)])
+        R = np.array([self.event_rates(t, y, c) for (t, y), c in zip(samples, compiled)])
         G[0, list(quiet)] = 0.0
         roots = {}
         for k in which:
