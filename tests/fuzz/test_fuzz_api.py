@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 import mechsim as ms
 from fuzz_helpers import (HOSTILE_EXPRESSIONS, MODELS, SPECIAL_NUMBERS, VALID_EXPRESSIONS, all_finite, examples,
                           junk_values, model, time_limit)
-from mechsim.io import parse_expression
+from mechsim.expressions import parse_expression
 from mechsim.io.model_file import BODY_PARAMETERS, DRIVER_PARAMETERS, EVENT_PARAMETERS, INPUT_PARAMETERS
 
 SIGNATURES = {"add_input": INPUT_PARAMETERS, "add_body": BODY_PARAMETERS, "add_driver": DRIVER_PARAMETERS,

@@ -7,7 +7,8 @@ import pytest
 import yaml
 
 from mechsim.errors import ModelError
-from mechsim.io import load, load_dict, model_to_dict, parse_expression, save
+from mechsim.expressions import parse_expression
+from mechsim.io import load, load_dict, model_to_dict, save
 from mechsim.modeling import Model
 
 

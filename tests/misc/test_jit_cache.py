@@ -25,7 +25,7 @@ def keep_numba_cache_dir(monkeypatch):
 
 def test_every_module_with_compiled_code_or_its_constants_is_keyed():
     compiled = {p.relative_to(SRC).as_posix() for p in compiled_modules()}
-    constants = {"dynamics/layout.py", "modeling/joints.py", "io/expressions.py"}   # constants frozen into kernels
+    constants = {"dynamics/layout.py", "modeling/joints.py", "expressions/language.py"}   # constants frozen into kernels
     keyed = {p.relative_to(SRC).as_posix() for name in _jit_cache.COMPILED_SOURCES
              for p in ((SRC / name).glob("*.py") if (SRC / name).is_dir() else [SRC / name])}
     assert compiled | constants <= keyed

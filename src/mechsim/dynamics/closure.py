@@ -7,7 +7,7 @@ angles to F's locked axes (a unit vector of F stays perpendicular to one of M).
 """
 import numpy as np
 
-from ..io.expressions import Expression
+from ..expressions import Expression
 from ..modeling.contacts import SURFACES
 from ..modeling.joints import plane_axes
 from . import layout as L

@@ -5,7 +5,8 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ModelError
-from ..io.expressions import Expression, compile_programs
+from ..expressions.evaluator import max_stack_depth
+from ..expressions.language import Expression, compile_programs
 from ..modeling.contacts import CONTACT_SIGNALS, SURFACES
 from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_P, PRIM_S
 from . import layout as L
@@ -15,7 +16,6 @@ from .cut_joints import CutJointCoordinates
 from .data import ModelArrays, new_data
 from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS, tree_branches
 from .system import update_time_functions
-from .time_functions import max_stack_depth
 from .topology import spanning_tree
 
 
@@ -65,7 +65,7 @@ class CompiledModel:
 
     def _model_arrays(self):
         """The ModelArrays, with the expressions of t (force values, constraint targets) as one
-        program table (io/expressions.py) and each slot's / row's span in it (-1: none)."""
+        program table (expressions/language.py) and each slot's / row's span in it (-1: none)."""
         expressions = [e for _, e in self.expression_slots] + [e for _, e in self.rows.expressions]
         ops, consts, spans = compile_programs(expressions)
         slot_span = np.full((self.n_slots, 2), -1, dtype=np.int64)

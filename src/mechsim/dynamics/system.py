@@ -19,6 +19,7 @@ derivative is ABA alone and a run with multipliers compiles no null-space code.
 import numpy as np
 from numba import njit
 
+from ..expressions.evaluator import evaluate
 from ..spatial.algebra import INLINE, JIT, transform_point
 from ..status import OK
 from .constraints import contact_rates, velocity_product_accelerations
@@ -27,7 +28,6 @@ from .kernels import aba_tables, carve, forward_kinematics, kinematic_map, norma
 from .multipliers import joint_loads, n_augmented, solve_constrained, transverse_load
 from .nullspace import nullspace_correct, nullspace_derivative
 from .projection import project
-from .time_functions import evaluate
 
 # compiled event signals: signal_i = [kind, index (coordinate in y, node, or constraint row), component, 0],
 # signal_f = [value crossed, point in node coordinates (BODY_POSITION, BODY_VELOCITY) or the sign of a

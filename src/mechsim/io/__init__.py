@@ -1,5 +1,4 @@
-"""Model files (YAML/JSON) and the safe expression evaluator used in them (SPEC §4)."""
-from .expressions import Expression, parse_expression
+"""Model files (YAML/JSON, SPEC §4), robot files (URDF, SDF, MJCF) and FMUs."""
 from .model_file import load, load_dict, model_to_dict, save
 
-__all__ = ["load", "load_dict", "save", "model_to_dict", "parse_expression", "Expression"]
+__all__ = ["load", "load_dict", "save", "model_to_dict"]

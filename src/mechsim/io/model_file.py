@@ -18,13 +18,13 @@ import numpy as np
 import yaml
 
 from ..errors import ModelError
+from ..expressions import Expression, parse_expression
 from ..modeling.constraints import CONSTRAINT_OPTIONS
 from ..modeling.contacts import CONTACT_OPTIONS
 from ..modeling.forces import FORCE_CLASSES
 from ..modeling.joints import JOINT_KINDS
 from ..modeling.model import Model
 from ..simulation.options import OPTIONS, check_option, is_number
-from .expressions import Expression, parse_expression
 
 # robot descriptions: suffix -> (module, importer), imported when such a file is read (not at every start-up)
 IMPORTERS = {".urdf": ("urdf", "load_urdf"), ".sdf": ("sdf", "load_sdf"), ".xml": ("mjcf", "load_mjcf")}

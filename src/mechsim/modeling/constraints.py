@@ -3,6 +3,7 @@ point_on_line, point_on_plane; a driver makes one joint coordinate follow a moti
 import numpy as np
 
 from ..errors import ModelError
+from ..expressions import Expression
 from ..spatial.rotations import as_vector3
 from .element import Element
 from .forces import Source
@@ -273,7 +274,6 @@ def _described(source):
 
 def _source_values(source, t):
     """A Source's values at the times t (an expression evaluated on the whole array at once)."""
-    from ..io.expressions import Expression    # imported here, as Source does: io imports modeling
     if source.is_constant:
         return np.full(t.shape, source.constant)
     if isinstance(source.function, Expression):

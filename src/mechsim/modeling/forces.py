@@ -4,6 +4,7 @@ strings of t, or (for joint forces) the name of a model input."""
 import numpy as np
 
 from ..errors import ModelError
+from ..expressions import parse_expression
 from ..spatial.rotations import as_vector3
 from .element import Element
 from .joints import PRIM_P, PRIM_R
@@ -20,7 +21,6 @@ class Source:
             if value in inputs:
                 self.input = value
             else:
-                from ..io.expressions import parse_expression
                 self.function = parse_expression(value, what)
         elif callable(value):
             self.function = value

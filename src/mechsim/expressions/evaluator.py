@@ -1,4 +1,4 @@
-"""Compiled evaluation of expression programs of t (:mod:`mechsim.io.expressions`) with exact
+"""Compiled evaluation of expression programs of t (:mod:`mechsim.expressions.language`) with exact
 first and second time derivatives.
 
 A program is postfix code over a stack of second-order dual numbers (f, f', f''): forward-mode
@@ -31,7 +31,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..io.expressions import ARITY, OPCODES
+from .language import ARITY, OPCODES
 from ..spatial.algebra import INLINE, JIT
 
 (_CONST, _T, _NEG, _SIN, _COS, _TAN, _ASIN, _ACOS, _ATAN, _SINH, _COSH, _TANH, _EXP, _LOG, _LOG10, _SQRT, _ABS,
@@ -231,13 +231,3 @@ def max_stack_depth(ops, spans):
             depth = max(depth, int(np.cumsum(effect[start:end]).max()))
     return depth
 
-
-def evaluate_expression(expression, t):
-    """(f, f', f'') of one Expression (or expression string) at float or array ``t``, by the
-    compiled evaluator: arrays of the shape of ``t`` (a Python loop; for tests and checks)."""
-    from ..io.expressions import compile_programs
-    ops, consts, spans = compile_programs([expression])
-    stack = np.zeros((max_stack_depth(ops, spans), 3))
-    times = np.asarray(t, dtype=float)
-    out = np.array([evaluate(ops, consts, 0, len(ops), float(x), stack) for x in times.ravel()]).reshape(-1, 3)
-    return tuple(column.reshape(times.shape) for column in out.T)

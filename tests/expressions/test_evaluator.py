@@ -11,9 +11,9 @@ import pytest
 import sympy as sp
 from numba import njit
 
-from mechsim.dynamics.time_functions import evaluate, evaluate_expression, max_stack_depth
-from mechsim.io import parse_expression
-from mechsim.io.expressions import ARITY, FUNCTIONS, OPCODES, OPS, compile_programs
+from mechsim.expressions import parse_expression
+from mechsim.expressions.evaluator import evaluate, max_stack_depth
+from mechsim.expressions.language import ARITY, FUNCTIONS, OPCODES, OPS, compile_programs
 
 DIFFERENTIABLE = [  # expressions sympy can differentiate (away from their jumps)
     "6.28*t", "2*sin(3*t) + 0.5*t**2 - 1", "t**3 - 2*t**2 + t/3 - 7", "1/(1 + t**2)", "sin(t)/(t**2 + 2)",
@@ -38,6 +38,16 @@ EXOTIC = [  # values only: infinities, nan, folded overflow, jumps and odd condi
 T_VALUES = np.concatenate([np.linspace(-3.1, 3.3, 47), [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-300, 1e300, -1e300]])
 T_DERIVATIVES = np.linspace(-2.9, 3.7, 13) + 0.0173          # away from the jumps of the expressions above
 
+
+
+def evaluate_expression(expression, t):
+    """(f, f', f'') of one Expression (or expression string) at float or array ``t``, by the compiled evaluator:
+    arrays of the shape of ``t``."""
+    ops, consts, spans = compile_programs([expression])
+    stack = np.zeros((max_stack_depth(ops, spans), 3))
+    times = np.asarray(t, dtype=float)
+    out = np.array([evaluate(ops, consts, 0, len(ops), float(x), stack) for x in times.ravel()]).reshape(-1, 3)
+    return tuple(column.reshape(times.shape) for column in out.T)
 
 def _close(got, expected, rtol, atol=0.0):
     """Elementwise |got - expected| <= rtol |expected| + atol, nan where the other is nan."""

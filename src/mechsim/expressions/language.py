@@ -6,7 +6,7 @@ and calls of a fixed set of numpy functions), and the checked tree is turned int
 small closures. The result works for a float ``t`` and elementwise for a numpy array ``t``.
 
 The same checked tree also compiles to a flat postfix program (``Expression.program``) that
-:mod:`mechsim.dynamics.time_functions` evaluates in compiled code, with exact time derivatives.
+:mod:`mechsim.expressions.evaluator` evaluates in compiled code, with exact time derivatives.
 A program is ``ops`` (int64, shape (n, 2): opcode, argument) and ``consts`` (float64): each row
 pops ``ARITY[opcode]`` values and pushes one; the argument is the index into ``consts`` for
 ``const`` and 0 otherwise. Opcodes are the indices of ``OPS`` (``OPCODES`` maps name -> index):

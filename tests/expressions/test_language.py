@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from mechsim.errors import ModelError
-from mechsim.io import parse_expression
+from mechsim.expressions import parse_expression
 
 T = np.linspace(-2.0, 3.0, 11)
 
