@@ -33,7 +33,7 @@ from ._lazy import export_lazily
 _configure_jit_cache()          # before numba's first import: it reads its cache directory then
 # {name: its module}, each imported on first use (_lazy.py)
 _EXPORTS = {
-    "Model": "modeling", "State": "analysis.state", "Result": "analysis.result", "Event": "simulation.events",
+    "Model": "modeling", "State": "analysis.state", "Result": "analysis.result", "Event": "modeling.events",
     "EventRecord": "simulation.events", "Linearization": "analysis.linearize", "forward_dynamics": "dynamics.api",
     "inverse_dynamics": "dynamics.api", "mass_matrix": "dynamics.api", "load": "io", "load_dict": "io",
     "animate": "viz.animate", "simulate_batch": "distributed", "sweep": "distributed", "normal": "distributed",

@@ -7,6 +7,7 @@ from .body import Body
 from .constraints import Constraint, Driver
 from .contacts import Contact
 from .element import frozen
+from .events import Event, file_action
 from .forces import make_force
 from .joints import Joint
 
@@ -140,8 +141,7 @@ class Model:
     def add_event(self, signal, value=0.0, direction=0, terminal=False, action=None, name=None):
         """Watch ``signal`` (a signal name, or a callable g(t, state)) cross ``value`` in every run;
         ``action``: "stop", {"set_input": {input: value}} or a callable action(sim, t, state)
-        (simulation/events.py). Named after the signal unless ``name`` is given."""
-        from ..simulation.events import Event, file_action
+        (modeling/events.py). Named after the signal unless ``name`` is given."""
         name = name or (signal if isinstance(signal, str) else getattr(signal, "__name__", None))
         if not isinstance(name, str) or not name:
             raise ModelError(f"event on {signal!r}: give it a name=")

@@ -37,8 +37,9 @@ from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from ..errors import MechsimError, ModelError, keyword
 from ..dynamics.impacts import LOG_APPROACH, LOG_IMPULSE, LOG_REBOUND, LOG_SIGNAL, LOG_T, LOG_THRESHOLD
 from ..integrators import SIMULTANEOUS, CompiledStepper, crossing
+from ..modeling.events import as_events
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
-from .events import EventRecord, as_events, compile_signals
+from .events import EventRecord, compile_signals
 from .formulations import penalty_table
 from .hybrid import Modes
 from .options import COMPILED_SOLVERS

@@ -48,7 +48,7 @@ from ..dynamics.kernels import crba, rnea
 from ..dynamics.multipliers import F_PRISMATIC, F_SIGN, friction_loads
 from ..dynamics.system import CONE, COORDINATE, FRICTION_LOAD, GAP, MULTIPLIER, SILENT, SLIP
 from ..errors import SimulationError
-from .events import Event
+from ..modeling.events import Event
 
 TOUCH = 1e-12          # |q - value| within this (relative to max(1, |value|)) touches a stop
 TOUCH_ACCELERATION = 1e-6            # an open point at rest presses into the surface faster than this (m/s^2)
@@ -97,7 +97,6 @@ class ContactRows:
 class ModeEvent(Event):
     """An event of a switched element whose compiled signal depends on the mode (``signal(modes)``:
     (signal_i row, signal_f row) or None when it is off) and whose action switches the mode."""
-    kind = "mode"
     rated = False       # its switch thresholds sit ulps off the states it switched at: its samples alone decide
 
     def __init__(self, modes, element, role, direction, signal, act):
