@@ -20,7 +20,7 @@ from fuzz_helpers import (HOSTILE_EXPRESSIONS, MODELS, NAMES, SPECIAL_NUMBERS, V
                           assert_finite_csv, examples, junk_values, model, run_cli)
 from mechsim.io.model_file import (BODY_PARAMETERS, CONTACT_PARAMETERS, FORCE_PARAMETERS, JOINT_PARAMETERS,
                                    SIMULATION_KEYS)
-from mechsim.modeling.constraints import CONSTRAINT_KINDS, CONSTRAINT_OPTIONS
+from mechsim.modeling.constraints import CONSTRAINT_CLASSES, CONSTRAINT_OPTIONS
 from mechsim.modeling.forces import FORCE_CLASSES
 from mechsim.modeling.joints import JOINT_KINDS
 from mechsim.simulation.options import SOLVERS
@@ -29,7 +29,7 @@ from mechsim.simulation.options import SOLVERS
 # in the slow pass (CI runs it); test_fuzz_api.py fuzzes the same models in-process in the default suite
 pytestmark = pytest.mark.slow
 SRC = Path(__file__).resolve().parents[2] / "src"
-KINDS = [*JOINT_KINDS, *FORCE_CLASSES, *CONSTRAINT_KINDS, "hinge", "", "REVOLUTE"]
+KINDS = [*JOINT_KINDS, *FORCE_CLASSES, *CONSTRAINT_CLASSES, "hinge", "", "REVOLUTE"]
 KEYS = sorted({*BODY_PARAMETERS, *JOINT_PARAMETERS, *FORCE_PARAMETERS, *CONTACT_PARAMETERS,
                *(k for kind in JOINT_KINDS.values() for k in kind.options), *(k for c in FORCE_CLASSES.values() for k in c.options),
                *(k for opts in CONSTRAINT_OPTIONS.values() for k in opts), "bogus", "position", "signal", "action"})

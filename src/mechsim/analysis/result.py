@@ -3,8 +3,7 @@ import numpy as np
 
 from .._jit_cache import Aside, compile_aside
 from ..dynamics.constraints import contact_samples
-from ..dynamics.kernels import compliant_contact, joint_friction_force, joint_stop_force
-from ..dynamics.layout import F_JOINT_STOP
+from ..dynamics.forces import compliant_contact, row_effects
 from ..dynamics.multipliers import constrained_trajectory
 from ..errors import MechsimError
 from ..modeling.contacts import CONTACT_SIGNALS
@@ -107,7 +106,7 @@ class Result:
         samples = (np.ascontiguousarray(x) for x in (self.u_force, self.tau, self.q, self.v))
         return (cm.arrays, data, None if cm.is_tree else data.cw, *samples, targets, *out)
 
-    def _relative(self, x):
+    def relative(self, x):
         """World points x (N, 3) relative to the kernels' reference point of each sample."""
         return x + self._node_dynamics()[2][:, -1]
 
@@ -135,7 +134,7 @@ class Result:
         vel, acc = self._node_dynamics()[3:5]
         w, v0 = vel[:, node, :3], vel[:, node, 3:]
         wdot, a0 = acc[:, node, :3], acc[:, node, 3:] + self._cm.gravity   # the kernels' a_0 = -g
-        x = self._relative(x)
+        x = self.relative(x)
         xdot = v0 + np.cross(w, x)
         return xdot, a0 + np.cross(wdot, x) + np.cross(w, xdot)   # spatial -> classical acceleration
 
@@ -179,10 +178,8 @@ class Result:
         if kind == "reaction" and (owner in self.model.joints or owner in self.model.constraints):
             return self._reaction(owner)
         element = self.model.forces.get(owner)
-        if element is not None and element.kind == "joint_limit" and kind == "force":
-            return self._stop_force(element)
-        if element is not None and element.kind == "joint_friction" and kind in ("force", "mode"):
-            return self._friction(element, kind)
+        if element is not None and kind in element.signals:
+            return element.signal(self, kind)
         if owner in self.model.contacts and kind in CONTACT_SIGNALS:
             return self._contact(self.model.contacts[owner], kind)
         if owner in cm.body_names:
@@ -211,34 +208,36 @@ class Result:
             self._cut_motion = self._cm.cut_coordinates.motion(self.t, R, p, vel, acc, self._cm.gravity)
         return self._cut_motion
 
-    def _stop_force(self, limit):
-        """(N,) generalized force of a joint limit on its coordinate: a rigid stop's multipliers (its rows
-        are q - value, G = +1 on the coordinate), a compliant stop's spring-damper force."""
-        cm = self._cm
-        if limit.rigid:
-            rows = [k for k, o in enumerate(cm.rows.owner) if o[:2] == ("limit", limit.name)]
-            return self._node_dynamics()[5][:, rows].sum(axis=1)
-        _, qi, vi = cm.coordinate_slot(limit)
-        e = next(k for k, f in enumerate(cm.force_i) if f[0] == F_JOINT_STOP and f[1] == vi)
-        q, v = self.q[:, qi], self.v[:, vi]
-        return np.array([joint_stop_force(cm.force_f[e], qk, vk) for qk, vk in zip(q, v)])
+    # ---------------------------------------------------------------- for the elements' signals
+    @property
+    def compiled(self):
+        """The CompiledModel the samples belong to."""
+        return self._cm
 
-    def _friction(self, friction, kind):
-        """(N,) friction force on its coordinate (the lock row's multiplier while stuck, the kinetic force
-        the run applied while slipping; a regularized friction's smooth force) or mode: 1 slipping, 2 stuck
-        (its lock row takes part; a regularized friction: slower than its slip tolerance)."""
-        cm = self._cm
-        vi = cm.coordinate_slot(friction)[2]
-        if not friction.exact:                  # 1 slipping, 2 within the slip tolerance
-            v = self.v[:, vi]
-            if kind == "mode":
-                return np.where(np.abs(v) > friction.slip_tolerance, 1, 2)
-            return np.array([joint_friction_force(np.array([friction.kinetic, friction.slip_tolerance]), x) for x in v])
-        row = cm.rows.owner.index(("lock", friction.name, "lock"))
-        stuck = self.active is not None and row in self.active
-        if kind == "mode":
-            return np.full(len(self.t), 2 if stuck else 1)
-        return self._node_dynamics()[5][:, row] + self.tau[:, vi]
+    def multipliers(self, owner):
+        """(N, k) multipliers of the k constraint rows whose owner starts with ``owner`` (e.g. ("limit", name))."""
+        rows = [k for k, o in enumerate(self._cm.rows.owner) if o[:len(owner)] == owner]
+        return self._node_dynamics()[5][:, rows]
+
+    def holds(self, owner):
+        """Whether the constraint row of ``owner`` (name, kind, label) took part in the run's last mode."""
+        return self.active is not None and self._cm.rows.owner.index(owner) in self.active
+
+    def element_forces(self, element):
+        """(pA (N, n + 1, 6), tau (N, nv)): the wrenches a force element's rows take off the nodes' bias forces
+        and the generalized forces they add, at every sample, by their kernel cases (dynamics/forces.py)."""
+        cm, N = self._cm, len(self.t)
+        _, R, p, vel = self._node_dynamics()[:4]
+        pA, tau = np.zeros((N, cm.n_nodes + 1, 6)), np.zeros((N, cm.nv))
+        for e in cm.force_rows_of.get(element.name, ()):
+            row_effects(cm.force_i[e], cm.force_f[e], self.u_force, self.q, self.v, R, p, vel, pA, tau)
+        return pA, tau
+
+    def frame(self, body, pose):
+        """World rotation (N, 3, 3) and origin (N, 3) of a frame (position, rotation) fixed in a body."""
+        R, p = self._body_frame(body)
+        position, rotation = pose
+        return R @ rotation, p + R @ position
 
     def _contact(self, contact, kind):
         """A contact's signals (SPEC §3), summed over its points (a box's corners): normal force (N,) >= 0
@@ -278,12 +277,12 @@ class Result:
         return h, c - p[:, -1], d
 
     def _compliant_contact(self, contact, kind):
-        """A compliant contact's signals from its force law at every sample (dynamics/kernels.py
+        """A compliant contact's signals from its force law at every sample (dynamics/forces.py
         compliant_contact): normal and friction force summed over its points; gap, slip at the point
         nearest the surface; mode 1 while it presses, else 0."""
         cm = self._cm
         _, R, p, vel = self._node_dynamics()[:4]
-        rows = cm.contact_forces[contact.name]
+        rows = cm.force_rows_of[contact.name]
         values = [[compliant_contact(cm.force_f[e], cm.force_i[e, 1], cm.force_i[e, 2], R[k], p[k], vel[k])
                    for e in rows] for k in range(len(self.t))]
         force = np.array([[v[0] for v in sample] for sample in values])               # (N, points, 3)
@@ -318,7 +317,7 @@ class Result:
             x = self.point(joint.child, joint.child_pose[0])
         else:
             x = self.point(model.constraints[owner].body_b, model.constraints[owner].point_b)
-        return np.hstack([wrench[:, :3] - np.cross(self._relative(x), wrench[:, 3:]), wrench[:, 3:]])
+        return np.hstack([wrench[:, :3] - np.cross(self.relative(x), wrench[:, 3:]), wrench[:, 3:]])
 
     def to_dataframe(self, signals=None):
         """A pandas DataFrame indexed by t; vector signals flattened as name[i] (SPEC §2)."""

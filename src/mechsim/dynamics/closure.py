@@ -12,9 +12,6 @@ from ..modeling.contacts import SURFACES
 from ..modeling.joints import plane_axes
 from . import layout as L
 
-EX, EY, EZ = np.eye(3)
-
-
 class ConstraintRows:
     """con_i, con_f, the targets (f, f', f'') of the rows that do not move, the owner of every row
     (name, kind, label), and the rows whose target moves with time: ``expressions`` (row, expression of
@@ -28,15 +25,11 @@ class ConstraintRows:
         for name in cm.topology.cut:
             self._cut_joint(model.joints[name])
         for constraint in model.constraints.values():
-            self._constraint(constraint)
+            constraint.constraint_rows(self)
         for driver in model.drivers.values():
-            self._coordinate_row(driver, ("driver", driver.name, driver.joint), motion=driver.motion)
+            self.coordinate_row(driver, ("driver", driver.name, driver.joint), motion=driver.motion)
         for force in model.forces.values():             # rows held only in some modes (simulation/hybrid.py)
-            if force.kind == "joint_limit" and force.rigid:   # q = the stop's value, while closed
-                for side, value, _ in force.stops():
-                    self._coordinate_row(force, ("limit", force.name, side), C0=value)
-            if force.kind == "joint_friction" and force.exact:     # q = where it stuck (a target), while stuck
-                self._coordinate_row(force, ("lock", force.name, "lock"))
+            force.constraint_rows(self)
         rates = [self._contact(contact) for contact in model.contacts.values() if contact.model == "rigid"]
         self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)
         self.con_f = np.array(self._f, dtype=float).reshape(-1, L.CON_F_COLS)
@@ -50,7 +43,7 @@ class ConstraintRows:
         for rows, rate in rates:                          # slip measured against the surface material
             self.constant_targets[rows, 1] = rate
 
-    def _coordinate_row(self, element, owner, **params):
+    def coordinate_row(self, element, owner, **params):
         """A ROW_COORD row on the joint coordinate of a driver, stop or friction (CompiledModel.coordinate_slot)."""
         node, _, vi = self.cm.coordinate_slot(element)
         self._row(L.ROW_COORD, node, -1, owner, KA=vi - self.cm.node_i[node, L.VI], **params)
@@ -118,28 +111,18 @@ class ConstraintRows:
             slips += [len(self.owner) - 2, len(self.owner) - 1]
         return slips, [float(t @ c.surface_velocity) for t in c.tangents] * (len(slips) // 2)
 
-    # ------------------------------------------------------------- constraints
-    def _constraint(self, c):
-        cm = self.cm
-        owner = lambda k: ("constraint", c.name, f"{c.name}[{k}]")
-        if c.kind == "gear":
-            (na,), (nb,) = cm.joint_nodes[c.joints[0]], cm.joint_nodes[c.joints[1]]
-            q0a, q0b = cm.model.joints[c.joints[0]].q0[0], cm.model.joints[c.joints[1]].q0[0]
-            self._row(L.ROW_COORD, na, nb, owner(0), C1=c.ratio, C0=q0a - c.ratio * q0b)
-            return
-        na, PA = cm.body_point_in_node(c.body_a, c.point_a)
-        nb, PB = cm.body_point_in_node(c.body_b, c.point_b)
-        if c.kind == "distance":
-            self._row(L.ROW_DISTANCE, na, nb, owner(0), motion=c.length, PA=PA, PB=PB)
-            return
-        if c.kind == "point_coincident":
-            directions = (EX, EY, EZ)
-        elif c.kind == "point_on_line":
-            directions = plane_axes(c.direction)
-        else:
-            directions = (c.normal,)
-        for k, d in enumerate(directions):
-            self._row(L.ROW_POINT_DIR, na, nb, owner(k), PA=PA, PB=PB, DA=cm.body_direction_in_node(c.body_a, d))
+    # ------------------------------------------------------------- rows of the constraint kinds
+    def point_on_direction(self, na, nb, owner, PA, PB, DA):
+        """(x_b - x_a) . d = 0: points PA on node a and PB on node b, d = DA fixed in a (node coordinates)."""
+        self._row(L.ROW_POINT_DIR, na, nb, owner, PA=PA, PB=PB, DA=DA)
+
+    def distance(self, na, nb, owner, PA, PB, length):
+        """|x_b - x_a| = length(t) (a Motion)."""
+        self._row(L.ROW_DISTANCE, na, nb, owner, motion=length, PA=PA, PB=PB)
+
+    def coordinate_ratio(self, na, nb, owner, ratio, offset):
+        """q_a - ratio q_b = offset between the coordinates of two one-coordinate nodes."""
+        self._row(L.ROW_COORD, na, nb, owner, C1=ratio, C0=offset)
 
 
 def expression_of(motion):

@@ -7,13 +7,16 @@ import numpy as np
 from ..errors import ModelError
 from ..expressions.evaluator import max_stack_depth
 from ..expressions.language import Expression, compile_programs
-from ..modeling.contacts import CONTACT_SIGNALS, SURFACES
+from ..modeling.contacts import CONTACT_SIGNALS
+from ..modeling.forces.joint_force import JointForce
+from ..modeling.forces.joint_friction import JointFriction
 from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_P, PRIM_S
 from . import layout as L
 from .layout import SWITCHED_ROWS
 from .closure import ConstraintRows
 from .cut_joints import CutJointCoordinates
 from .data import ModelArrays, new_data
+from .forces import FORCE_CODE
 from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS, tree_branches
 from .system import update_time_functions
 from .topology import spanning_tree
@@ -156,6 +159,10 @@ class CompiledModel:
         vi = self.joint_v[element.joint].start + element.coordinate
         return node, int(self.node_i[node, L.QI] + vi - self.node_i[node, L.VI]), vi
 
+    def body_node_of(self, body):
+        """The node a body hangs on (-1: the ground, or a body welded to it)."""
+        return self._body_lookup[body][0]
+
     def body_point_in_node(self, body, point):
         """(node, point in node coordinates) of a point given in body coordinates."""
         node, R_nb, p_nb = self._body_lookup[body]
@@ -167,60 +174,32 @@ class CompiledModel:
 
     # ---------------------------------------------------------------- forces
     def _build_forces(self, model):
-        rows_i, rows_f, self.sources = [], [], []     # sources: (slot in u, Source)
-        n_slots = 0
-        self.slot_force = []                           # force element owning each slot of u
-        actuated = {}
-        for force in model.forces.values():
-            if force.kind == "joint_spring_damper":
-                vs, qs = self.joint_v[force.joint], self.joint_q[force.joint]
-                for k in range(vs.stop - vs.start):
-                    rows_i.append([L.F_JOINT_SPRING, vs.start + k, qs.start + k, -1])
-                    rows_f.append([force.stiffness[k], force.damping[k], force.rest[k], 0, 0, 0, 0, 0, 0])
-            elif force.kind == "joint_limit" and not force.rigid:
-                _, qi, vi = self.coordinate_slot(force)
-                rows_i.append([L.F_JOINT_STOP, vi, qi, -1])
-                rows_f.append([force.stiffness, force.damping, force.lower or 0.0, force.upper or 0.0,
-                               force.lower is not None, force.upper is not None, 0, 0, 0])
-            elif force.kind == "joint_friction" and not force.exact:
-                rows_i.append([L.F_JOINT_FRICTION, self.coordinate_slot(force)[2], -1, -1])
-                rows_f.append([force.kinetic, force.slip_tolerance])
-            elif force.kind == "spring_damper":
-                na, pa = self.body_point_in_node(force.body_a, force.point_a)
-                nb, pb = self.body_point_in_node(force.body_b, force.point_b)
-                rows_i.append([L.F_SPRING_DAMPER, na, nb, -1])
-                rows_f.append([force.stiffness, force.damping, force.rest_length, *pa, *pb])
-            elif force.kind == "joint_force":
-                vs = self.joint_v[force.joint]
-                for k, source in enumerate(force.values):
-                    rows_i.append([L.F_JOINT_FORCE, vs.start + k, -1, n_slots])
-                    rows_f.append([0.0] * L.FORCE_F_COLS)
-                    self.sources.append((n_slots, source))
-                    self.slot_force.append(force.name)
-                    actuated.setdefault(force.joint, []).append((k, n_slots))
-                    n_slots += 1
-            elif force.kind == "body_force":
-                node, point = self.body_point_in_node(force.body, force.point)
-                rows_i.append([L.F_BODY_FORCE, node, -1, n_slots])
-                rows_f.append([0, 0, 0, *point, 0, 0, 0])
-                for source in force.torque + force.force:
-                    self.sources.append((n_slots, source))
-                    self.slot_force.append(force.name)
-                    n_slots += 1
-        self.load_frictions = [f for f in model.forces.values() if f.kind == "joint_friction" and f.exact and f.loaded]
-        self.contact_forces = {}                        # compliant contact -> its force rows (one per point)
-        for contact in model.contacts.values():
-            if contact.model == "compliant":
-                for nb, prm in self._compliant_contact(contact):
-                    self.contact_forces.setdefault(contact.name, []).append(len(rows_i))
-                    rows_i.append([L.F_CONTACT, self.body_point_in_node(contact.surface, contact.origin)[0], nb, -1])
-                    rows_f.append(prm)
+        """The force table (layout.py force_i, force_f): the rows of every force element and compliant contact
+        (their force_rows) under their kinds' codes (forces.py FORCE_TABLE), with a slot of the force values u
+        for each of their time-varying values."""
+        rows_i, rows_f = [], []
+        self.sources, self.slot_force = [], []         # (slot in u, Source); the element owning each slot
+        self.force_rows_of = {}                         # element -> its rows in the table
+        for element in (*model.forces.values(), *model.contacts.values()):
+            for row in element.force_rows(self):
+                self.force_rows_of.setdefault(element.name, []).append(len(rows_i))
+                slot = len(self.sources)
+                rows_i.append([FORCE_CODE[type(element)], row.a, row.b, slot if row.sources else -1])
+                rows_f.append(np.asarray(row.params, dtype=float))
+                self.sources += [(slot + k, source) for k, source in enumerate(row.sources)]
+                self.slot_force += [element.name] * len(row.sources)
         self.force_i = np.array(rows_i, dtype=np.int64).reshape(-1, L.FORCE_I_COLS)
-        self.force_f = np.array([list(row) + [0.0] * (L.FORCE_F_COLS - len(row)) for row in rows_f],
-                                dtype=float).reshape(-1, L.FORCE_F_COLS)
-        self.n_slots = n_slots
-        self.actuated = actuated                     # joint -> [(coordinate k, slot)]
-        self.u_const = np.zeros(n_slots)
+        self.force_f = np.zeros((len(rows_f), max((len(row) for row in rows_f), default=0)))
+        for e, row in enumerate(rows_f):
+            self.force_f[e, :len(row)] = row
+        self.n_slots = len(self.sources)
+        self.actuated = {}                             # joint -> [(coordinate k, slot)] of its joint_force actuators
+        for force in model.forces.values():
+            if isinstance(force, JointForce):
+                self.actuated.setdefault(force.joint, []).extend(
+                    (k, self.force_i[e, 3]) for k, e in enumerate(self.force_rows_of[force.name]))
+        self.load_frictions = [f for f in model.forces.values() if isinstance(f, JointFriction) and f.exact and f.loaded]
+        self.u_const = np.zeros(self.n_slots)
         for slot, source in self.sources:
             if source.is_constant:
                 self.u_const[slot] = source.constant
@@ -229,21 +208,6 @@ class CompiledModel:
         self.expression_slots = [(s, src.function) for s, src in self.sources if isinstance(src.function, Expression)]
         self.python_slots = [(s, src) for s, src in self.sources
                              if src.function is not None and not isinstance(src.function, Expression)]
-
-    def _compliant_contact(self, c):
-        """(body node, force_f row) per point of a compliant contact (layout.py F_CONTACT)."""
-        for centre in c.points():
-            nb, centre = self.body_point_in_node(c.body, centre)
-            prm = np.zeros(L.FORCE_F_COLS)
-            kind, radius, direction, _ = c.surface_frame()
-            prm[[L.K_STIFF, L.K_DAMP, L.K_EXP, L.K_MU, L.K_SLIP, L.K_RADIUS, L.K_KIND, L.K_SRADIUS]] = \
-                c.stiffness, c.damping, c.exponent, c.kinetic, c.slip_tolerance, c.radius, SURFACES.index(kind), radius
-            for column, value in ((L.K_ORIGIN, self.body_point_in_node(c.surface, c.origin)[1]),
-                                  (L.K_NORMAL, self.body_direction_in_node(c.surface, direction)),
-                                  (L.K_CENTRE, centre), (L.K_AXIS, self.body_direction_in_node(c.body, c.axis)),
-                                  (L.K_SURFACE, self.body_direction_in_node(c.surface, c.surface_velocity))):
-                prm[column:column + 3] = value
-            yield nb, prm
 
     @cached_property
     def branches(self):
@@ -255,12 +219,12 @@ class CompiledModel:
         """model_i = [node_i; force_i] and model_f = [node_f; force_f; globals] (layout.py), the two
         tables the public forward_dynamics hands its kernel; model_f's last row holds gravity and the
         force values, so each thread keeps its own copy (dynamics/api.py)."""
-        assert L.NODE_I_COLS == L.FORCE_I_COLS and L.FORCE_F_COLS <= L.NODE_F_COLS
-        n, n_forces = self.n_nodes, len(self.force_i)
+        assert L.NODE_I_COLS == L.FORCE_I_COLS
+        n, (n_forces, force_cols) = self.n_nodes, self.force_f.shape
         model_i = np.concatenate([self.node_i, self.force_i])
-        model_f = np.zeros((n + n_forces + 1, max(L.NODE_F_COLS, L.FORCE_VALUES + self.n_slots)))
+        model_f = np.zeros((n + n_forces + 1, max(L.NODE_F_COLS, force_cols, L.FORCE_VALUES + self.n_slots)))
         model_f[:n, :L.NODE_F_COLS] = self.node_f
-        model_f[n:n + n_forces, :L.FORCE_F_COLS] = self.force_f
+        model_f[n:n + n_forces, :force_cols] = self.force_f
         model_f[-1, L.GRAVITY:L.GRAVITY + 3] = self.gravity
         model_f[-1, L.FORCE_VALUES:L.FORCE_VALUES + self.n_slots] = self.u_const
         return model_i, model_f

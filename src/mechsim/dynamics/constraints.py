@@ -13,17 +13,10 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
 from .kernels import PASS, dof
-from .motion import (add_scaled, contact_geometry, cross, dot, direction_motion, node_entry, point_motion,
-                     surface_tangent)
+from .motion import (add_scaled, contact_geometry, cross, dot, direction_motion, node_entry, node_omega,
+                     point_motion, surface_tangent)
 from .layout import (C0, C1, DA, DB, EA, KA, KB, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
                      ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_PERP, ROW_SCREW, ROW_TYPE, RS, SURF, TK, VI)
-
-
-@njit(**INLINE)
-def node_omega(vel, acc0, node):
-    if node < 0:
-        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
-    return (vel[node, 0], vel[node, 1], vel[node, 2]), (acc0[node, 0], acc0[node, 1], acc0[node, 2])
 
 
 @njit(**INLINE)

@@ -30,10 +30,9 @@ from ..errors import ModelError
 from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T, plane_axes
 from ..spatial.algebra import INLINE, JIT, matvec3
 from ..spatial.rotations import matrix_to_quat
-from .constraints import node_omega
 from .layout import (CUT_EDGE, CUT_F_COLS, CUT_FA, CUT_I_COLS, CUT_LAMBDA, CUT_MB, CUT_NODE_A, CUT_NODE_B, CUT_PA,
                      CUT_PB, CUT_PITCH, CUT_Q, CUT_Q0, CUT_QUAT, CUT_RAXES, CUT_ROT, CUT_TAXES, CUT_TRANS, CUT_V)
-from .motion import add_scaled, cross, direction_motion, dot, point_motion
+from .motion import add_scaled, cross, direction_motion, dot, node_omega, point_motion
 
 # sin of the angle between a gimbal's first axis a1 and R a3 below which it is at its lock
 LOCK = 1e-8

@@ -22,37 +22,13 @@ import numpy as np
 from numba import njit
 
 from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T
-from ..spatial.algebra import (INLINE, JIT, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
+from ..spatial.algebra import (INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
                                matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
 from ..status import OK, WRONG_SIZE
-from .layout import (AXIS, COM, F_BODY_FORCE, F_CONTACT, F_JOINT_FORCE, F_JOINT_FRICTION, F_JOINT_SPRING,
-                     F_JOINT_STOP, F_SPRING_DAMPER, FORCE_VALUES, GRAVITY, ICOM, K_AXIS, K_CENTRE, K_DAMP, K_EXP,
-                     K_KIND, K_MU, K_NORMAL, K_ORIGIN, K_RADIUS, K_SLIP, K_SRADIUS, K_STIFF, K_SURFACE, MASS, PARENT,
-                     PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI)
-from .motion import add_scaled, contact_geometry, direction_motion, dot, ground_point
+from .forces import applied_forces
+from .layout import AXIS, COM, FORCE_VALUES, GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI
+from .motion import ground_point
 
-# Passes inlined in numba's IR where they are called (typed there, no call): for bodies called once or twice;
-# nesting large ones is slow to compile (multipliers.py rigid_accelerations).
-PASS = dict(JIT, inline="always")
-
-
-@njit(**INLINE)
-def joint_stop_force(prm, q, v):
-    """Generalized force of a compliant stop (layout.py F_JOINT_STOP): -k d - c d' on the penetration d
-    past a stop, clipped so that the stop pushes and never pulls (Hunt & Crossley 1975's requirement
-    that the contact force vanish as it separates)."""
-    k, c = prm[0], prm[1]
-    if prm[5] != 0.0 and q > prm[3]:
-        return min(0.0, -k * (q - prm[3]) - c * v)
-    if prm[4] != 0.0 and q < prm[2]:
-        return max(0.0, k * (prm[2] - q) - c * v)
-    return 0.0
-
-@njit(**INLINE)
-def joint_friction_force(prm, v):
-    """Generalized force of a regularized joint friction (layout.py F_JOINT_FRICTION): Coulomb's -F_k
-    sign(v), smoothed over the slip tolerance v_s: -F_k v / sqrt(v^2 + v_s^2)."""
-    return -prm[0] * v / np.sqrt(v * v + prm[1] * prm[1])
 
 
 # kernel status: OK, another code of mechsim.status, or the index of the node whose joint-space inertia D
@@ -250,98 +226,6 @@ def first_pass(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c, IA, pA):
     for i in range(node_i.shape[0]):
         node_inertia(node_f, R, p, IA, i)
         crf(vel[i], matvec6(IA[i], vel[i]), pA[i])
-
-
-@njit(**INLINE)
-def point_state(R, p, vel, node, point_local):
-    """World position x and velocity xdot (3-tuples) of a point fixed in a node (ground for node < 0)."""
-    if node < 0:
-        return ground_point(p, point_local), (0.0, 0.0, 0.0)
-    x = transform_point(R[node], p[node], point_local)
-    w0, w1, w2, v0, v1, v2 = vel[node, 0], vel[node, 1], vel[node, 2], vel[node, 3], vel[node, 4], vel[node, 5]
-    return x, (w1 * x[2] - w2 * x[1] + v0, w2 * x[0] - w0 * x[2] + v1, w0 * x[1] - w1 * x[0] + v2)
-
-
-@njit(**INLINE)
-def apply_point_force(pA, node, x, force, sign):
-    """A force sign * force at point x on a node: its wrench f at the reference point leaves the
-    node's bias force, pA -= f (RBDA Table 7.1: pA = v x* I v - f^x)."""
-    if node < 0:
-        return
-    pA[node, 0] -= sign * (x[1] * force[2] - x[2] * force[1])
-    pA[node, 1] -= sign * (x[2] * force[0] - x[0] * force[2])
-    pA[node, 2] -= sign * (x[0] * force[1] - x[1] * force[0])
-    for k in range(3):
-        pA[node, 3 + k] -= sign * force[k]
-
-
-@njit(**INLINE)
-def compliant_contact(prm, na, nb, R, p, vel):
-    """A compliant contact point (layout.py F_CONTACT): the force on the body at the contact point c,
-    c, the gap, the slip velocity (world) and the surface's normal. Normal: Hunt & Crossley (1975) as in
-    Marhefka & Orin (1999), f_n = k d^e + c d^e d' on the penetration d = -gap, never pulling; friction: Coulomb's
-    -mu f_n s / sqrt(|s|^2 + v_s^2) on the slip s relative to the surface material, smooth across s = 0."""
-    gap, c, _, n, _ = contact_geometry(R, p, vel, vel, na, nb, int(prm[K_KIND]), prm[K_SRADIUS],
-                                       prm[K_ORIGIN:K_ORIGIN + 3], prm[K_NORMAL:K_NORMAL + 3],
-                                       prm[K_CENTRE:K_CENTRE + 3], prm[K_AXIS:K_AXIS + 3], prm[K_RADIUS])
-    u, _, _ = direction_motion(R, vel, vel, na, prm[K_SURFACE:K_SURFACE + 3])
-    rel = add_scaled(add_scaled(material_velocity(vel, nb, c), material_velocity(vel, na, c), -1.0), u, -1.0)
-    rate = dot(n, rel)
-    slip = add_scaled(rel, n, -rate)
-    if gap >= 0.0:
-        return (0.0, 0.0, 0.0), c, gap, slip, n
-    depth = (-gap) ** prm[K_EXP]
-    normal = max(0.0, prm[K_STIFF] * depth - prm[K_DAMP] * depth * rate)
-    friction = -prm[K_MU] * normal / np.sqrt(dot(slip, slip) + prm[K_SLIP] ** 2)
-    return add_scaled((normal * n[0], normal * n[1], normal * n[2]), slip, friction), c, gap, slip, n
-
-
-@njit(**INLINE)
-def material_velocity(vel, node, x):
-    """Velocity of the node's material point at point x: v_O + w x x (ground: 0)."""
-    if node < 0:
-        return (0.0, 0.0, 0.0)
-    return (vel[node, 3] + vel[node, 1] * x[2] - vel[node, 2] * x[1],
-            vel[node, 4] + vel[node, 2] * x[0] - vel[node, 0] * x[2],
-            vel[node, 5] + vel[node, 0] * x[1] - vel[node, 1] * x[0])
-
-
-@njit(**PASS)
-def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
-    """Force elements, after first_pass: wrenches on nodes (taken off their bias forces pA) and
-    generalized forces (added to tau)."""
-    for e in range(force_i.shape[0]):
-        kind, a, b, slot = force_i[e, 0], force_i[e, 1], force_i[e, 2], force_i[e, 3]
-        prm = force_f[e]
-        if kind == F_JOINT_SPRING:
-            tau[a] += -prm[0] * (q[b] - prm[2]) - prm[1] * v[a]
-        elif kind == F_JOINT_FORCE:
-            tau[a] += u[slot]
-        elif kind == F_JOINT_STOP:
-            tau[a] += joint_stop_force(prm, q[b], v[a])
-        elif kind == F_JOINT_FRICTION:
-            tau[a] += joint_friction_force(prm, v[a])
-        elif kind == F_BODY_FORCE:
-            xa, va = point_state(R, p, vel, a, prm[3:6])
-            apply_point_force(pA, a, xa, u[slot + 3:slot + 6], 1.0)
-            for k in range(3):
-                pA[a, k] -= u[slot + k]
-        elif kind == F_CONTACT:
-            force, c, _, _, _ = compliant_contact(prm, a, b, R, p, vel)
-            apply_point_force(pA, b, c, force, 1.0)
-            apply_point_force(pA, a, c, force, -1.0)
-        elif kind == F_SPRING_DAMPER:
-            xa, va = point_state(R, p, vel, a, prm[3:6])
-            xb, vb = point_state(R, p, vel, b, prm[6:9])
-            d0, d1, d2 = xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]
-            length = np.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-            if length > 1e-12:
-                n = (d0 / length, d1 / length, d2 / length)                 # unit vector a -> b
-                rate = n[0] * (vb[0] - va[0]) + n[1] * (vb[1] - va[1]) + n[2] * (vb[2] - va[2])
-                tension = prm[0] * (length - prm[2]) + prm[1] * rate
-                f = (tension * n[0], tension * n[1], tension * n[2])
-                apply_point_force(pA, a, xa, f, 1.0)      # pulls a towards b, b towards a
-                apply_point_force(pA, b, xb, f, -1.0)
 
 
 @njit(**INLINE)

@@ -11,20 +11,9 @@ NODE_I_COLS = 4
 AXIS, PITCH, ROT_TREE, POS_TREE, MASS, COM, ICOM = 0, 3, 4, 13, 16, 17, 20
 NODE_F_COLS = 29
 
-# force elements: force_i = [kind, a, b, slot], force_f = parameters
-F_JOINT_SPRING, F_SPRING_DAMPER, F_JOINT_FORCE, F_BODY_FORCE, F_JOINT_STOP, F_CONTACT, F_JOINT_FRICTION = range(7)
-# F_JOINT_FRICTION (a regularized joint_friction): force_i = [kind, v index, -1, -1], force_f = [kinetic,
-# slip_tolerance]
-# F_JOINT_STOP (a compliant joint_limit): force_i = [kind, v index, q index, -1],
-# force_f = [stiffness, damping, lower, upper, has lower, has upper]
-# F_CONTACT (a compliant contact point): force_i = [kind, surface node, body node, -1], force_f = the
-# columns below: Hunt-Crossley stiffness, damping and exponent, kinetic friction and the slip speed that
-# regularizes it, the surface's point and direction (surface node: see contacts below), the shape's
-# centre and disk axis (body node), its radius, the surface material's velocity (surface node), the
-# surface's kind and signed radius
-K_STIFF, K_DAMP, K_EXP, K_MU, K_SLIP, K_ORIGIN, K_NORMAL, K_CENTRE, K_AXIS, K_RADIUS, K_SURFACE, K_KIND, K_SRADIUS = \
-    0, 1, 2, 3, 4, 5, 8, 11, 14, 17, 18, 21, 22
-FORCE_I_COLS, FORCE_F_COLS = 4, 23
+# force elements: force_i = [code, a, b, slot] (the code: the kind's place in dynamics/forces.py FORCE_TABLE;
+# a, b and the params in force_f: as the kind's force_rows give them, modeling/forces/, modeling/contacts.py)
+FORCE_I_COLS = 4
 
 # The public forward_dynamics passes the model to its kernel as two stacked tables, because every
 # array crossing from Python into numba costs ~50 ns (SPEC §6):

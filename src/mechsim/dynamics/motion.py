@@ -35,6 +35,14 @@ def ground_point(p, local):
 
 
 @njit(**INLINE)
+def node_omega(vel, acc0, node):
+    """A node's angular velocity and velocity-product angular acceleration (ground: 0)."""
+    if node < 0:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    return (vel[node, 0], vel[node, 1], vel[node, 2]), (acc0[node, 0], acc0[node, 1], acc0[node, 2])
+
+
+@njit(**INLINE)
 def point_motion(R, p, vel, acc0, node, local):
     """Position, velocity and velocity-product acceleration of a point fixed in a node (ground if
     node < 0), world axes, the position relative to the reference point: x = R l + p, xd = v + w x x,

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .element import Element
-from .forces import MIN_BOUNCE_SPEED, finite_number
+from .forces.base import MIN_BOUNCE_SPEED, ForceRow, finite_number
 from .joints import plane_axes, unit_axis
 
 SHAPES = ("point", "sphere", "disk", "box")
@@ -42,6 +42,14 @@ RIGID_ONLY = ("restitution", "min_bounce_speed", "impact_law")
 COMPLIANT_ONLY = ("stiffness", "damping", "exponent", "slip_tolerance")
 IMPACT_LAWS = ("newton", "smith")       # simulation/hybrid.py contact_impact
 CORNERS = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+# a compliant contact point's row of the force table (force_rows; its law: dynamics/forces.py compliant_contact):
+# a = the surface's node, b = the body's; params: Hunt-Crossley stiffness, damping and exponent, kinetic friction
+# and the slip speed that regularizes it, the surface's point and direction (in the surface's node), the shape's
+# centre and disk axis (in the body's node), its radius, the surface material's velocity (surface node), the
+# surface's kind (SURFACES) and signed radius
+K_STIFF, K_DAMP, K_EXP, K_MU, K_SLIP, K_ORIGIN, K_NORMAL, K_CENTRE, K_AXIS, K_RADIUS, K_SURFACE, K_KIND, K_SRADIUS = \
+    0, 1, 2, 3, 4, 5, 8, 11, 14, 17, 18, 21, 22
+K_COLS = 23
 
 
 class Contact(Element):
@@ -160,6 +168,36 @@ class Contact(Element):
     def points(self):
         """The centres of the shape's contact points on the body: a box's eight corners, else ``point``."""
         return list(self.point + CORNERS * self.size) if self.shape == "box" else [self.point]
+
+    def force_rows(self, cm):
+        """A compliant contact's rows of the force table, one per point (K_* above); a rigid one has none."""
+        if self.model != "compliant":
+            return
+        kind, radius, direction, _ = self.surface_frame()
+        surface_node, origin = cm.body_point_in_node(self.surface, self.origin)
+        for centre in self.points():
+            node, centre = cm.body_point_in_node(self.body, centre)
+            prm = np.zeros(K_COLS)
+            prm[[K_STIFF, K_DAMP, K_EXP, K_MU, K_SLIP, K_RADIUS, K_KIND, K_SRADIUS]] = \
+                self.stiffness, self.damping, self.exponent, self.kinetic, self.slip_tolerance, self.radius, \
+                SURFACES.index(kind), radius
+            for column, value in ((K_ORIGIN, origin), (K_NORMAL, cm.body_direction_in_node(self.surface, direction)),
+                                  (K_CENTRE, centre), (K_AXIS, cm.body_direction_in_node(self.body, self.axis)),
+                                  (K_SURFACE, cm.body_direction_in_node(self.surface, self.surface_velocity))):
+                prm[column:column + 3] = value
+            yield ForceRow(surface_node, node, prm, ())
+
+    @staticmethod
+    def kernel(inline, compliant_contact, apply_point_force, **tools):
+        """A compliant contact point's case (ForceElement.kernel): its force at the contact point on the
+        body, the reaction on the surface."""
+        @inline
+        def compliant_contact_point(index, prm, u, q, v, R, p, vel, pA, tau):
+            a, b = index[1], index[2]
+            force, c, _, _, _ = compliant_contact(prm, a, b, R, p, vel)
+            apply_point_force(pA, b, c, force, 1.0)
+            apply_point_force(pA, a, c, force, -1.0)
+        return compliant_contact_point
 
     def labels(self):
         """The labels of the rows of each point: ("normal", "t1", "t2"), indexed for a box's corners."""

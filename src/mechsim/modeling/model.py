@@ -4,7 +4,7 @@ from contextlib import contextmanager
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .body import Body
-from .constraints import Constraint, Driver
+from .constraints import Driver, make_constraint
 from .contacts import Contact
 from .element import frozen
 from .events import Event, file_action
@@ -105,7 +105,8 @@ class Model:
                                           child_frame=child_frame, q0=q0, v0=v0, cut=cut, **options))
 
     def add_force(self, name, kind, **options):
-        """Add a force element: joint_spring_damper, spring_damper, joint_force, body_force."""
+        """Add a force element of a kind of modeling/forces (FORCE_KINDS): joint_spring_damper, spring_damper,
+        joint_force, body_force, joint_limit, joint_friction, bushing; ``options`` as its class documents."""
         self._new_name(name, "force")
         with _item(f"force '{name}'"):
             force = make_force(self, name, kind, options)
@@ -115,7 +116,7 @@ class Model:
         """Add a constraint: gear, distance, point_coincident, point_on_line, point_on_plane (SPEC §3)."""
         self._new_name(name, "constraint")
         with _item(f"constraint '{name}'"):
-            constraint = Constraint(self, name, kind, options)
+            constraint = make_constraint(self, name, kind, options)
         return self._register(constraint, dict(kind=kind, **options))
 
     def add_contact(self, name, body, **options):

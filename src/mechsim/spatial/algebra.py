@@ -26,6 +26,9 @@ JIT = dict(cache=True, fastmath=False, nogil=True, error_model="numpy", _nrt=Fal
 # Small steps are compiled once and inlined by LLVM wherever they are used: a numba call passes
 # every array as a struct of ~10 words, as costly as the few dozen flops of a step (SPEC §6).
 INLINE = dict(JIT, forceinline=True)
+# Passes inlined in numba's IR where they are called (typed there, no call): for bodies called once or twice;
+# nesting large ones is slow to compile (dynamics/multipliers.py rigid_accelerations).
+PASS = dict(JIT, inline="always")
 
 
 @njit(**INLINE)
