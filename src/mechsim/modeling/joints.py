@@ -235,3 +235,18 @@ class Joint(Element):
         def names(letter, n):
             return [f"{self.name}.{letter}"] if n == 1 else [f"{self.name}.{letter}[{i}]" for i in range(n)]
         return names("q", self.nq), names("v", self.nv)
+
+
+def primitive_of_coordinate(joint, coordinate, what):
+    """Index of the primitive carrying a joint's velocity coordinate: one of a single coordinate, or a
+    translation T (spherical ones refused)."""
+    k = 0
+    for index, (ptype, _, _) in enumerate(joint.primitives):
+        n = PRIM_NV[ptype]
+        if k <= coordinate < k + n:
+            if ptype == PRIM_S:
+                raise ModelError(f"{what}: coordinate {coordinate} of joint '{joint.name}' is part of a spherical "
+                                 "(quaternion) primitive, which cannot be driven; use a gimbal joint instead")
+            return index
+        k += n
+    raise AssertionError

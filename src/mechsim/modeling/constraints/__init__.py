@@ -2,7 +2,8 @@
 CONSTRAINT_KINDS is the registry: Model.add_constraint, the model file and the compile step loop over it; a
 new kind is a module and a line here (and, for an equation the kernels lack, a row type in dynamics/)."""
 from ...errors import ModelError
-from .base import Constraint, primitive_of_coordinate, single_coordinate_joint
+from ..joints import primitive_of_coordinate
+from .base import Constraint, single_coordinate_joint
 from .distance import Distance
 from .driver import Driver
 from .gear import Gear

@@ -5,7 +5,7 @@ import numpy as np
 from ...errors import ModelError
 from ...spatial.rotations import as_vector3
 from ..element import Element
-from ..joints import PRIM_NV, PRIM_S, unit_axis
+from ..joints import unit_axis
 
 
 class Constraint(Element):
@@ -47,6 +47,10 @@ class BetweenPoints(Constraint):
     options = ("body_a", "point_a", "body_b", "point_b")
     axis = None
 
+    def __init_subclass__(cls):
+        if cls.axis is not None:          # its axis option after point_a
+            cls.options = ("body_a", "point_a", cls.axis[0], "body_b", "point_b")
+
     def _configure(self, model, opts):
         for key in ("body_a", "body_b"):
             if key not in opts:
@@ -66,28 +70,13 @@ class BetweenPoints(Constraint):
         return cm.body_point_in_node(self.body_a, self.point_a), cm.body_point_in_node(self.body_b, self.point_b)
 
     def directions(self):
-        """The directions fixed in body_a along which point b keeps point a's coordinate."""
-        raise NotImplementedError
+        """The directions fixed in body_a along which point b keeps point a's coordinate: its axis."""
+        return (getattr(self, self.axis[0]),)
 
     def constraint_rows(self, rows):
         (na, PA), (nb, PB) = self.points_in_nodes(rows.cm)
         for k, d in enumerate(self.directions()):
             rows.point_on_direction(na, nb, self.owner(k), PA, PB, rows.cm.body_direction_in_node(self.body_a, d))
-
-
-def primitive_of_coordinate(joint, coordinate, what):
-    """Index of the primitive carrying a joint's velocity coordinate: one of a single coordinate, or a
-    translation T (spherical ones refused)."""
-    k = 0
-    for index, (ptype, _, _) in enumerate(joint.primitives):
-        n = PRIM_NV[ptype]
-        if k <= coordinate < k + n:
-            if ptype == PRIM_S:
-                raise ModelError(f"{what}: coordinate {coordinate} of joint '{joint.name}' is part of a spherical "
-                                 "(quaternion) primitive, which cannot be driven; use a gimbal joint instead")
-            return index
-        k += n
-    raise AssertionError
 
 
 def single_coordinate_joint(model, name, what):

@@ -4,8 +4,7 @@ import numpy as np
 from ...errors import ModelError
 from ..element import Element
 from ..forces.base import Source
-from ..joints import PRIM_NQ, PRIM_NV
-from .base import primitive_of_coordinate
+from ..joints import PRIM_NQ, PRIM_NV, primitive_of_coordinate
 from .motion import Motion
 
 

@@ -42,19 +42,21 @@ class Motion:
 
     def velocity(self, t):
         p, v, a = self.sources
-        if v is not None:
-            return v(t)
-        if p is not None:
-            return _derivative(p, t, self.H1 * (1 + abs(t)))
-        return self.v0 + _integral(a, t)
+        if v is None and p is None:
+            return self.v0 + _integral(a, t)
+        return self._rate(1, t)
 
     def acceleration(self, t):
-        p, v, a = self.sources
-        if a is not None:
-            return a(t)
-        if v is not None:
-            return _derivative(v, t, self.H1 * (1 + abs(t)))
-        return _second_derivative(p, t, self.H2 * (1 + abs(t)))
+        return self._rate(2, t)
+
+    def _rate(self, k, t):
+        """Quantity k (1 velocity, 2 acceleration) at t as given, else differentiated from the lowest one given
+        below it."""
+        if self.sources[k] is not None:
+            return self.sources[k](t)
+        if self.sources[k - 1] is not None:
+            return _derivative(self.sources[k - 1], t, self.H1 * (1 + abs(t)))
+        return _second_derivative(self.sources[k - 2], t, self.H2 * (1 + abs(t)))
 
     def __call__(self, t):
         """(f, f', f'') at t."""

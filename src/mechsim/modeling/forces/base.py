@@ -8,6 +8,7 @@ import numpy as np
 from ...errors import ModelError
 from ...expressions import parse_expression
 from ..element import Element
+from ..joints import primitive_of_coordinate
 
 MIN_BOUNCE_SPEED = 1e-4     # default rebound speed (m/s or rad/s) below which a rigid stop stays closed
 
@@ -144,7 +145,6 @@ class ForceElement(Element):
 
     def _joint_coordinate(self, model, opts):
         """joint, coordinate and primitive (a 1-DOF primitive) of an element on one joint coordinate."""
-        from ..constraints import primitive_of_coordinate
         joint = model.joint(self._need(opts, "joint"), self._what)
         coordinate = opts.get("coordinate", 0)
         if not isinstance(coordinate, (int, np.integer)) or not 0 <= coordinate < joint.nv:
