@@ -135,3 +135,29 @@ def test_bad_submodel_entries_are_named(files, entry, message):
     with pytest.raises(ms.ModelError) as info:
         ms.load(files / "walker.yaml")
     assert "walker.yaml: submodels[0]" in str(info.value) and message in str(info.value)
+
+
+def test_every_kind_of_event_action_is_renamed():
+    """Each action kind renames what it names (modeling/actions): a submodel's {set: {element: ...}} event stiffens
+    its own tendon, as the same event written by hand on the renamed model does."""
+    leg = ms.load_dict(__import__("yaml").safe_load(LEG))
+    leg.add_event("stiffen", signal="knee.q", value=0.4, direction=1, action={"set": {"tendon": {"stiffness": 40.0}}})
+    leg.add_event("halt", signal="hip.q", value=-5.0, action="stop")
+    m = ms.Model("one", gravity=(0, -9.81, 0))
+    m.add_submodel("a", leg)
+    assert m.events["a/stiffen"].spec["action"] == {"set": {"a/tendon": {"stiffness": 40.0}}}
+    assert m.events["a/halt"].spec["action"] == "stop"
+    by_hand = ms.load_dict(m.to_dict())
+    a = m.simulate(t_end=2.0, rtol=1e-9, atol=1e-11)
+    b = by_hand.simulate(t_end=2.0, rtol=1e-9, atol=1e-11)
+    assert "a/stiffen" in [e.name for e in a.events]
+    np.testing.assert_allclose(a["a/knee.q"][-1], b["a/knee.q"][-1], rtol=1e-9)
+    plain = ms.Model("plain", gravity=(0, -9.81, 0))
+    plain.add_submodel("a", ms.load_dict(__import__("yaml").safe_load(LEG)))
+    assert abs(plain.simulate(t_end=2.0, rtol=1e-9, atol=1e-11)["a/knee.q"][-1] - a["a/knee.q"][-1]) > 1e-3
+
+
+def test_an_unknown_action_names_the_forms():
+    m = ms.load_dict(__import__("yaml").safe_load(LEG))
+    with pytest.raises(ms.ModelError, match=r"action must be 'stop', \{set_input: .*\{set: "):
+        m.add_event("odd", signal="knee.q", value=0.1, action={"jump": 1})

@@ -39,42 +39,6 @@ class Event:
         return f"Event({what}, direction={self.direction:g}, terminal={self.terminal})"
 
 
-def file_action(action, model, what):
-    """An event action as a callable: the model file's "stop", {"set_input": {input: value}} or {"set":
-    {element: {parameter: value}}} (sim.set: a contact's friction, a force element's stiffness ...), or a
-    callable action(sim, t, state) as it is."""
-    if action is None or callable(action):
-        return action
-    if action == "stop":
-        return lambda sim, t, state: "stop"
-    if isinstance(action, dict) and set(action) == {"set_input"} and isinstance(action["set_input"], dict):
-        values = dict(action["set_input"])
-        for name in values:
-            if name not in model.inputs:
-                raise ModelError(f"{what}: set_input names unknown input {name!r}; the model's inputs are "
-                                   f"{', '.join(model.inputs) or 'none'}")
-
-        def set_inputs(sim, t, state):
-            for name, value in values.items():
-                sim.set_input(name, value)
-        return set_inputs
-    if isinstance(action, dict) and set(action) == {"set"} and isinstance(action["set"], dict) and \
-            all(isinstance(p, dict) for p in action["set"].values()):
-        changes = {name: dict(parameters) for name, parameters in action["set"].items()}
-        elements = {**model.forces, **model.contacts, **model.constraints, **model.bodies, **model.joints}
-        for name in changes:
-            if name not in elements:
-                raise ModelError(f"{what}: set names unknown element {name!r}; it sets force elements, contacts, "
-                                 "constraints, bodies and joints")
-
-        def set_parameters(sim, t, state):
-            for name, parameters in changes.items():
-                sim.set(name, **parameters)
-        return set_parameters
-    raise ModelError(f"{what}: action must be 'stop', {{set_input: {{input: value}}}}, {{set: {{element: "
-                     f"{{parameter: value}}}}}} or a callable action(sim, t, state), got {action!r}")
-
-
 def terminal_count(terminal, what):
     """solve_ivp's terminal: False/0 (never), True (1) or a positive count; as an int (0: never)."""
     if isinstance(terminal, (bool, np.bool_)):

@@ -7,7 +7,8 @@ from .body import Body
 from .constraints import Driver, make_constraint
 from .contacts import Contact
 from .element import frozen
-from .events import Event, file_action
+from .actions import file_action
+from .events import Event
 from .forces import make_force
 from .joints import Joint
 
@@ -141,8 +142,9 @@ class Model:
 
     def add_event(self, signal, value=0.0, direction=0, terminal=False, action=None, name=None):
         """Watch ``signal`` (a signal name, or a callable g(t, state)) cross ``value`` in every run;
-        ``action``: "stop", {"set_input": {input: value}} or a callable action(sim, t, state)
-        (modeling/events.py). Named after the signal unless ``name`` is given."""
+        ``action``: a model file's action ("stop", {"set_input": {input: value}}, {"set": {element: {parameter:
+        value}}}: modeling/actions) or a callable action(sim, t, state). Named after the signal unless ``name``
+        is given."""
         name = name or (signal if isinstance(signal, str) else getattr(signal, "__name__", None))
         if not isinstance(name, str) or not name:
             raise ModelError(f"event on {signal!r}: give it a name=")

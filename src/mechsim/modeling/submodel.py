@@ -10,6 +10,7 @@ inputs a force reads and the signals and inputs of its events. The ground is sha
 gravity and simulation defaults apply.
 """
 from ..errors import ModelError
+from .actions import renamed_action
 
 INPUT_ARGUMENTS = ("value", "force", "torque")     # force arguments that may name an input (forces.Source)
 
@@ -54,8 +55,7 @@ def _copy(host, prefix, sub):
         spec = dict(event.spec)
         if isinstance(spec["signal"], str):
             spec["signal"] = names.signal(spec["signal"])
-        if isinstance(spec.get("action"), dict) and isinstance(spec["action"].get("set_input"), dict):
-            spec["action"] = {**spec["action"], "set_input": {names(k): v for k, v in spec["action"]["set_input"].items()}}
+        spec["action"] = renamed_action(spec.get("action"), names)
         host.add_event(name=names(name), **spec)
 
 
