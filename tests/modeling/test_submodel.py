@@ -141,8 +141,8 @@ def test_every_kind_of_event_action_is_renamed():
     """Each action kind renames what it names (modeling/actions): a submodel's {set: {element: ...}} event stiffens
     its own tendon, as the same event written by hand on the renamed model does."""
     leg = ms.load_dict(__import__("yaml").safe_load(LEG))
-    leg.add_event("stiffen", signal="knee.q", value=0.4, direction=1, action={"set": {"tendon": {"stiffness": 40.0}}})
-    leg.add_event("halt", signal="hip.q", value=-5.0, action="stop")
+    leg.add_event("knee.q", name="stiffen", value=0.0, direction=-1, action={"set": {"tendon": {"stiffness": 40.0}}})
+    leg.add_event("hip.q", name="halt", value=-5.0, action="stop")
     m = ms.Model("one", gravity=(0, -9.81, 0))
     m.add_submodel("a", leg)
     assert m.events["a/stiffen"].spec["action"] == {"set": {"a/tendon": {"stiffness": 40.0}}}
@@ -160,4 +160,4 @@ def test_every_kind_of_event_action_is_renamed():
 def test_an_unknown_action_names_the_forms():
     m = ms.load_dict(__import__("yaml").safe_load(LEG))
     with pytest.raises(ms.ModelError, match=r"action must be 'stop', \{set_input: .*\{set: "):
-        m.add_event("odd", signal="knee.q", value=0.1, action={"jump": 1})
+        m.add_event("knee.q", name="odd", value=0.1, action={"jump": 1})
