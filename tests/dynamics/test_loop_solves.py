@@ -10,9 +10,9 @@ import pytest
 
 import mechsim as ms
 from mechsim.dynamics.api import constraint_values
-from mechsim.dynamics.kernels import aba_tables
+from mechsim.dynamics.kernels import aba
 from mechsim.dynamics.multipliers import cholesky_solve, constraint_jacobian_solves, form_lambda
-from mechsim.dynamics.projection import PROJECTION, constraint_state_tables, integrate_coordinates, project
+from mechsim.dynamics.projection import constraint_state, integrate_coordinates, project
 from mechsim.status import OK
 
 from test_constraints import random_state, three_d_tree
@@ -71,11 +71,12 @@ def loops_on_two_branches():
 def jacobian_solves(m, q, v):
     """X = M^-1 G^T over every row by the kernels, with G and the CRBA mass matrix."""
     cm = m.compile()
-    A, d = cm.arrays, cm.new_data()
-    aba_tables(A.node_i, A.node_f, A.force_i, A.force_f, A.gravity, d.u, q, v, d.tau, d.ws, np.zeros(cm.nv))
-    constraint_state_tables(A.node_i, A.node_f, A.con_i, A.con_f, d.con_t, d.ws, d.cw, q, v, cm.every_row)
-    constraint_jacobian_solves(A.node_i, d.ws, d.cw, cm.every_row, d.cw.G)
-    return d.cw.X[:, :cm.n_rows].copy(), d.cw.G.copy(), ms.mass_matrix(m, q)
+    data = cm.new_data()
+    d, cw = data.arrays, data.cw
+    aba(cm.arrays, d, q, v, d.tau, np.zeros(cm.nv))
+    constraint_state(cm.arrays, d, cw, q, v, cm.every_row)
+    constraint_jacobian_solves(cm.node_i, d.ws, cw, cm.every_row, cw.G)
+    return cw.X[:, :cm.n_rows].copy(), cw.G.copy(), ms.mass_matrix(m, q)
 
 
 @pytest.mark.parametrize("build", [loops_on_two_branches, lambda: n_four_bar(3)], ids=["3d-two-branches", "n-four-bar"])
@@ -122,10 +123,9 @@ def test_qr_and_cholesky_agree_on_the_n_four_bar_and_through_its_flat_position()
 
 def project_state(m, q, v, solver):
     cm = m.compile()
-    A, d = cm.arrays, cm.new_data(constraint_solver=solver)
+    data = cm.new_data(constraint_solver=solver, drift="projection", atol=1e-8)
     q, v = q.copy(), v.copy()
-    status = project(A.node_i, A.node_f, A.force_i, A.force_f, A.gravity, A.quat_q, A.con_i, A.con_f, d.held, d.active,
-                     d.solver, d.u, d.tau, d.con_t, d.ws, d.cw, d.dz, PROJECTION, 1e-6, 1e-8, q, v)
+    status = project(cm.arrays, data.arrays, data.cw, q, v)
     h, hd, _ = constraint_values(cm, q, v)
     return status, q, v, np.abs(h).max(), np.abs(hd).max()
 
@@ -141,7 +141,7 @@ def test_projection_over_the_independent_rows_lands_where_every_row_does(rng, mo
     cm = m.compile()
     res = m.simulate(t_end=0.3, t_eval=[0.3])
     q0, v0 = res.q[-1], res.v[-1]
-    assert len(cm.new_data().active) < len(cm.new_data().held)
+    assert len(cm.new_data().arrays.active) < len(cm.new_data().arrays.held)
     for _ in range(6):
         q = q0.copy()
         integrate_coordinates(cm.node_i, q, 1e-4 * rng.standard_normal(cm.nv))

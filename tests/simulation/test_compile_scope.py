@@ -29,7 +29,7 @@ def test_the_system_of_a_run_without_compiled_events_has_no_signals():
     g = np.full(0, np.nan)
     assert events(plain, 0.0, np.concatenate([cm.q0, cm.v0]), g) == OK        # compiled to nothing
     signal_i, signal_f, compiled, rates = compile_signals(cm, [ms.Event("j1.q", value=0.5)])
-    watched = system(cm.arrays, cm.new_data(signal_i=signal_i, signal_f=signal_f), cm.is_tree)
+    watched = system(cm.arrays, cm.new_data(signals=(signal_i, signal_f)), cm.is_tree)
     assert compiled == [0] and watched.signal_i is signal_i and watched.signal_f is signal_f
     assert list(rates) == [1] and list(signal_i[1]) == [COORDINATE, cm.nq, 0, 0]      # j1.q's rate: j1.v
 

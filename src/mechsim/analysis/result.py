@@ -4,7 +4,7 @@ import numpy as np
 from .._jit_cache import Aside, compile_aside
 from ..dynamics.constraints import contact_samples
 from ..dynamics.forces import compliant_contact, row_effects
-from ..dynamics.multipliers import constrained_trajectory
+from ..dynamics.multipliers import Samples, Trajectory, constrained_trajectory
 from ..errors import MechsimError
 from ..modeling.contacts import CONTACT_SIGNALS
 from ..spatial.rotations import matrix_to_quat
@@ -73,7 +73,7 @@ class Result:
         if self._dynamics is None:
             self._compiling.wait()
             args = self._trajectory_arguments()
-            out, nc = args[-9:], self._cm.n_rows
+            out, nc = args[-1], self._cm.n_rows
             status = constrained_trajectory(*args)
             if status != OK:             # the accelerations of the failing sample are partly written
                 out[0][np.isnan(out[7]).any(axis=1) if nc else np.isnan(out[2]).any(axis=(1, 2))] = np.nan
@@ -89,13 +89,13 @@ class Result:
 
     def _trajectory_arguments(self):
         """The arguments of constrained_trajectory (dynamics/multipliers.py) for the samples, with its
-        outputs last: NaN where the pass stops (a state the dynamics cannot take, the end of a failed run)."""
+        Trajectory last: NaN where the pass stops (a state the dynamics cannot take, the end of a failed run)."""
         cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes + 1, self._cm.n_rows
         targets = np.array([cm.targets(t) for t in self.t]).reshape(N, nc, 3)
         for row, target in self._targets.items():
             targets[:, row] = target
-        out = tuple(np.full(shape, np.nan) for shape in ((N, cm.nv), (N, n, 3, 3), (N, n, 3), (N, n, 6),
-                                                         (N, n, 6), (N, nc), (N, nc, 6), (N, nc), (N, n, 6)))
+        out = Trajectory(*(np.full(shape, np.nan) for shape in ((N, cm.nv), (N, n, 3, 3), (N, n, 3), (N, n, 6),
+                                                              (N, n, 6), (N, nc), (N, nc, 6), (N, nc), (N, n, 6))))
         data = cm.new_data(active=self.active, formulation="lagrange" if self._penalty is None else "penalty",
                            penalty=self._penalty)
         if self._slide is not None:
@@ -103,8 +103,8 @@ class Result:
         if self._load_friction is not None:
             data.cw.friction[:] = self._load_friction
         # C-contiguous, as the integrators' states: another layout would compile the kernels again for it
-        samples = (np.ascontiguousarray(x) for x in (self.u_force, self.tau, self.q, self.v))
-        return (cm.arrays, data, None if cm.is_tree else data.cw, *samples, targets, *out)
+        samples = Samples(*(np.ascontiguousarray(x) for x in (self.u_force, self.tau, self.q, self.v)), targets)
+        return cm.arrays, data.arrays, None if cm.is_tree else data.cw, samples, out
 
     def relative(self, x):
         """World points x (N, 3) relative to the kernels' reference point of each sample."""

@@ -65,7 +65,7 @@ def local_data(cm):
     active rows of the model's latest redundancy analysis."""
     active = cm.every_row if cm.analysis is None else cm.analysis.active
     data = getattr(cm.local, "data", None)
-    if data is None or data.active is not active:
+    if data is None or data.arrays.active is not active:
         data = cm.local.data = cm.new_data(active=active)
     return data
 
@@ -120,10 +120,10 @@ def _constrained_forward_dynamics(cm, q, v, tau, t, inputs):
     m, data = cm.model, local_data(cm)
     q, v = _state_vector(q, cm.nq, "q", m), _state_vector(v, cm.nv, "v", m)
     tau = np.zeros(cm.nv) if tau is None else _state_vector(tau, cm.nv, "tau", m)
-    cm.force_values(t, inputs, out=data.u)
-    cm.targets(t, out=data.con_t)
+    cm.force_values(t, inputs, out=data.arrays.u)
+    cm.targets(t, out=data.arrays.con_t)
     qdd = np.empty(cm.nv)
-    status = constrained_dynamics(cm.arrays, data, q, v, tau, qdd)
+    status = constrained_dynamics(cm.arrays, data.arrays, data.cw, q, v, tau, qdd)
     if status == SINGULAR:
         raise SimulationError(f"the constraint equations of '{m.name}' cannot be solved at this state")
     if status != OK:
@@ -153,7 +153,7 @@ def inverse_dynamics(m, q=None, v=None, a=None, t=0.0, inputs=None):
 
 
 def _rnea_samples(cm, Q, V, A, U):
-    tau, data = np.empty((Q.shape[0], cm.nv)), cm.new_data()
+    tau, data = np.empty((Q.shape[0], cm.nv)), cm.new_data().arrays
     for k in range(Q.shape[0]):
         data.u[:] = U[k]
         rnea(cm.arrays, data, Q[k], V[k], A[k], tau[k])
@@ -173,7 +173,7 @@ def mass_matrix(m, q):
     """Joint-space mass matrix (nv, nv) by the composite-rigid-body algorithm."""
     cm = m.compile()
     M = np.empty((cm.nv, cm.nv))
-    crba(cm.arrays, local_data(cm), _state_vector(q, cm.nq, "q", m), M)
+    crba(cm.arrays, local_data(cm).arrays, _state_vector(q, cm.nq, "q", m), M)
     return M
 
 
@@ -195,11 +195,11 @@ def constraint_accelerations(cm, q, v, t=0.0, rows=None, targets=None):
 def _evaluate_rows(cm, q, v, t, rows, targets):
     data = local_data(cm)
     rows = cm.every_row if rows is None else np.asarray(rows, dtype=np.int64)
-    cm.targets(t, out=data.con_t)
+    cm.targets(t, out=data.arrays.con_t)
     for row, target in (targets or {}).items():
-        data.con_t[row] = target
+        data.arrays.con_t[row] = target
     cw = data.cw
     cw.h[:], cw.hd[:], cw.gamma[:], cw.G[:] = 0.0, 0.0, 0.0, 0.0
-    constraint_state(cm.arrays, data, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
-                     rows)
+    constraint_state(cm.arrays, data.arrays, cw, np.ascontiguousarray(q, dtype=float),
+                     np.ascontiguousarray(v, dtype=float), rows)
     return cw

@@ -12,22 +12,27 @@ from ..modeling.forces.joint_force import JointForce
 from ..modeling.forces.joint_friction import JointFriction
 from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_P, PRIM_S
 from . import layout as L
-from .layout import SWITCHED_ROWS
+from .layout import SWITCHED_ROWS, ModelArrays
 from .closure import ConstraintRows
 from .cut_joints import CutJointCoordinates
-from .data import ModelArrays, new_data
+from .data import Settings, new_data
 from .forces import FORCE_CODE
 from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS, tree_branches
 from .system import update_time_functions
 from .topology import spanning_tree
 
 
+def read_only(*arrays):
+    """Mark the arrays the kernels only read: writing one raises."""
+    for array in arrays:
+        array.setflags(write=False)
 
 
 class CompiledModel:
     """Tree nodes, force tables, constraint rows and name maps of a Model, and ``arrays``, the
     immutable ModelArrays the kernels take; rebuilt when the model changes. A run, analysis or
-    forward-dynamics call works on its own Data (``new_data``), never on this object."""
+    forward-dynamics call works on its own Data (``new_data``), never on this object: the tables the kernels
+    read are read-only."""
 
     def __init__(self, model):
         self.model = model
@@ -44,6 +49,8 @@ class CompiledModel:
         self.every_row = np.flatnonzero(~self.switched).astype(np.int64)
         self.unilateral = np.flatnonzero(self.switched).astype(np.int64)
         self.arrays = self._model_arrays()
+        read_only(*self.arrays[:-1], self.u_const, self.rows.constant_targets, *self.branches,
+                  self.cut_coordinates.cut_i, self.cut_coordinates.cut_f)
         # some force value or constraint target depends on t or on an input
         self.varies_in_time = bool(self.input_slots or self.expression_slots or self.python_slots
                                    or self.rows.expressions or self.rows.timed)
@@ -52,9 +59,9 @@ class CompiledModel:
         self.analysis = None                 # redundancy analysis at the last assembly (assembly/redundancy.py)
         self.local = threading.local()       # forward_dynamics' per-thread data (dynamics/api.py)
 
-    def new_data(self, **settings):
-        """A fresh Data for one run or analysis (dynamics/data.py: new_data's settings)."""
-        return new_data(self, **settings)
+    def new_data(self, active=None, signals=None, impacts=None, **settings):
+        """A fresh Data for one run or analysis (dynamics/data.py new_data), its settings by name (Settings)."""
+        return new_data(self, active, Settings(**settings), signals, impacts)
 
     def friction_table(self):
         """The joint frictions whose levels grow with the load (ConstraintWorkspace.friction, dynamics/

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
-from .kernels import PASS, dof
+from .kernels import PASS, carve, dof
 from .motion import (add_scaled, contact_geometry, cross, dot, direction_motion, node_entry, node_omega,
                      point_motion, surface_tangent)
 from .layout import (C0, C1, DA, DB, EA, KA, KB, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
@@ -23,8 +23,8 @@ from .layout import (C0, C1, DA, DB, EA, KA, KB, NODE_A, NODE_B, PA, PARENT, PB,
 def contact_direction(kind, f, na, nb, R, p, vel, acc0):
     """(h, c, cd, d, dd) of a contact row: its residual (the gap; 0 for a slip), the contact point with
     its rate, and the row's direction (the surface's normal, or its tangent TK) with its rate."""
-    gap, c, cd, n, nd = contact_geometry(R, p, vel, acc0, na, nb, int(f[SURF]), f[RS], f[PA:PA + 3], f[EA:EA + 3],
-                                         f[PB:PB + 3], f[DB:DB + 3], f[C1])
+    gap, c, cd, n, nd = contact_geometry(R, p, vel, acc0, na, nb, (int(f[SURF]), f[RS], f[PA:PA + 3], f[EA:EA + 3]),
+                                         (f[PB:PB + 3], f[DB:DB + 3], f[C1]))
     if kind == ROW_CONTACT_GAP:
         return gap, c, cd, n, nd
     e, ed, _ = direction_motion(R, vel, acc0, na, f[DA:DA + 3])
@@ -65,14 +65,14 @@ def contact_row(kind, f, na, nb, R, p, vel, acc0, w):
 
 
 @njit(**INLINE)
-def contact_rates(con_i, con_f, con_t, row, R, p, vel, acc0, wrench, h, hd):
-    """h[row] and hd[row] of contact row ``row`` as evaluate_row gives them, without its Jacobian row and
+def contact_rates(model, con_t, w, cw, row):
+    """cw.h[row] and cw.hd[row] of contact row ``row`` as evaluate_row gives them, without its Jacobian row and
     gamma: what the contacts' event signals read, at every sample and root iteration of event location."""
-    f = con_f[row]
-    value, rate, _ = contact_row(con_i[row, ROW_TYPE], f, con_i[row, NODE_A], con_i[row, NODE_B], R, p, vel, acc0,
-                                 wrench[row])
-    h[row] = value - f[C0] - con_t[row, 0]
-    hd[row] = rate - con_t[row, 1]
+    con_i, f = model.con_i, model.con_f[row]
+    value, rate, _ = contact_row(con_i[row, ROW_TYPE], f, con_i[row, NODE_A], con_i[row, NODE_B], w.R, w.p, w.vel,
+                                 cw.acc0, cw.wrench[row])
+    cw.h[row] = value - f[C0] - con_t[row, 0]
+    cw.hd[row] = rate - con_t[row, 1]
 
 
 @njit(**INLINE)
@@ -148,18 +148,22 @@ def velocity_product_accelerations(node_i, c, acc0):
 
 
 @njit(**PASS)
-def evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G):
-    """evaluate_row for each of the given rows."""
+def evaluate_rows(model, data, cw, rows, q, v):
+    """evaluate_row for each of the given rows, on the kinematics in data.ws (forward_kinematics) and cw.acc0
+    (velocity_product_accelerations) at (q, v), with the targets data.con_t."""
+    w = carve(data.ws)
     for row in rows:
-        evaluate_row(con_i, con_f, con_t, row, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G)
+        evaluate_row(model, data.con_t, w, cw, row, q, v)
 
 
 @njit(**INLINE)
-def evaluate_row(con_i, con_f, con_t, row, node_i, q, v, R, p, S, vel, acc0, wrench, h, hd, gamma, G):
+def evaluate_row(model, con_t, w, cw, row, q, v):
     """Row ``row``'s residual h = g(q, t), velocity residual hd = G v - f', acceleration right-hand
-    side gamma = f'' - (Gdot v) (Wood & Kennedy 2003, eq. 10), Jacobian row G (nv), wrench on node b (6)."""
+    side gamma = f'' - (Gdot v) (Wood & Kennedy 2003, eq. 10), Jacobian row G (nv), wrench on node b (6), into
+    cw (h, hd, gamma, G, wrench), from the kinematics in the workspace views w and cw.acc0."""
+    node_i, con_i, h, hd, gamma, G, wrench = model.node_i, model.con_i, cw.h, cw.hd, cw.gamma, cw.G, cw.wrench
     G[row, :] = 0.0
-    kind, na, nb, f = con_i[row, ROW_TYPE], con_i[row, NODE_A], con_i[row, NODE_B], con_f[row]
+    kind, na, nb, f = con_i[row, ROW_TYPE], con_i[row, NODE_A], con_i[row, NODE_B], model.con_f[row]
     if kind == ROW_COORD:                  # q_a - C1 q_b (R, P, H, T coordinates: qdot = v)
         ka = int(f[KA])
         value, rate = q[node_i[na, QI] + ka], v[node_i[na, VI] + ka]
@@ -172,9 +176,9 @@ def evaluate_row(con_i, con_f, con_t, row, node_i, q, v, R, p, S, vel, acc0, wre
         accel = 0.0
         wrench[row, :] = 0.0
     else:
-        value, rate, accel = geometric_row(kind, f, na, nb, R, p, vel, acc0, wrench[row])
-        add_path_jacobian(node_i, S, nb, wrench[row], 1.0, G, row)
-        add_path_jacobian(node_i, S, na, wrench[row], -1.0, G, row)
+        value, rate, accel = geometric_row(kind, f, na, nb, w.R, w.p, w.vel, cw.acc0, wrench[row])
+        add_path_jacobian(node_i, w.S, nb, wrench[row], 1.0, G, row)
+        add_path_jacobian(node_i, w.S, na, wrench[row], -1.0, G, row)
     h[row] = value - f[C0] - con_t[row, 0]
     hd[row] = rate - con_t[row, 1]
     gamma[row] = con_t[row, 2] - accel

@@ -123,8 +123,11 @@ def predicted(Q, V, A, t, k, qi, vi, q0, rate, accel):
 
 
 @njit(**INLINE)
-def write_revolutes(ci, f, k, t, Rr, w, wd, slide, Q, V, A):
-    """The revolutes' angles, rates and accelerations at sample k (their branch and turns: module docstring)."""
+def write_revolutes(ci, f, k, t, Rr, rates, slide, out):
+    """The revolutes' angles, rates and accelerations at sample k into out = (Q, V, A) (their branch and turns:
+    module docstring), from M's rotation in F, Rr, and rates = (w, wd), the relative angular velocity in F's axes
+    and its rate."""
+    (w, wd), (Q, V, A) = rates, out
     n, qi, vi = ci[CUT_ROT], ci[CUT_Q] + ci[CUT_TRANS], ci[CUT_V] + ci[CUT_TRANS]
     q0 = f[CUT_Q0 + ci[CUT_TRANS]:CUT_Q0 + ci[CUT_TRANS] + 3]
     theta = revolute_angles(Rr, f, n, q0[0] if k == 0 else Q[k - 1, qi])
@@ -150,9 +153,10 @@ def axes_motion(R, vel, acc, node, axes):
 
 
 @njit(**INLINE)
-def measure_cut_joint(ci, f, k, t, R, p, vel, acc, Q, V, A, Rr):
-    """Cut joint (ci, f)'s coordinates at sample k (R, p, vel, acc: the nodes' at that sample, acc without the
-    kernels' a_0 = -g) into Q, V, A, and M's rotation in F into Rr."""
+def measure_cut_joint(ci, f, k, t, nodes, out, Rr):
+    """Cut joint (ci, f)'s coordinates at sample k (nodes = (R, p, vel, acc): the nodes' at that sample, acc
+    without the kernels' a_0 = -g) into out = (Q, V, A), and M's rotation in F into Rr."""
+    (R, p, vel, acc), (Q, V, A) = nodes, out
     na, nb = ci[CUT_NODE_A], ci[CUT_NODE_B]
     F, M = axes_motion(R, vel, acc, na, f[CUT_FA:CUT_FA + 9]), axes_motion(R, vel, acc, nb, f[CUT_MB:CUT_MB + 9])
     xa = point_motion(R, p, vel, acc, na, f[CUT_PA:CUT_PA + 3])
@@ -176,18 +180,20 @@ def measure_cut_joint(ci, f, k, t, R, p, vel, acc, Q, V, A, Rr):
     elif ci[CUT_ROT]:
         w = (along(F[0], omega), along(F[1], omega), along(F[2], omega))
         a1 = f[CUT_RAXES:CUT_RAXES + 3]
-        write_revolutes(ci, f, k, t, Rr, (w[0][0], w[1][0], w[2][0]), (w[0][1], w[1][1], w[2][1]),
-                        a1[0] * d[0][0] + a1[1] * d[1][0] + a1[2] * d[2][0], Q, V, A)
+        write_revolutes(ci, f, k, t, Rr, ((w[0][0], w[1][0], w[2][0]), (w[0][1], w[1][1], w[2][1])),
+                        a1[0] * d[0][0] + a1[1] * d[1][0] + a1[2] * d[2][0], out)
 
 
 @njit(**JIT)
-def cut_joint_motion(cut_i, cut_f, t, R, p, vel, acc, Q, V, A, REL):
-    """The cut joints' coordinates Q, velocities V and accelerations A at the samples t of a Result (R, p, vel, acc:
-    the nodes' poses, spatial velocities and accelerations at every sample, as Result._node_dynamics has them but
-    acc without the kernels' a_0 = -g), and M's rotation in F into REL (samples, cut joints, 3, 3)."""
+def cut_joint_motion(cut_i, cut_f, t, nodes, out, REL):
+    """The cut joints' coordinates, velocities and accelerations out = (Q, V, A) at the samples t of a Result
+    (nodes = (R, p, vel, acc): the nodes' poses, spatial velocities and accelerations at every sample, as
+    Result._node_dynamics has them but acc without the kernels' a_0 = -g), and M's rotation in F into REL
+    (samples, cut joints, 3, 3)."""
+    R, p, vel, acc = nodes
     for k in range(t.shape[0]):
         for j in range(cut_i.shape[0]):
-            measure_cut_joint(cut_i[j], cut_f[j], k, t, R[k], p[k], vel[k], acc[k], Q, V, A, REL[k, j])
+            measure_cut_joint(cut_i[j], cut_f[j], k, t, (R[k], p[k], vel[k], acc[k]), out, REL[k, j])
 
 
 class CutJointCoordinates:
@@ -254,7 +260,7 @@ class CutJointCoordinates:
         REL = np.zeros((N, len(self.cut_i), 3, 3))
         acc = acc.copy()
         acc[..., 3:] += gravity                     # the nodes' true accelerations: the ground's is 0
-        cut_joint_motion(self.cut_i, self.cut_f, np.asarray(t, dtype=float), R, p, vel, acc, Q, V, A, REL)
+        cut_joint_motion(self.cut_i, self.cut_f, np.asarray(t, dtype=float), (R, p, vel, acc), (Q, V, A), REL)
         for row, qi, q0 in self.quaternions:
             Q[:, qi:qi + 4] = continuous_sign(matrix_to_quat(REL[:, row]), q0)
         return Q, V, A

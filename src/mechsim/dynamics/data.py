@@ -1,16 +1,28 @@
-"""The two things every kernel takes, after Pinocchio's split of Model and Data:
+"""What the kernels take, after Pinocchio's split of Model and Data:
 
-- ``ModelArrays``: the compiled model as flat arrays (layout.py), made once by CompiledModel and
-  never written afterwards — one model serves any number of runs and threads;
-- ``Data``: what one run, analysis or forward-dynamics call writes — the kernels' workspaces, the
-  force values u and extra generalized forces tau, the constraint targets con_t (f, f', f'' per
-  row), the rows that hold (``held``: every row but those of open stops) and, of those, the rows
-  taking part (``active``: the redundancy analysis of the current configuration), the compiled
-  event signals, scratch (dz: a velocity correction; ydot: a state derivative an event signal needs —
-  kernels never allocate), the run's settings (multiplier solver, drift control and its tolerances) and
-  the contacts' bounces resolved compiled (impacts.py: Impacts, None without rigid contacts).
+- ``ModelArrays`` (layout.py): the compiled model as flat read-only arrays, made once by CompiledModel
+  and never written — one model serves any number of runs and threads;
+- ``Data``: what one run, analysis or forward-dynamics call writes, made by ``CompiledModel.new_data``.
 
-Kernels are ``kernel(model, data, ...)``; Python code makes a Data with ``CompiledModel.new_data``.
+Kernels are ``kernel(model, data, cw, ..., q, v, ...)``: the ModelArrays, the run's ``DataArrays``, then the
+workspaces they use, each on its own, then what varies per call. Every array a compiled call is handed is
+copied into the call (a struct of ~10 words: ~4 ns, measured), whether in a tuple or not, so a kernel takes
+the groups it reads and no others; the optional ones are None where a run has none (numba drops the code
+behind ``x is None`` of an argument before typing it: dynamics/system.py). The groups' types do not depend
+on the run, so that a run, its Results and the public functions share their compiled kernels.
+
+A Data holds:
+- ``arrays``: the DataArrays — the kernels' workspace ws, the force values u and extra generalized forces tau,
+  the constraint targets con_t (f, f', f'' per row), the rows that hold (``held``: every row but those of open
+  stops) and, of those, the rows taking part (``active``: the redundancy analysis of the current
+  configuration), scratch (dz: a velocity correction; ydot: a state derivative an event signal needs; stack:
+  the time functions' — kernels never allocate) and the run's settings (multiplier solver, drift control,
+  Baumgarte's alpha and beta or the null-space formulation's sigma in alpha, atol);
+- ``cw``, ``ns``: the constraint and null-space workspaces (multipliers.py, nullspace.py; ns an empty one but for
+  the null-space formulation);
+- ``impacts``: the contacts' bounces resolved compiled (impacts.py: Impacts, None without rigid contacts);
+- ``signal_i``, ``signal_f``: the compiled event signals (system.py);
+- ``formulation``: LAGRANGE, NULLSPACE or PENALTY.
 """
 from collections import namedtuple
 
@@ -21,10 +33,14 @@ from .multipliers import CHOLESKY, COMPLIANCE, DAMPING, QR, STIFFNESS, new_const
 from .nullspace import new_nullspace_workspace
 from .projection import PROJECTION, STABILIZATION
 
-ModelArrays = namedtuple("ModelArrays", "node_i node_f force_i force_f gravity quat_q con_i con_f "
-                                        "time_ops time_consts slot_span row_span nq")
-Data = namedtuple("Data", "ws cw u tau con_t active held dz ydot stack signal_i signal_f solver drift alpha beta rtol "
-                         "atol formulation ns impacts")
+DataArrays = namedtuple("DataArrays", "ws u tau con_t active held dz ydot stack solver drift alpha beta atol")
+Data = namedtuple("Data", "arrays cw ns impacts signal_i signal_f formulation")
+# A run's settings by name (new_data): drift control and multiplier solver, Baumgarte's (alpha, beta), the
+# absolute tolerance (projection drives the constraint residual below 1e-3 atol; its metric is M^-1,
+# projection.py), the formulation, the penalty formulation's Penalty (simulation/formulations.py) and the
+# null-space formulation's Baumgarte rate sigma.
+Settings = namedtuple("Settings", "drift constraint_solver baumgarte atol formulation penalty sigma",
+                      defaults=("projection", "cholesky", (10.0, 10.0), 1e-8, "lagrange", None, 20.0))
 
 BAUMGARTE, NO_DRIFT_CONTROL = 2, 3
 DRIFT_CODES = {"projection": PROJECTION, "stabilization": STABILIZATION, "baumgarte": BAUMGARTE,
@@ -36,29 +52,25 @@ SIGNAL_I_COLS, SIGNAL_F_COLS = 4, 4     # compiled event signals (simulation/eve
 NO_NULLSPACE = new_nullspace_workspace(0, 0)     # the other formulations' ns: empty, never written, shared
 
 
-def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_solver="cholesky",
-             baumgarte=(10.0, 10.0), rtol=1e-6, atol=1e-8, signal_i=None, signal_f=None, formulation="lagrange",
-             penalty=None, sigma=20.0, impacts=None):
-    """A fresh Data for the compiled model ``cm``: force values u (default: the constant ones), the
-    rows ``active`` (default: the model's redundancy analysis, else every row), drift control and
-    multiplier solver by name, Baumgarte's (alpha, beta), the tolerances rtol, atol (projection drives
-    the constraint residual below 1e-3 atol; its metric is M^-1, projection.py), the compiled event
-    signals (simulation/events.py) and the formulation: "penalty" with ``penalty`` a Penalty
-    (simulation/formulations.py), the rows turned into spring-dampers or held by the augmented Lagrangian
-    (they leave the active and held rows: no events; the augmented Lagrangian's are projected, projection.py);
-    "nullspace" with drift "baumgarte" holds the positions by method B at rate ``sigma`` (nullspace.py);
-    ``impacts`` the run's Impacts (impacts.py)."""
-    code, form = DRIFT_CODES[drift], FORMULATION_CODES[formulation]
-    alpha, beta = (float(baumgarte[0]), float(baumgarte[1])) if code == BAUMGARTE else (0.0, 0.0)
+def new_data(cm, active=None, settings=Settings(), signals=None, impacts=None):
+    """A fresh Data for the compiled model ``cm``: the force values its constant ones, the rows ``active``
+    (default: the model's redundancy analysis, else every row), the run's Settings, the compiled event
+    signals (signal_i, signal_f: simulation/events.py; None: none) and the run's Impacts (impacts.py).
+    The penalty formulation with a Penalty turns its rows into spring-dampers or holds them by the augmented
+    Lagrangian (they leave the active and held rows: no events; the augmented Lagrangian's are projected,
+    projection.py); "nullspace" with drift "baumgarte" holds the positions by method B at rate sigma
+    (nullspace.py)."""
+    code, form = DRIFT_CODES[settings.drift], FORMULATION_CODES[settings.formulation]
+    alpha, beta = (float(settings.baumgarte[0]), float(settings.baumgarte[1])) if code == BAUMGARTE else (0.0, 0.0)
     if form == NULLSPACE:
-        alpha, beta = (float(sigma), 0.0) if code == BAUMGARTE else (0.0, 0.0)
+        alpha, beta = (float(settings.sigma), 0.0) if code == BAUMGARTE else (0.0, 0.0)
     if active is None:
         active = cm.every_row if cm.analysis is None else cm.analysis.active
     active = np.ascontiguousarray(active, dtype=np.int64)
     holds = ~cm.switched                       # the rows that always hold, and the switched ones active
     holds[active] = True
     held = np.flatnonzero(holds).astype(np.int64)
-    penalized, iterations = np.zeros(0, dtype=np.int64), 0
+    penalized, iterations, penalty = np.zeros(0, dtype=np.int64), 0, settings.penalty
     if form == PENALTY and penalty is not None:
         penalized, iterations = np.asarray(penalty.rows, dtype=np.int64), penalty.iterations
         active, held = np.setdiff1d(active, penalized), np.setdiff1d(held, penalized)
@@ -69,11 +81,9 @@ def new_data(cm, u=None, tau=None, active=None, drift="projection", constraint_s
         cw.penalty[penalized, STIFFNESS], cw.penalty[penalized, DAMPING] = penalty.stiffness, penalty.damping
         cw.penalty[penalized, COMPLIANCE] = penalty.compliance
     ns = new_nullspace_workspace(cm.n_rows, cm.nv) if form == NULLSPACE else NO_NULLSPACE
-    return Data(new_workspace(cm.n_nodes), cw,
-                cm.u_const.copy() if u is None else np.array(u, dtype=float),
-                np.zeros(cm.nv) if tau is None else np.array(tau, dtype=float),
-                cm.rows.constant_targets.copy(), active, held, np.zeros(cm.nv), np.zeros(cm.nq + cm.nv),
-                np.zeros((cm.stack_depth, 3)),
-                np.zeros((0, SIGNAL_I_COLS), dtype=np.int64) if signal_i is None else signal_i,
-                np.zeros((0, SIGNAL_F_COLS)) if signal_f is None else signal_f,
-                SOLVER_CODES[constraint_solver], code, alpha, beta, float(rtol), float(atol), form, ns, impacts)
+    signal_i, signal_f = (np.zeros((0, SIGNAL_I_COLS), dtype=np.int64), np.zeros((0, SIGNAL_F_COLS))) \
+        if signals is None else signals
+    arrays = DataArrays(new_workspace(cm.n_nodes), cm.u_const.copy(), np.zeros(cm.nv), cm.rows.constant_targets.copy(),
+                        active, held, np.zeros(cm.nv), np.zeros(cm.nq + cm.nv), np.zeros((cm.stack_depth, 3)),
+                        SOLVER_CODES[settings.constraint_solver], code, alpha, beta, float(settings.atol))
+    return Data(arrays, cw, ns, impacts, signal_i, signal_f, form)

@@ -50,9 +50,9 @@ def compliant_contact(prm, na, nb, R, p, vel):
     c, the gap, the slip velocity (world) and the surface's normal. Normal: Hunt & Crossley (1975) as in
     Marhefka & Orin (1999), f_n = k d^e + c d^e d' on the penetration d = -gap, never pulling; friction: Coulomb's
     -mu f_n s / sqrt(|s|^2 + v_s^2) on the slip s relative to the surface material, smooth across s = 0."""
-    gap, c, _, n, _ = contact_geometry(R, p, vel, vel, na, nb, int(prm[K_KIND]), prm[K_SRADIUS],
-                                       prm[K_ORIGIN:K_ORIGIN + 3], prm[K_NORMAL:K_NORMAL + 3],
-                                       prm[K_CENTRE:K_CENTRE + 3], prm[K_AXIS:K_AXIS + 3], prm[K_RADIUS])
+    gap, c, _, n, _ = contact_geometry(R, p, vel, vel, na, nb, (int(prm[K_KIND]), prm[K_SRADIUS],
+                                       prm[K_ORIGIN:K_ORIGIN + 3], prm[K_NORMAL:K_NORMAL + 3]),
+                                       (prm[K_CENTRE:K_CENTRE + 3], prm[K_AXIS:K_AXIS + 3], prm[K_RADIUS]))
     u, _, _ = direction_motion(R, vel, vel, na, prm[K_SURFACE:K_SURFACE + 3])
     rel = add_scaled(add_scaled(material_velocity(vel, nb, c), material_velocity(vel, na, c), -1.0), u, -1.0)
     rate = dot(n, rel)

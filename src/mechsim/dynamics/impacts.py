@@ -27,7 +27,7 @@ from numba import njit
 from ..spatial.algebra import JIT
 from ..status import OK, UNHANDLED
 from .multipliers import cholesky_solve, constraint_jacobian_solves, form_lambda
-from .projection import constraint_state_tables
+from .projection import constraint_state
 
 Impacts = namedtuple("Impacts", "table points rows log count")
 RESTITUTION, MIN_BOUNCE, STATIC, ON = range(4)
@@ -46,12 +46,12 @@ def new_impacts(table, points):
 
 
 @njit(**JIT)
-def contact_impulse(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, impacts, k, r, y):
+def contact_impulse(model, data, cw, impacts, k, r, y):
     """Newton's impact of the contact point with normal row r, whose hit is compiled signal k, on the
     factorization of an evaluation at y (module docstring): v+ into y. Returns (status, approach speed,
     normal impulse); UNHANDLED leaves the case to the driver."""
-    table, q, v = impacts.table[k], y[:nq], y[nq:]
-    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, impacts.points)
+    table, q, v = impacts.table[k], y[:model.nq], y[model.nq:]
+    constraint_state(model, data, cw, q, v, impacts.points)
     for row in impacts.points:
         if row != r and abs(cw.h[row]) <= RESTING_GAP:
             return UNHANDLED, 0.0, 0.0
@@ -63,11 +63,11 @@ def contact_impulse(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, impacts, k,
     rows = impacts.rows[:n]
     for j in range(n):
         rows[j] = r + j
-    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, rows[1:])
+    constraint_state(model, data, cw, q, v, rows[1:])
     cw.rhs[0] = -(1.0 + e) * cw.hd[r]                   # b - G v-: the normal rate to -e times its value
     for j in range(1, n):                               # the slip to the surface's velocity
         cw.rhs[j] = -cw.hd[r + j]
-    constraint_jacobian_solves(node_i, ws, cw, rows, cw.G)
+    constraint_jacobian_solves(model.node_i, data.ws, cw, rows, cw.G)
     form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
     if not cholesky_solve(cw.Lam, cw.rhs, n, cw.mu):
         return UNHANDLED, approach, 0.0
@@ -80,14 +80,17 @@ def contact_impulse(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, impacts, k,
 
 
 @njit(**JIT)
-def rearm(node_i, node_f, nq, con_i, con_f, con_t, ws, cw, sig_f, impacts, k, r, t, y, ydot, approach, impulse):
-    """After point r bounced at t (y the state after, ydot its derivative): its hit signal's threshold a
-    few ulps below its gap now (simulation/hybrid.py ``_arm``), the bounce logged, and the time steps must
-    end at: the bounce's apex t + w / a, w the rebound speed, a = G vdot - gamma the gap rate's
-    deceleration (hd' = G vdot + Gdot v - f''), so that no step passes over a whole small bounce."""
-    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, y[:nq], y[nq:], impacts.rows[:1])
+def rearm(model, data, cw, signal_f, impacts, bounce, t, y, ydot):
+    """After a bounce = (k, r, approach speed, normal impulse) of point r, whose hit is compiled signal k, at t (y
+    the state after, ydot its derivative): its hit signal's threshold a few ulps below its gap now
+    (simulation/hybrid.py ``_arm``), the bounce logged, and the time steps must end at: the bounce's apex
+    t + w / a, w the rebound speed, a = G vdot - gamma the gap rate's deceleration (hd' = G vdot + Gdot v - f''),
+    so that no step passes over a whole small bounce."""
+    k, r, approach, impulse = bounce
+    nq = model.nq
+    constraint_state(model, data, cw, y[:nq], y[nq:], impacts.rows[:1])
     threshold = min(cw.h[r], 0.0) + TOUCH_GAP
-    sig_f[k, 0] = threshold
+    signal_f[k, 0] = threshold
     rebound, a = cw.hd[r], -cw.gamma[r]
     for i in range(cw.G.shape[1]):
         a += cw.G[r, i] * ydot[nq + i]

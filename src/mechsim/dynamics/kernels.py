@@ -15,6 +15,9 @@ views once per call.
 Per-node steps are inlined by LLVM (INLINE); the passes, which hand a dozen of those views on,
 are inlined into the entry points at numba-IR level (PASS): handing views to a separately
 compiled function costs ~0.1 us per call even when LLVM inlines it (SPEC §6).
+
+Kernels take the model's arrays as one tuple (layout.py ModelArrays) and a run's as another
+(data.py DataArrays), then what they take per call: ``kernel(model, data, ..., q, v, ...)``.
 """
 from collections import namedtuple
 
@@ -26,7 +29,8 @@ from ..spatial.algebra import (INLINE, JIT, PASS, axis_angle_matrix, body_inerti
                                matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
 from ..status import OK, WRONG_SIZE
 from .forces import applied_forces
-from .layout import AXIS, COM, FORCE_VALUES, GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI
+from .layout import (AXIS, COM, FORCE_VALUES, GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI,
+                     ModelArrays)
 from .motion import ground_point
 
 
@@ -209,23 +213,24 @@ def reference_point(node_i, node_f, q, p):
 
 
 @njit(**PASS)
-def forward_kinematics(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c):
-    """Base-to-tip pass of the kinematics (RBDA Table 5.1): every node's pose (from reference_point), S,
-    velocity and c; all that constraint rows and event signals read."""
-    reference_point(node_i, node_f, q, p)
+def forward_kinematics(model, q, v, w):
+    """Base-to-tip pass of the kinematics (RBDA Table 5.1) into the workspace views w (carve): every node's
+    pose (from reference_point), S, velocity and c; all that constraint rows and event signals read."""
+    node_i, node_f = model.node_i, model.node_f
+    reference_point(node_i, node_f, q, w.p)
     for i in range(node_i.shape[0]):
-        node_pose(node_i, node_f, q, R, p, S, RF, RJ, i)
-        node_velocity(node_i, v, S, vel, c, i)
+        node_pose(node_i, node_f, q, w.R, w.p, w.S, w.RF, w.RJ, i)
+        node_velocity(node_i, v, w.S, w.vel, w.c, i)
 
 
 @njit(**PASS)
-def first_pass(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c, IA, pA):
+def first_pass(model, q, v, w):
     """First pass of RNEA and ABA (RBDA Tables 5.1, 7.1): forward_kinematics, then every node's inertia
     IA = I and bias force pA = v x* I v."""
-    forward_kinematics(node_i, node_f, q, v, R, p, S, RF, RJ, vel, c)
-    for i in range(node_i.shape[0]):
-        node_inertia(node_f, R, p, IA, i)
-        crf(vel[i], matvec6(IA[i], vel[i]), pA[i])
+    forward_kinematics(model, q, v, w)
+    for i in range(model.node_i.shape[0]):
+        node_inertia(model.node_f, w.R, w.p, w.IA, i)
+        crf(w.vel[i], matvec6(w.IA[i], w.vel[i]), w.pA[i])
 
 
 @njit(**INLINE)
@@ -323,10 +328,11 @@ def articulate(IA, pA, U, Dinv, u, c, i, parent, nd):
 
 
 @njit(**PASS)
-def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
+def aba_passes(model, w, tau, qdd):
     """Articulated-body algorithm, RBDA Table 7.1 (Wood & Kennedy 2003, §2.2: the O(n) elimination of eq. 8),
-    second and third passes, after first_pass and applied_forces; tau may share qdd's memory.
-    Returns OK or the first singular node."""
+    second and third passes in the workspace views w, after first_pass and applied_forces; tau may share qdd's
+    memory. Returns OK or the first singular node."""
+    node_i, S, c, IA, pA, U, Dinv, u, acc = model.node_i, w.S, w.c, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
     for i in range(node_i.shape[0] - 1, -1, -1):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
         for k in range(nd):                               # U = IA S
@@ -348,23 +354,24 @@ def aba_passes(node_i, gravity, S, c, IA, pA, U, Dinv, u, acc, tau, qdd):
             articulate(IA, pA, U, Dinv, u, c, i, parent, nd)
     for i in range(node_i.shape[0]):
         vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
-        bias_acceleration(node_i, gravity, c, acc, i)
+        bias_acceleration(node_i, model.gravity, c, acc, i)
         joint_acceleration(U, Dinv, u, acc, qdd, i, vi, nd)
         add_joint_acceleration(S, qdd, acc, i, vi, nd)
     return OK
 
 
 @njit(**PASS)
-def aba_tables(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau_in, ws, qdd):
-    """Forward dynamics qdd = FD(q, v, tau_in + force elements) on the model's tables; returns OK or
-    a singular node. Kernels hand on views of the model (``aba`` below takes the model and data)."""
+def aba_tables(model, u_force, ws, q, v, tau_in, qdd):
+    """Forward dynamics qdd = FD(q, v, tau_in + force elements) on the model's tables with the force values
+    u_force, in the workspace ws; returns OK or a singular node. What ``aba`` runs, inlined in the kernels
+    that solve on its factorization (multipliers.py, projection.py) and in aba_packed."""
     w = carve(ws)
     tau = qdd                  # the generalized forces are gathered in qdd until the last pass replaces them
     for k in range(tau.shape[0]):
         tau[k] = tau_in[k]
-    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
-    applied_forces(force_i, force_f, u_force, q, v, w.R, w.p, w.vel, w.pA, tau)
-    return aba_passes(node_i, gravity, w.S, w.c, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc, tau, qdd)
+    first_pass(model, q, v, w)
+    applied_forces(model.force_i, model.force_f, u_force, q, v, w.R, w.p, w.vel, w.pA, tau)
+    return aba_passes(model, w, tau, qdd)
 
 
 ABA_PACKED_SIGNATURE = ("int64(int64[:, ::1], float64[:, ::1], float64[:, :, ::1], "
@@ -383,28 +390,29 @@ def aba_packed(model_i, model_f, ws, q, v, tau, qdd):
     nq, nv = coordinate_counts(node_i)
     if q.shape[0] != nq or v.shape[0] != nv or tau.shape[0] != nv or qdd.shape[0] != nv:
         return WRONG_SIZE
-    return aba_tables(node_i, node_f, force_i, force_f, last[GRAVITY:GRAVITY + 3], last[FORCE_VALUES:], q, v,
-                      tau, ws, qdd)
+    model = ModelArrays(node_i, node_f, force_i, force_f, last[GRAVITY:GRAVITY + 3], None, None, None, None, None,
+                        None, None, nq)                   # the tables ABA reads; the rows and time functions: none
+    return aba_tables(model, last[FORCE_VALUES:], ws, q, v, tau, qdd)
 
 
-@njit(**INLINE)
+@njit(**JIT)
 def aba(model, data, q, v, tau, qdd):
     """Forward dynamics of the tree (RBDA Table 7.1) at (q, v) with generalized forces tau and the
     force elements at the values data.u; returns OK or a singular node."""
-    return aba_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, q, v, tau,
-                      data.ws, qdd)
+    return aba_tables(model, data.u, data.ws, q, v, tau, qdd)
 
 
 @njit(**PASS)
-def body_forces(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, w, tau_elements):
+def body_forces(model, data, q, v, qdd, tau_elements):
     """Forward pass of the recursive Newton-Euler algorithm (Wood & Kennedy 2003, eqs. 4-6, RBDA Table 5.1):
     every node's acceleration w.acc (a_0 = -g) and the net force its body needs,
-    f_i = I_i a_i + v_i x* I_i v_i - f_ext,i, into w.pA; the force elements' generalized forces
-    are added to tau_elements."""
-    first_pass(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c, w.IA, w.pA)
-    applied_forces(force_i, force_f, u_force, q, v, w.R, w.p, w.vel, w.pA, tau_elements)
+    f_i = I_i a_i + v_i x* I_i v_i - f_ext,i, into w.pA (w: the views of data.ws); the force elements'
+    generalized forces at the values data.u are added to tau_elements."""
+    node_i, w = model.node_i, carve(data.ws)
+    first_pass(model, q, v, w)
+    applied_forces(model.force_i, model.force_f, data.u, q, v, w.R, w.p, w.vel, w.pA, tau_elements)
     for i in range(node_i.shape[0]):
-        bias_acceleration(node_i, gravity, w.c, w.acc, i)
+        bias_acceleration(node_i, model.gravity, w.c, w.acc, i)
         add_joint_acceleration(w.S, qdd, w.acc, i, node_i[i, VI], dof(node_i[i, PTYPE]))
         for r in range(6):
             s = 0.0
@@ -424,21 +432,14 @@ def transmitted_forces(node_i, f):
                 f[parent, r] += f[i, r]
 
 
-@njit(**INLINE)
+@njit(**JIT)
 def rnea(model, data, q, v, qdd, tau_out):
     """Inverse dynamics by recursive Newton-Euler: the joint forces tau_out = S^T f that, with the
     force elements at the values data.u, produce qdd."""
-    rnea_tables(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, data.ws, q, v, qdd,
-                tau_out)
-
-
-@njit(**JIT)
-def rnea_tables(node_i, node_f, force_i, force_f, gravity, u_force, ws, q, v, qdd, tau_out):
-    """rnea on the arrays it reads."""
-    w = carve(ws)
+    node_i, w = model.node_i, carve(data.ws)
     for k in range(tau_out.shape[0]):
         tau_out[k] = 0.0                     # first the force elements' generalized forces
-    body_forces(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, w, tau_out)
+    body_forces(model, data, q, v, qdd, tau_out)
     transmitted_forces(node_i, w.pA)
     for i in range(node_i.shape[0]):
         vi = node_i[i, VI]
@@ -449,16 +450,10 @@ def rnea_tables(node_i, node_f, force_i, force_f, gravity, u_force, ws, q, v, qd
             tau_out[vi + k] = s - tau_out[vi + k]
 
 
-@njit(**INLINE)
+@njit(**JIT)
 def crba(model, data, q, M):
     """Joint-space mass matrix by the composite-rigid-body algorithm (RBDA Table 6.2)."""
-    crba_tables(model.node_i, model.node_f, data.ws, q, M)
-
-
-@njit(**JIT)
-def crba_tables(node_i, node_f, ws, q, M):
-    """crba on the arrays it reads."""
-    w = carve(ws)
+    node_i, node_f, w = model.node_i, model.node_f, carve(data.ws)
     S, Ic, F = w.S, w.IA, w.U
     reference_point(node_i, node_f, q, w.p)
     for i in range(node_i.shape[0]):

@@ -3,6 +3,8 @@
 Every joint primitive is one tree node (Featherstone's "body" i with parent lambda(i));
 intermediate primitives of a multi-primitive joint are massless nodes.
 """
+from collections import namedtuple
+
 # node_i columns
 PARENT, PTYPE, QI, VI = 0, 1, 2, 3
 NODE_I_COLS = 4
@@ -54,3 +56,10 @@ CUT_I_COLS = 7
 CUT_FA, CUT_PA, CUT_MB, CUT_PB, CUT_TAXES, CUT_RAXES, CUT_EDGE, CUT_LAMBDA, CUT_PITCH, CUT_Q0 = \
     0, 9, 12, 21, 24, 33, 42, 45, 46, 47
 CUT_F_COLS = 54
+
+# The model as the kernels take it: these arrays (read-only, CompiledModel) and nq, as one tuple, ``model`` in every
+# kernel's parameters; the constraint rows con_i, con_f; the expressions of t (io/expressions.py programs:
+# time_ops, time_consts) that give force values (slot_span: each slot's span of the program, -1: none) and
+# constraint targets (row_span); quat_q: the first q index of every quaternion.
+ModelArrays = namedtuple("ModelArrays", "node_i node_f force_i force_f gravity quat_q con_i con_f "
+                                        "time_ops time_consts slot_span row_span nq")

@@ -77,13 +77,14 @@ def node_entry(X, node, j):
 
 
 @njit(**INLINE)
-def contact_point(R, p, vel, acc0, na, nb, normal, centre, axis, radius):
+def contact_point(R, p, vel, acc0, na, nb, normal, shape):
     """The point c of a contact's shape on b nearest the plane on a, its velocity as a geometric point,
     and the plane's normal n with its rate (layout.py: contacts). A sphere or point: c = x - r n. A disk
     of axis s: c = x - r u, u = m / |m| with m = n - (n . s) s the normal's part in the disk's plane; a
-    disk lying flat (m = 0) touches with its centre. normal (fixed in node na), centre and axis (fixed in
-    nb; axis (0, 0, 0) for a sphere) in node coordinates; acc0 may be any (n, 6) array when only
-    positions and velocities are wanted."""
+    disk lying flat (m = 0) touches with its centre. normal fixed in node na; shape = (centre, axis, radius),
+    centre and axis fixed in nb (axis (0, 0, 0) for a sphere); in node coordinates. acc0 may be any (n, 6)
+    array when only positions and velocities are wanted."""
+    centre, axis, radius = shape
     n, nd, _ = direction_motion(R, vel, acc0, na, normal)
     x, xd, _ = point_motion(R, p, vel, acc0, nb, centre)
     s, sd, _ = direction_motion(R, vel, acc0, nb, axis)
@@ -100,16 +101,19 @@ def contact_point(R, p, vel, acc0, na, nb, normal, centre, axis, radius):
 
 
 @njit(**INLINE)
-def contact_geometry(R, p, vel, acc0, na, nb, kind, surface_radius, origin, direction, centre, axis, radius):
+def contact_geometry(R, p, vel, acc0, na, nb, surface, shape):
     """(gap, c, cd, n, nd) of a contact (layout.py: contacts): the gap between the shape on b and the
     surface on a, the shape's point c nearest the surface with its rate as a geometric point, the
-    surface's normal n there (out of the surface, towards the shape) with its rate. A plane: as in
-    contact_point, gap = n . (c - o). A sphere of centre o or a cylinder about the axis s through o: d the
-    shape's centre x relative to o (its part normal to s for a cylinder), n = +-d / |d| (+ with the
-    shape outside, surface_radius > 0; - inside), gap = +-(|d| - |surface_radius|) - radius, c = x - r n,
-    ndot = +-(ddot - u (u . ddot)) / |d| with u = d / |d|."""
+    surface's normal n there (out of the surface, towards the shape) with its rate. surface = (kind,
+    surface_radius, origin, direction) fixed in a, shape = (centre, axis, radius) fixed in b (contact_point).
+    A plane: as in contact_point, gap = n . (c - o). A sphere of centre o or a cylinder about the axis s
+    through o: d the shape's centre x relative to o (its part normal to s for a cylinder), n = +-d / |d| (+
+    with the shape outside, surface_radius > 0; - inside), gap = +-(|d| - |surface_radius|) - radius,
+    c = x - r n, ndot = +-(ddot - u (u . ddot)) / |d| with u = d / |d|."""
+    kind, surface_radius, origin, direction = surface
+    centre, _, radius = shape
     if kind == SURFACE_PLANE:
-        c, cd, n, nd = contact_point(R, p, vel, acc0, na, nb, direction, centre, axis, radius)
+        c, cd, n, nd = contact_point(R, p, vel, acc0, na, nb, direction, shape)
         o, _, _ = point_motion(R, p, vel, acc0, na, origin)
         return dot(n, add_scaled(c, o, -1.0)), c, cd, n, nd
     o, od, _ = point_motion(R, p, vel, acc0, na, origin)

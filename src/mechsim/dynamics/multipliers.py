@@ -111,14 +111,18 @@ def tree_branches(node_i, nv):
 
 
 @njit(**PASS)
-def aba_solve(node_i, S, U, Dinv, u, pA, acc, tau, x, tree_order, branch_span, v_branch, touched, loaded):
-    """x = M^-1 tau on the factorization of the last aba call (RBDA Table 7.1 with v = 0, no gravity:
-    the bias terms vanish, so only the u/pA backward and the acceleration forward sweeps remain), on
+def aba_solve(node_i, w, cw, tau, x):
+    """x = M^-1 tau on the factorization of the last aba call in the workspace views w (RBDA Table 7.1 with
+    v = 0, no gravity: the bias terms vanish, so only the u/pA backward and the acceleration forward sweeps remain), on
     the branches tau loads only: branches leaving a fixed base do not couple (M is block diagonal over
     them), x is 0 on the others. A loop's row of G loads the branches the loop runs through, so with a
     spanning tree that keeps loops apart (the N four-bar's cranks each on the ground) a solve costs the
-    nodes of its loop, not the whole tree's. Branch tables: tree_branches; ``touched`` (per branch, the
-    last stamp in its last entry) and ``loaded`` (the branches of this solve) are scratch."""
+    nodes of its loop, not the whole tree's. Branch tables: tree_branches (cw.tree_order, cw.branch_span,
+    cw.v_branch); ``cw.touched`` (per branch, the last stamp in its last entry) and ``cw.loaded`` (the branches
+    of this solve) are scratch."""
+    S, U, Dinv, u, pA, acc = w.S, w.U, w.Dinv, w.u, w.pA, w.acc
+    tree_order, branch_span, v_branch, touched, loaded = cw.tree_order, cw.branch_span, cw.v_branch, cw.touched, \
+        cw.loaded
     last = touched.shape[0] - 1
     touched[last] += 1
     stamp, n_loaded = touched[last], 0
@@ -297,8 +301,7 @@ def constraint_jacobian_solves(node_i, ws, cw, rows, G):
     """cw.X[:, k] = M^-1 G[rows[k]]^T on the last aba factorization (G: cw.G, or the force directions cw.F)."""
     w = carve(ws)
     for k in range(rows.shape[0]):
-        aba_solve(node_i, w.S, w.U, w.Dinv, w.u, w.pA, w.acc, G[rows[k]], cw.X[:, k], cw.tree_order, cw.branch_span,
-                  cw.v_branch, cw.touched, cw.loaded)
+        aba_solve(node_i, w, cw, G[rows[k]], cw.X[:, k])
 
 
 @njit(**PASS)
@@ -354,21 +357,21 @@ def any_sliding(slide, rows):
 
 
 @njit(**JIT)
-def sliding_directions(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, acc0, cw):
+def sliding_directions(model, data, cw, rows, q, v):
     """For each sliding contact among ``rows`` (cw.slide): its tangent rows evaluated, the slip direction
     s = the slip velocity's (unit, along the tangents; the mode's direction d while the slip is zero or
     against d), and the normal row's force direction F = G_n - mu (s1 G_t1 + s2 G_t2): Coulomb's
     kinetic friction mu lambda_n opposing the slip (Pfeiffer & Glocker 1996, Multibody Dynamics with
     Unilateral Contacts, §4.2). Every other row's F is its G. A separate compiled call, made only while
     some contact slides: inlined, it would grow every constrained evaluation."""
+    w = carve(data.ws)
     for row in rows:
         copy_into(cw.G[row], cw.F[row])
         t1 = int(cw.slide[row, TANGENT])
         if t1 < 0:
             continue
         for t in (t1, t1 + 1):
-            evaluate_row(con_i, con_f, con_t, t, node_i, q, v, R, p, S, vel, acc0, cw.wrench, cw.h, cw.hd, cw.gamma,
-                         cw.G)
+            evaluate_row(model, data.con_t, w, cw, t, q, v)
         s1, s2, d1, d2 = cw.hd[t1], cw.hd[t1 + 1], cw.slide[row, D1], cw.slide[row, D2]
         speed = np.sqrt(s1 * s1 + s2 * s2)
         if speed > 0.0 and s1 * d1 + s2 * d2 > 0.0:
@@ -382,11 +385,11 @@ def sliding_directions(con_i, con_f, con_t, rows, node_i, q, v, R, p, S, vel, ac
 
 
 @njit(**PASS)
-def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
+def multipliers(model, data, cw, rows, solver, qdd, sliding):
     """Solve Lambda lambda = f_lambda over the given rows (eqs. 12–14) and add X lambda to the free
     accelerations in qdd; cw.lam holds every row's multiplier (0 for rows left out: with QR, those whose G is
     0 too). Baumgarte's
-    -2 alpha hdot - beta^2 h enter f_lambda. With contacts that slide (``sliding``, the force
+    -2 alpha hdot - beta^2 h (data.alpha, data.beta) enter f_lambda. With contacts that slide (``sliding``, the force
     directions cw.F from sliding_directions), Lambda = G M^-1 F^T is not symmetric: truncated QR, and
     each sliding contact's tangent rows get the friction's multipliers -mu s lambda_n. A row with a
     compliance d = 1/alpha (cw.penalty, the penalty formulation's augmented Lagrangian) is held instead by
@@ -395,7 +398,7 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
     unchanged; the truncated QR's largest dropped pivot relative to the first, solve_symmetric)."""
     if solver == QR and not sliding:
         rows = cw.live[:nonzero_rows(cw.G, rows, cw.live)]
-    n, nv = rows.shape[0], qdd.shape[0]
+    n, nv, alpha, beta = rows.shape[0], qdd.shape[0], data.alpha, data.beta
     soft = False
     for k in range(n):                                    # f_lambda = gamma - G qdd_free (eq. 13)
         row = rows[k]
@@ -408,7 +411,7 @@ def multipliers(node_i, ws, cw, rows, solver, alpha, beta, qdd, sliding):
         for j in range(nv):
             s -= cw.G[row, j] * qdd[j]
         cw.rhs[k] = s
-    constraint_jacobian_solves(node_i, ws, cw, rows, cw.F if sliding else cw.G)
+    constraint_jacobian_solves(model.node_i, data.ws, cw, rows, cw.F if sliding else cw.G)
     if sliding:
         form_coupled_lambda(cw.G, cw.X, rows, cw.Lam)
         solver = QR
@@ -510,34 +513,26 @@ def join_penalized(rows, cw):
 
 
 @njit(**INLINE)
-def constrained_dynamics(model, data, q, v, tau, qdd):
+def constrained_dynamics(model, data, cw, q, v, tau, qdd):
     """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13), the
-    force values data.u and constraint targets data.con_t, the settings of data (solver, Baumgarte).
-    Returns OK, a singular node or SINGULAR. Inlined by LLVM into its callers, it hands the compiled
-    solve only the arrays it reads: a call passing the whole model and data would copy some forty
-    array structs."""
-    return solve_constrained(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, tau, q,
-                             v, data.ws, model.con_i, model.con_f, data.con_t, data.held, data.active, data.cw,
-                             data.cw.friction, data.solver, data.alpha, data.beta, qdd)
+    force values data.u and constraint targets data.con_t, the settings of data (solver, Baumgarte), and the
+    load frictions of cw. Returns OK, a singular node or SINGULAR."""
+    return solve_constrained(model, data, cw, cw.friction, q, v, tau, qdd)
 
 
 @njit(**JIT)
-def solve_constrained(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
-                      held, active, cw, friction, solver, alpha, beta, qdd):
-    """constrained_dynamics on the arrays it reads (constrained_accelerations). A joint friction slipping
-    under a level that grows with the joint's load (``friction``: cw.friction, None without such frictions, which
-    then compiles none of their code) acts through tau, and the load depends on it: the two are solved by
-    fixed-point iteration from the friction of the last evaluation (one or two solves where it changes slowly). It
-    fails to converge (FRICTION_LOOP) only where friction self-locks the joint: mu times the pin radius not small
-    against the lever arms."""
+def solve_constrained(model, data, cw, friction, q, v, tau, qdd):
+    """constrained_dynamics (constrained_accelerations). A joint friction slipping under a level that grows with
+    the joint's load (``friction``: cw.friction, None without such frictions, which then compiles none of their
+    code) acts through tau, and the load depends on it: the two are solved by fixed-point iteration from the
+    friction of the last evaluation (one or two solves where it changes slowly). It fails to converge
+    (FRICTION_LOOP) only where friction self-locks the joint: mu times the pin radius not small against the
+    lever arms."""
     if friction is None:                         # numba keeps one of the two call sites: inlined once
-        return constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i,
-                                         con_f, con_t, held, active, cw, solver, alpha, beta, qdd)
+        return constrained_accelerations(model, data, cw, q, v, tau, qdd)
     for _ in range(FRICTION_ITERATIONS):
-        status = constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i,
-                                           con_f, con_t, held, active, cw, solver, alpha, beta, qdd)
-        if status != OK or not any_slipping(friction) or not load_friction(
-                node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, ws, cw, tau):
+        status = constrained_accelerations(model, data, cw, q, v, tau, qdd)
+        if status != OK or not any_slipping(friction) or not load_friction(model, data, cw, q, v, qdd, tau):
             return status
     return FRICTION_LOOP
 
@@ -551,12 +546,12 @@ def any_slipping(friction):
 
 
 @njit(**JIT)
-def load_friction(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, ws, cw, tau):
+def load_friction(model, data, cw, q, v, qdd, tau):
     """tau[vi] = -d (F_k + mu_k r |F_perp|) of each slipping load friction (cw.friction), F_perp the
     joint's load at qdd (transverse_load). Returns whether one changed by more than 1e-13 relative. A
     call of its own (JIT), made only while such a friction slips."""
-    joint_loads(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, ws, cw)
-    w = carve(ws)
+    joint_loads(model, data, cw, q, v, qdd)
+    w = carve(data.ws)
     changed = False
     for k in range(cw.friction.shape[0]):
         sign = cw.friction[k, F_SIGN]
@@ -571,19 +566,17 @@ def load_friction(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd,
 
 
 @njit(**JIT)
-def joint_loads(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, ws, cw):
-    """joint_wrenches into the workspace's pA, as a call of its own (for the event signals)."""
-    joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, cw.lam, cw.wrench,
-                   carve(ws), cw.scratch)
+def joint_loads(model, data, cw, q, v, qdd):
+    """joint_wrenches into the workspace's pA with the multipliers of the last solve (cw.lam), as a call of its
+    own (for the event signals)."""
+    joint_wrenches(model, data, cw.lam, cw.wrench, q, v, qdd, cw.scratch)
 
 
 @njit(**JIT)
-def friction_loads(model, data, q, v, qdd, out):
+def friction_loads(model, data, cw, q, v, qdd, out):
     """|F_perp| (transverse_load) of each load friction (cw.friction) at (q, v, qdd), with the multipliers
-    of the last solve in data.cw.lam."""
-    cw = data.cw
-    joint_loads(model.node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, q, v, qdd,
-                model.con_i, data.ws, cw)
+    of the last solve in cw.lam."""
+    joint_loads(model, data, cw, q, v, qdd)
     w = carve(data.ws)
     for k in range(out.shape[0]):
         out[k] = transverse_load(w.S, w.pA, int(cw.friction[k, F_NODE]), cw.friction[k, F_PRISMATIC] > 0.0)
@@ -600,18 +593,16 @@ def transverse_load(S, f, node, prismatic):
 
 
 @njit(**PASS)
-def constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
-                              held, active, cw, solver, alpha, beta, qdd):
+def constrained_accelerations(model, data, cw, q, v, tau, qdd):
     """The accelerations and multipliers at the given tau: the penalized rows' spring-damper forces
     (penalty_forces) added to tau, or with the augmented Lagrangian solved with the held rows; the held rows
     enforced by multipliers (rigid_accelerations)."""
     springs = cw.penalized.shape[0] > 0 and cw.iterations[0] == 0
     forces = tau
     if springs:
-        penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau)
+        penalty_forces(model, data, cw, q, v, tau)
         forces = cw.tau_p
-    status = rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, forces, q, v, ws, con_i, con_f,
-                                 con_t, held, active, cw, solver, alpha, beta, qdd)
+    status = rigid_accelerations(model, data, cw, q, v, forces, qdd)
     if springs:
         for row in cw.penalized:
             cw.lam[row] = cw.penalty[row, FORCE]
@@ -619,16 +610,15 @@ def constrained_accelerations(node_i, node_f, force_i, force_f, gravity, u_force
 
 
 @njit(**JIT)
-def penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau):
+def penalty_forces(model, data, cw, q, v, tau):
     """cw.tau_p = tau + G^T lambda over the penalized rows, lambda = -(k h + c hdot): each constraint
     replaced by a spring-damper on its violation (Khan, Tang & Krovi 2006, eq. 10, with a damper;
     García de Jalón & Bayo 1994, Kinematic and Dynamic Simulation of Multibody Systems, §5.1.4).
     The forces are kept in cw.penalty[:, FORCE]; a call of its own, made only by the penalty formulation."""
-    w = carve(ws)
-    forward_kinematics(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c)
-    velocity_product_accelerations(node_i, w.c, cw.acc0)
-    evaluate_rows(con_i, con_f, con_t, cw.penalized, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
-                  cw.hd, cw.gamma, cw.G)
+    w = carve(data.ws)
+    forward_kinematics(model, q, v, w)
+    velocity_product_accelerations(model.node_i, w.c, cw.acc0)
+    evaluate_rows(model, data, cw, cw.penalized, q, v)
     copy_into(tau, cw.tau_p)
     for row in cw.penalized:
         lam = -(cw.penalty[row, STIFFNESS] * cw.h[row] + cw.penalty[row, DAMPING] * cw.hd[row])
@@ -638,86 +628,90 @@ def penalty_forces(node_i, node_f, con_i, con_f, con_t, q, v, ws, cw, tau):
 
 
 @njit(**INLINE)
-def rigid_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, q, v, ws, con_i, con_f, con_t,
-                        held, active, cw, solver, alpha, beta, qdd):
-    """The accelerations and multipliers of the held rows at the given tau. Cholesky works on the active rows (the
-    independent set found at assembly); where that set loses rank although the whole set does not
-    (a redundancy that moves with the configuration), or where the mechanism is singular, or with
-    solver QR, every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent
+def rigid_accelerations(model, data, cw, q, v, tau, qdd):
+    """The accelerations and multipliers of the held rows (data.held) at the given tau. Cholesky works on the
+    active rows (data.active: the independent set found at assembly); where that set loses rank although the
+    whole set does not (a redundancy that moves with the configuration), or where the mechanism is singular, or
+    with solver QR, every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent
     there. The augmented Lagrangian's rows join either set (join_penalized). No row held (a tree whose joint
     stops are all open): the tree's accelerations, every multiplier 0. A unit of its own that LLVM inlines (INLINE),
     not inlined in numba's IR (PASS): numba copies an IR-inlined body, with all it inlines, once more at every
     level of nesting, which cost a closed loop's first run 9 s of compiling."""
-    status = aba_tables(node_i, node_f, force_i, force_f, gravity, u_force, q, v, tau, ws, qdd)
-    if status != OK or held.shape[0] + n_augmented(cw) == 0:
+    status = aba_tables(model, data.u, data.ws, q, v, tau, qdd)
+    if status != OK or data.held.shape[0] + n_augmented(cw) == 0:
         cw.lam[:] = 0.0
         return status
-    w = carve(ws)
-    velocity_product_accelerations(node_i, w.c, cw.acc0)
-    for attempt in range(solver, QR + 1):                # one call site each below: inlined once
-        rows = active if attempt == CHOLESKY else held
+    velocity_product_accelerations(model.node_i, carve(data.ws).c, cw.acc0)
+    for attempt in range(data.solver, QR + 1):           # one call site each below: inlined once
+        rows = data.active if attempt == CHOLESKY else data.held
         if n_augmented(cw):
             rows = cw.row_set[:join_penalized(rows, cw)]
-        evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h,
-                      cw.hd, cw.gamma, cw.G)
+        evaluate_rows(model, data, cw, rows, q, v)
         sliding = any_sliding(cw.slide, rows)
         if sliding:
-            sliding_directions(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw)
-        solved, gap = multipliers(node_i, ws, cw, rows, attempt, alpha, beta, qdd, sliding)
+            sliding_directions(model, data, cw, rows, q, v)
+        solved, gap = multipliers(model, data, cw, rows, attempt, qdd, sliding)
         if solved:
-            if attempt != solver and gap > NEAR_DEPENDENT:  # the independent rows lost rank, not by a redundancy
+            if attempt != data.solver and gap > NEAR_DEPENDENT:  # the independent rows lost rank, not by a redundancy
                 cw.dropped[0] += 1
             return OK
     return SINGULAR
 
 
 @njit(**PASS)
-def joint_wrenches(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, con_i, lam, wrench, w, tau_scratch):
+def joint_wrenches(model, data, lam, wrench, q, v, qdd, tau_scratch):
     """The wrench every joint transmits from its parent to its child (reference point, world axes) into
-    w.pA, once qdd and the multipliers are known: the Newton-Euler body forces less the constraint
-    wrenches +-lambda w on the rows' nodes, summed from the tips (RBDA Table 5.1). The accelerations
-    w.acc include the constraint forces."""
-    body_forces(node_i, node_f, force_i, force_f, gravity, u_force, q, v, qdd, w, tau_scratch)
+    the workspace's pA, once qdd and the multipliers lam of the rows (unit wrenches ``wrench``) are known: the
+    Newton-Euler body forces less the constraint wrenches +-lambda w on the rows' nodes, summed from the tips
+    (RBDA Table 5.1). The accelerations w.acc include the constraint forces."""
+    body_forces(model, data, q, v, qdd, tau_scratch)
+    con_i, pA = model.con_i, carve(data.ws).pA
     for row in range(con_i.shape[0]):
         na, nb = con_i[row, NODE_A], con_i[row, NODE_B]
         for r in range(6):
             if nb >= 0:
-                w.pA[nb, r] -= lam[row] * wrench[row, r]
+                pA[nb, r] -= lam[row] * wrench[row, r]
             if na >= 0:
-                w.pA[na, r] += lam[row] * wrench[row, r]
-    transmitted_forces(node_i, w.pA)
+                pA[na, r] += lam[row] * wrench[row, r]
+    transmitted_forces(model.node_i, pA)
+
+
+# The samples of a Result (constrained_trajectory): force values U (N, n_slots), generalized forces TAU (N, nv),
+# positions Q (N, nq), velocities V (N, nv) and constraint targets CON_T (N, n_rows, 3).
+Samples = namedtuple("Samples", "U TAU Q V CON_T")
+# What constrained_trajectory writes per sample k: QDD (N, nv); every node's pose R (N, n + 1, 3, 3), p (N, n + 1,
+# 3), spatial velocity vel and acceleration acc (N, n + 1, 6: a_0 = -g, with the constraint forces), the wrenches
+# the joints transmit JOINT_F (N, n + 1, 6), all as the kernels have them: referred to the sample's reference
+# point, with the ground's row last (kernels.py reference_point); the rows' multipliers LAM (N, n_rows), unit
+# wrenches WRENCH (N, n_rows, 6) and residuals H (N, n_rows).
+Trajectory = namedtuple("Trajectory", "QDD R p vel acc LAM WRENCH H JOINT_F")
 
 
 @njit(**JIT)
-def constrained_trajectory(model, data, cw, U_force, TAU, Q, V, CON_T, QDD, R_out, p_out, vel_out, acc_out, LAM,
-                           WRENCH, H, JOINT_F):
-    """Constrained forward dynamics over samples k (force values U_force[k], targets CON_T[k]): QDD[k], every
-    node's pose, spatial velocity and acceleration (a_0 = -g, with the constraint forces), the rows'
-    multipliers LAM[k], unit wrenches WRENCH[k], residuals H[k] and the wrenches the joints transmit
-    JOINT_F[k], all as the kernels have them: referred to the sample's reference point, with the ground's
-    row last (kernels.py reference_point). ``cw`` is data.cw, or None for an open tree: ABA alone is
-    compiled (dynamics/system.py). Returns OK or the failing status."""
-    node_i, con_i, w = model.node_i, model.con_i, carve(data.ws)
-    for k in range(Q.shape[0]):
-        copy_into(U_force[k], data.u)
-        copy_into(CON_T[k], data.con_t)
+def constrained_trajectory(model, data, cw, samples, out):
+    """Constrained forward dynamics over the Samples k into the Trajectory ``out``. ``cw`` is the data's
+    constraint workspace, or None for an open tree: ABA alone is compiled (dynamics/system.py). Returns OK or the
+    failing status."""
+    w = carve(data.ws)
+    for k in range(samples.Q.shape[0]):
+        q, v, qdd = samples.Q[k], samples.V[k], out.QDD[k]
+        copy_into(samples.U[k], data.u)
+        copy_into(samples.CON_T[k], data.con_t)
         if cw is None:
-            status = aba(model, data, Q[k], V[k], TAU[k], QDD[k])
+            status = aba(model, data, q, v, samples.TAU[k], qdd)
         else:
-            status = constrained_dynamics(model, data, Q[k], V[k], TAU[k], QDD[k])
+            status = constrained_dynamics(model, data, cw, q, v, samples.TAU[k], qdd)
         if status != OK:
             return status
         if cw is not None:
-            evaluate_rows(con_i, model.con_f, data.con_t, data.held, node_i, Q[k], V[k], w.R, w.p, w.S, w.vel,
-                          cw.acc0, cw.wrench, cw.h, cw.hd, cw.gamma, cw.G)            # every residual and wrench
-        joint_wrenches(node_i, model.node_f, model.force_i, model.force_f, model.gravity, data.u, Q[k], V[k], QDD[k],
-                       con_i, data.cw.lam, data.cw.wrench, w, data.dz)
-        copy_into(w.R, R_out[k])
-        copy_into(w.p, p_out[k])
-        copy_into(w.vel, vel_out[k])
-        copy_into(w.acc, acc_out[k])
-        copy_into(w.pA, JOINT_F[k])
-        copy_into(data.cw.lam, LAM[k])
-        copy_into(data.cw.wrench, WRENCH[k])
-        copy_into(data.cw.h, H[k])
+            evaluate_rows(model, data, cw, data.held, q, v)            # every residual and wrench
+            copy_into(cw.lam, out.LAM[k])
+            copy_into(cw.wrench, out.WRENCH[k])
+            copy_into(cw.h, out.H[k])
+        joint_wrenches(model, data, out.LAM[k], out.WRENCH[k], q, v, qdd, data.dz)
+        copy_into(w.R, out.R[k])
+        copy_into(w.p, out.p[k])
+        copy_into(w.vel, out.vel[k])
+        copy_into(w.acc, out.acc[k])
+        copy_into(w.pA, out.JOINT_F[k])
     return OK

@@ -37,9 +37,9 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
 from ..status import NOT_CONVERGED, OK, SINGULAR
-from .kernels import crba_tables, kinematic_map, normalize_quaternions, rnea_tables
+from .kernels import crba, kinematic_map, normalize_quaternions, rnea
 from .multipliers import cholesky_solve, pivot_column, reflect_columns
-from .projection import MAX_ITERATIONS, PROJECTION, STABILIZATION, constraint_state_tables, integrate_coordinates
+from .projection import MAX_ITERATIONS, PROJECTION, STABILIZATION, constraint_state, integrate_coordinates
 
 TURN_LIMIT = 10.0        # |X| (tan of the turn of the feasible motions since the chart, ~84 deg): a new chart
 RANK_TOL = 1e-8          # pivots of G^T below this times the largest: dependent rows (eq. 4's numerically null R22)
@@ -212,12 +212,13 @@ def outside_span(G, ns):
 
 
 @njit(**JIT)
-def current_chart(node_i, node_f, con_i, con_f, con_t, held, ws, cw, ns, q, v, t, after_step):
-    """Every held row evaluated at (q, v) and a chart fit for q factored: the current one, or a new
+def current_chart(model, data, cw, ns, q, v, t, after_step):
+    """Every held row (data.held) evaluated at (q, v) and a chart fit for q factored: the current one, or a new
     one when there is none, A has lost rank, |X| > TURN_LIMIT or a dependent row has left the
     independent rows' span (checked ``after_step`` only). A new chart replacing one is logged with t,
     a stage's too: it stays in use after the step. Returns whether A could be factored."""
-    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, held)
+    held = data.held
+    constraint_state(model, data, cw, q, v, held)
     turn = factor_chart(cw.G, ns) if ns.meta[VALID] else np.inf
     if turn <= TURN_LIMIT and after_step and outside_span(cw.G, ns) > RANK_GROWTH:
         turn = GREW
@@ -262,18 +263,19 @@ def consistent_velocity(ns, cw, con_t, v, sigma, out):
 
 
 @njit(**JIT)
-def reduced_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, ws, cw, ns, q, v, qdd):
+def reduced_accelerations(model, data, cw, ns, q, v, qdd):
     """qdd = Q1^ gamma'' + Q2^ pdd with (Q2^T M Q2^) pdd = Q2^T (f - M Q1^ gamma'') (eqs. 64, 67), at a
-    consistent v, and the independent rows' multipliers lambda = Q1^T (M qdd - f) into cw.lam (eq. 47).
-    Needs factor_chart and gamma at (q, v). Returns OK or SINGULAR (Q2^T M Q2^ not positive definite)."""
+    consistent v with the generalized forces data.tau, and the independent rows' multipliers
+    lambda = Q1^T (M qdd - f) into cw.lam (eq. 47). Needs factor_chart and gamma at (q, v). Returns OK or
+    SINGULAR (Q2^T M Q2^ not positive definite)."""
     r, nv = ns.meta[RANK], v.shape[0]
     f_dof = nv - r
     Q, M, Q2h, MQ, Mh = ns.Q, ns.M, ns.Q2h, ns.MQ, ns.Mh
     f, a1, rhs, p = ns.vec[2], ns.vec[3], ns.vec[4], ns.vec[5]
-    rnea_tables(node_i, node_f, force_i, force_f, gravity, u_force, ws, q, v, qdd, f)    # qdd = 0 on entry
+    rnea(model, data, q, v, qdd, f)    # qdd = 0 on entry
     for i in range(nv):
-        f[i] = tau[i] - f[i]
-    crba_tables(node_i, node_f, ws, q, M)
+        f[i] = data.tau[i] - f[i]
+    crba(model, data, q, M)
     e = rhs
     for i in range(r):
         e[i] = cw.gamma[ns.rows[i]]
@@ -332,34 +334,35 @@ def reduced_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, ta
 
 
 @njit(**JIT)
-def nullspace_derivative(node_i, node_f, force_i, force_f, gravity, nq, u_force, tau, ws, con_i, con_f, con_t, held,
-                         cw, ns, sigma, t, y, dy):
+def nullspace_derivative(model, data, cw, ns, t, y, dy):
     """dy/dt = [H(q) (v^ - sigma Q1^ h''); qdd] at (t, y) with v^ the consistent part of v (eq. 33),
-    qdd from reduced_accelerations (eqs. 64, 67). Returns OK, SINGULAR or a singular node."""
+    qdd from reduced_accelerations (eqs. 64, 67), sigma = data.alpha. Returns OK, SINGULAR or a singular node."""
+    nq, con_t, sigma = model.nq, data.con_t, data.alpha
     q, v = y[:nq], y[nq:]
     vhat, qdd = cw.scratch, dy[nq:]
-    if not current_chart(node_i, node_f, con_i, con_f, con_t, held, ws, cw, ns, q, v, t, False):
+    if not current_chart(model, data, cw, ns, q, v, t, False):
         return SINGULAR
     consistent_velocity(ns, cw, con_t, v, 0.0, vhat)
-    constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, vhat, ns.rows[:ns.meta[RANK]])  # gamma
+    constraint_state(model, data, cw, q, vhat, ns.rows[:ns.meta[RANK]])           # gamma
     for i in range(qdd.shape[0]):
         qdd[i] = 0.0
-    status = reduced_accelerations(node_i, node_f, force_i, force_f, gravity, u_force, tau, ws, cw, ns, q, vhat, qdd)
+    status = reduced_accelerations(model, data, cw, ns, q, vhat, qdd)
     if status != OK:
         return status
     if sigma > 0.0:                                       # method B: the positions' velocity
         consistent_velocity(ns, cw, con_t, v, sigma, vhat)
-    kinematic_map(node_i, q, vhat, dy[:nq])
+    kinematic_map(model.node_i, q, vhat, dy[:nq])
     return OK
 
 
 @njit(**JIT)
-def nullspace_correct(node_i, node_f, quat_q, con_i, con_f, con_t, held, ws, cw, ns, drift, atol, t, q, v):
-    """After a step: the dependent positions by Newton's method along Q1^ (drift PROJECTION: until
+def nullspace_correct(model, data, cw, ns, t, q, v):
+    """After a step: the dependent positions by Newton's method along Q1^ (data.drift PROJECTION: until
     |h''| <= 1e-3 atol or no longer shrinking; STABILIZATION: one iteration; otherwise none), then v
     <- its consistent part. Returns OK, NOT_CONVERGED or SINGULAR."""
-    if not current_chart(node_i, node_f, con_i, con_f, con_t, held, ws, cw, ns, q, v, t, True):
+    if not current_chart(model, data, cw, ns, q, v, t, True):
         return SINGULAR
+    held, drift, atol = data.held, data.drift, data.atol
     r, dq, s = ns.meta[RANK], ns.vec[2], ns.vec[3]
     iterations = MAX_ITERATIONS if drift == PROJECTION else 1 if drift == STABILIZATION else 0
     previous = np.inf
@@ -378,14 +381,14 @@ def nullspace_correct(node_i, node_f, quat_q, con_i, con_f, con_t, held, ws, cw,
             for j in range(r):
                 acc -= ns.Q[i, j] * s[j]
             dq[i] = acc
-        integrate_coordinates(node_i, q, dq)
-        normalize_quaternions(quat_q, q)
-        constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, held)
+        integrate_coordinates(model.node_i, q, dq)
+        normalize_quaternions(model.quat_q, q)
+        constraint_state(model, data, cw, q, v, held)
         if factor_chart(cw.G, ns) == np.inf:
             return SINGULAR
     if iterations and not residual < max(1e3 * atol, 1e-9):
         return NOT_CONVERGED
-    consistent_velocity(ns, cw, con_t, v, 0.0, cw.scratch)
+    consistent_velocity(ns, cw, data.con_t, v, 0.0, cw.scratch)
     for i in range(v.shape[0]):
         v[i] = cw.scratch[i]
     return OK

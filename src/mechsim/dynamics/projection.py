@@ -57,21 +57,13 @@ def integrate_coordinates(node_i, q, dv):
             q[qi + 3] = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
 
 
-@njit(**INLINE)
-def constraint_state(model, data, q, v, rows):
-    """Evaluate the listed constraint rows at (q, v) into data.cw (h, hd, gamma, G, wrench)."""
-    constraint_state_tables(model.node_i, model.node_f, model.con_i, model.con_f, data.con_t, data.ws, data.cw, q, v,
-                            rows)
-
-
 @njit(**JIT)
-def constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, rows):
-    """constraint_state on the arrays it reads."""
-    w = carve(ws)
-    forward_kinematics(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c)
-    velocity_product_accelerations(node_i, w.c, cw.acc0)
-    evaluate_rows(con_i, con_f, con_t, rows, node_i, q, v, w.R, w.p, w.S, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd,
-                  cw.gamma, cw.G)
+def constraint_state(model, data, cw, q, v, rows):
+    """Evaluate the listed constraint rows at (q, v) into cw (h, hd, gamma, G, wrench)."""
+    w = carve(data.ws)
+    forward_kinematics(model, q, v, w)
+    velocity_product_accelerations(model.node_i, w.c, cw.acc0)
+    evaluate_rows(model, data, cw, rows, q, v)
 
 
 @njit(**JIT)
@@ -97,12 +89,13 @@ def correction(node_i, ws, cw, rows, solver, residual, dz):
 
 
 @njit(**INLINE)
-def fallback_correction(node_i, ws, cw, active, held, solver, residual, dz):
-    """correction over the active rows by ``solver``, else over every held row by truncated QR. Returns
-    (whether solved, the solver that did). One call site, with the solver a variable: a constant argument
-    would compile correction once for each value (numba specializes on literals)."""
+def fallback_correction(model, data, cw, held, solver, residual):
+    """correction into data.dz over the active rows (data.active) by ``solver``, else over every ``held`` row by
+    truncated QR. Returns (whether solved, the solver that did). One call site, with the solver a variable: a
+    constant argument would compile correction once for each value (numba specializes on literals)."""
     for attempt in range(solver, QR + 1):
-        if correction(node_i, ws, cw, active if attempt == CHOLESKY else held, attempt, residual, dz):
+        if correction(model.node_i, data.ws, cw, data.active if attempt == CHOLESKY else held, attempt, residual,
+                      data.dz):
             return True, attempt
     return False, QR
 
@@ -116,44 +109,41 @@ def max_abs(x, rows):
 
 
 @njit(**JIT)
-def factorize(node_i, node_f, force_i, force_f, gravity, con_i, con_f, con_t, held, u, tau, ws, cw, dz, q, v):
-    """M(q) factorized by an ABA pass (the metric M^-1 of the corrections; dz scratch) and the held rows evaluated
-    at (q, v). Returns OK or a singular node. A call of its own: project's two schemes share its one copy of the
-    ABA, which inlined would be compiled twice."""
-    status = aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dz)
+def factorize(model, data, cw, held, q, v):
+    """M(q) factorized by an ABA pass with the run's force values and generalized forces (the metric M^-1 of the
+    corrections; data.dz scratch) and the ``held`` rows evaluated at (q, v). Returns OK or a singular node. A call
+    of its own: project's two schemes share its one copy of the ABA, which inlined would be compiled twice."""
+    status = aba_tables(model, data.u, data.ws, q, v, data.tau, data.dz)
     if status == OK:
-        constraint_state_tables(node_i, node_f, con_i, con_f, con_t, ws, cw, q, v, held)
+        constraint_state(model, data, cw, q, v, held)
     return status
 
 
 @njit(**JIT)
-def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, held, active, solver, u, tau, con_t, ws, cw,
-            dz, drift, rtol, atol, q, v):
-    """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place by ``drift`` (PROJECTION or
-    STABILIZATION) over the ``held`` constraint rows, solved over their independent ``active`` ones where
-    ``solver`` is CHOLESKY and that works (fallback_correction), with the force values u, the generalized
-    forces tau and the targets con_t (the metric M^-1 comes from an ABA pass); dz is (nv,) scratch; rtol
-    is not used (the metric no longer comes from the error weights), atol sets the projection's residual.
+def project(model, data, cw, q, v):
+    """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place by data.drift (PROJECTION or
+    STABILIZATION) over the held constraint rows (data.held), solved over their independent active ones where
+    data.solver is CHOLESKY and that works (fallback_correction), with the run's force values, generalized forces
+    and targets (the metric M^-1 comes from an ABA pass); data.atol sets the projection's residual.
     Returns OK, NOT_CONVERGED, SINGULAR or a singular node. The rows the penalty formulation's augmented
     Lagrangian holds are projected with them, by truncated QR: its mass-orthogonal projections (Bayo &
     Ledesma 1996, Augmented Lagrangian and mass-orthogonal projection methods for constrained multibody
     dynamics, Nonlinear Dyn. 9, 113–130), which carry a driven loop through its singular positions, where
     the acceleration-level stabilization alone lets it open. Some row is held or augmented: with none (a
-    hybrid mode without contact) correct_tables does not call it. Flat arguments: a compiled call taking
-    the whole model and data would pass all their arrays."""
+    hybrid mode without contact) correct_tables does not call it."""
+    node_i, quat_q, dz, atol, held, solver = model.node_i, model.quat_q, data.dz, data.atol, data.held, data.solver
     if n_augmented(cw):
         held, solver = cw.row_set[:join_penalized(held, cw)], QR
-    if drift == STABILIZATION:
+    if data.drift == STABILIZATION:
         for _ in range(2):                                # eq. 33 with the F of eq. 34, twice
-            status = factorize(node_i, node_f, force_i, force_f, gravity, con_i, con_f, con_t, held, u, tau, ws, cw,
-                               dz, q, v)
+            status = factorize(model, data, cw, held, q, v)
             if status != OK:
                 return status
-            solved, _ = fallback_correction(node_i, ws, cw, active, held, solver, cw.h, dz)
+            solved, _ = fallback_correction(model, data, cw, held, solver, cw.h)
             if not solved:
                 return SINGULAR
             integrate_coordinates(node_i, q, dz)
-            solved, _ = fallback_correction(node_i, ws, cw, active, held, solver, cw.hd, dz)
+            solved, _ = fallback_correction(model, data, cw, held, solver, cw.hd)
             if not solved:
                 return SINGULAR
             for j in range(v.shape[0]):
@@ -162,26 +152,25 @@ def project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, hel
         return OK
     previous = np.inf
     for iteration in range(MAX_ITERATIONS + 1):           # sequential projection (eqs. 23–25) in the metric M^-1
-        status = factorize(node_i, node_f, force_i, force_f, gravity, con_i, con_f, con_t, held, u, tau, ws, cw, dz,
-                           q, v)
+        status = factorize(model, data, cw, held, q, v)
         if status != OK:
             return status
         residual = max_abs(cw.h, held)
         stalled = not residual < previous
-        if stalled and solver == CHOLESKY and max_abs(cw.h, active) < residual:
+        if stalled and solver == CHOLESKY and max_abs(cw.h, data.active) < residual:
             solver, stalled = QR, False                   # the worst row is outside the active set: every row
         if residual <= 1e-3 * atol or stalled or iteration == MAX_ITERATIONS:
             break                                         # far below the error tolerance, rounding, or no more
         previous = residual
-        solved, solver = fallback_correction(node_i, ws, cw, active, held, solver, cw.h, dz)
+        solved, solver = fallback_correction(model, data, cw, held, solver, cw.h)
         if not solved:
             return SINGULAR
         integrate_coordinates(node_i, q, dz)
         normalize_quaternions(quat_q, q)
     if not max_abs(cw.h, held) < max(1e3 * atol, 1e-9):
         return NOT_CONVERGED
-    solved, _ = fallback_correction(node_i, ws, cw, active, held, solver, cw.hd, dz)   # velocities: one linear
-    if not solved:                                                                     # projection at the new q
+    solved, _ = fallback_correction(model, data, cw, held, solver, cw.hd)   # velocities: one linear projection
+    if not solved:                                                          # at the new q
         return SINGULAR
     for j in range(v.shape[0]):
         v[j] += dz[j]

@@ -1,5 +1,5 @@
-"""The mechanics as a first-order system y = [q; v] for the integrators, compiled, on the arrays each
-step reads (simulation/problem.py hands them on from its System tuple):
+"""The mechanics as a first-order system y = [q; v] for the integrators, compiled, on the model's and the
+run's arrays (simulation/problem.py hands them on from its System tuple):
 
 - ``derivative_tables``: dy/dt = [H(q) v; vdot], vdot with the constraints enforced by their
   multipliers (or by the null-space formulation);
@@ -14,7 +14,9 @@ targets) at t, so that the whole run stays compiled when nothing else varies; va
 A run compiles only what it uses: the constraint workspace ``cw`` is None for an open tree, the null-space
 workspace ``ns`` None unless the formulation is null-space and there are loops (simulation/problem.py
 ``system``), and numba drops a branch on ``x is None`` of an argument before typing it, so a tree's
-derivative is ABA alone and a run with multipliers compiles no null-space code.
+derivative is ABA alone and a run with multipliers compiles no null-space code. The three are inlined by
+LLVM where the integrator calls them (INLINE): each picks the compiled kernel of its case, which is the one
+call an evaluation makes (a call hands on every array of its arguments: dynamics/data.py).
 """
 import numpy as np
 from numba import njit
@@ -24,7 +26,7 @@ from ..spatial.algebra import INLINE, JIT, transform_point
 from ..status import OK
 from .constraints import contact_rates, velocity_product_accelerations
 from .data import BAUMGARTE
-from .kernels import aba_tables, carve, forward_kinematics, kinematic_map, normalize_quaternions
+from .kernels import aba, carve, forward_kinematics, kinematic_map, normalize_quaternions
 from .multipliers import joint_loads, n_augmented, solve_constrained, transverse_load
 from .nullspace import nullspace_correct, nullspace_derivative
 from .projection import project
@@ -56,45 +58,46 @@ def update_time_functions(ops, consts, slot_span, row_span, u, con_t, stack, t):
             con_t[row, 0], con_t[row, 1], con_t[row, 2] = f, df, ddf
 
 
-@njit(**JIT)
-def derivative_tables(node_i, node_f, force_i, force_f, gravity, nq, time_ops, time_consts, slot_span, row_span, stack,
-                      u, tau, ws, con_i, con_f, con_t, held, active, cw, friction, solver, alpha, beta, ns, t, y,
-                      dy):
+@njit(**INLINE)
+def set_time_values(model, data, t):
+    """update_time_functions of the model's expressions at t into the run's force values and targets."""
+    if model.time_ops.shape[0]:
+        update_time_functions(model.time_ops, model.time_consts, model.slot_span, model.row_span, data.u, data.con_t,
+                              data.stack, t)
+
+
+@njit(**INLINE)
+def derivative_tables(model, data, cw, ns, friction, t, y, dy):
     """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR: the time functions at t,
-    then q' = H(q) v and vdot by ABA (an open tree, cw None, or no row acting), the constrained dynamics
-    (multipliers.py), or the null-space formulation (nullspace.py)."""
+    then q' = H(q) v and vdot by ABA (an open tree, cw None), the constrained dynamics (multipliers.py; no row
+    acting: ABA, lambda 0; ``friction``: cw.friction or None, solve_constrained), or the null-space formulation
+    (nullspace.py), with the generalized forces data.tau."""
+    nq = model.nq
     q, v = y[:nq], y[nq:]
-    if time_ops.shape[0]:
-        update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
-    if ns is not None and held.shape[0]:
-        return nullspace_derivative(node_i, node_f, force_i, force_f, gravity, nq, u, tau, ws, con_i, con_f, con_t,
-                                    held, cw, ns, alpha, t, y, dy)
-    kinematic_map(node_i, q, v, dy[:nq])
+    set_time_values(model, data, t)
+    if ns is not None and data.held.shape[0]:
+        return nullspace_derivative(model, data, cw, ns, t, y, dy)
+    kinematic_map(model.node_i, q, v, dy[:nq])
     if cw is None:
-        return aba_tables(node_i, node_f, force_i, force_f, gravity, u, q, v, tau, ws, dy[nq:])
-    return solve_constrained(node_i, node_f, force_i, force_f, gravity, u, tau, q, v, ws, con_i, con_f, con_t,
-                             held, active, cw, friction, solver, alpha, beta, dy[nq:])   # no row acting: ABA, lam 0
+        return aba(model, data, q, v, data.tau, dy[nq:])
+    return solve_constrained(model, data, cw, friction, q, v, data.tau, dy[nq:])
 
 
-@njit(**JIT)
-def correct_tables(node_i, node_f, force_i, force_f, gravity, quat_q, nq, time_ops, time_consts, slot_span, row_span,
-                   stack, con_i, con_f, held, active, solver, u, tau, con_t, ws, cw, dz, drift, rtol, atol, ns, t, y):
+@njit(**INLINE)
+def correct_tables(model, data, cw, ns, t, y):
     """Bring y back onto its manifold in place: unit quaternions, and the constraints when the drift
-    control is projection or stabilization. Returns the status."""
-    normalize_quaternions(quat_q, y)
+    control (data.drift) is projection or stabilization. Returns the status."""
+    normalize_quaternions(model.quat_q, y)
     if cw is None:
         return OK
-    if ns is not None and held.shape[0]:
-        if time_ops.shape[0]:
-            update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
-        return nullspace_correct(node_i, node_f, quat_q, con_i, con_f, con_t, held, ws, cw, ns, drift, atol, t,
-                                 y[:nq], y[nq:])
-    if drift >= BAUMGARTE or con_i.shape[0] == 0 or held.shape[0] == 0 and n_augmented(cw) == 0:
+    nq = model.nq
+    if ns is not None and data.held.shape[0]:
+        set_time_values(model, data, t)
+        return nullspace_correct(model, data, cw, ns, t, y[:nq], y[nq:])
+    if data.drift >= BAUMGARTE or model.con_i.shape[0] == 0 or data.held.shape[0] == 0 and n_augmented(cw) == 0:
         return OK                               # nothing to project on (a ball in flight): no call passing cw
-    if time_ops.shape[0]:
-        update_time_functions(time_ops, time_consts, slot_span, row_span, u, con_t, stack, t)
-    return project(node_i, node_f, force_i, force_f, gravity, quat_q, con_i, con_f, held, active, solver, u, tau, con_t,
-                   ws, cw, dz, drift, rtol, atol, y[:nq], y[nq:])
+    set_time_values(model, data, t)
+    return project(model, data, cw, y[:nq], y[nq:])
 
 
 @njit(**INLINE)
@@ -106,13 +109,12 @@ def watches_multipliers(sig_i):
 
 
 @njit(**INLINE)
-def signal_tables(node_i, node_f, force_i, force_f, gravity, nq, con_i, con_f, con_t, sig_i, sig_f, u, ws, cw, y,
-                  ydot, g):
-    """g[k] = signal k at (t, y) less the value it crosses (sig_i / sig_f). cw.lam and ydot: the multipliers
+def signal_tables(model, data, cw, sig_i, sig_f, y, g):
+    """g[k] = signal k at (t, y) less the value it crosses (sig_i / sig_f). cw.lam and data.ydot: the multipliers
     and the state derivative at (t, y), when watched; cw None (an open tree): signals of rows never occur.
     Inlined: event location evaluates it at every sample and root iteration, and a call passing the
     constraint workspace costs ~0.2 us (measured), more than a contact's gap; its heavy parts are calls."""
-    w = carve(ws)
+    nq, node_i, ydot, w = model.nq, model.node_i, data.ydot, carve(data.ws)
     kinematics_done = loads_done = False
     q, v = y[:nq], y[nq:]
     for k in range(sig_i.shape[0]):
@@ -126,7 +128,7 @@ def signal_tables(node_i, node_f, force_i, force_f, gravity, nq, con_i, con_f, c
         if cw is not None:
             if kind == FRICTION_LOAD:
                 if not loads_done:               # the joints' loads into w.pA (and the kinematics they need)
-                    joint_loads(node_i, node_f, force_i, force_f, gravity, u, q, v, ydot[nq:], con_i, ws, cw)
+                    joint_loads(model, data, cw, q, v, ydot[nq:])
                     velocity_product_accelerations(node_i, w.c, cw.acc0)
                     loads_done = kinematics_done = True
                 load = transverse_load(w.S, w.pA, component, sig_i[k, 3] > 0)
@@ -142,14 +144,14 @@ def signal_tables(node_i, node_f, force_i, force_f, gravity, nq, con_i, con_f, c
                 g[k] = sig_f[k, 1] * normal - np.sqrt(t1 * t1 + t2 * t2) - sig_f[k, 0]
                 continue
         if not kinematics_done:
-            forward_kinematics(node_i, node_f, q, v, w.R, w.p, w.S, w.RF, w.RJ, w.vel, w.c)
+            forward_kinematics(model, q, v, w)
             if cw is not None:
                 velocity_product_accelerations(node_i, w.c, cw.acc0)
             kinematics_done = True
         if cw is not None:
             if kind == GAP or kind == SLIP:
                 for row in range(index, index + (1 if kind == GAP else 2)):
-                    contact_rates(con_i, con_f, con_t, row, w.R, w.p, w.vel, cw.acc0, cw.wrench, cw.h, cw.hd)
+                    contact_rates(model, data.con_t, w, cw, row)
                 g[k] = (cw.h[index] if kind == GAP else sig_f[k, 1] * cw.hd[index] + sig_f[k, 2] * cw.hd[index + 1]) \
                     - sig_f[k, 0]
                 continue

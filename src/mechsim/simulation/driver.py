@@ -146,10 +146,10 @@ class Driver:
         elif getattr(self, "cm", None) is not cm:      # the springs of a model, set where it starts
             self.penalty = penalty_table(cm, q, opts["penalty"])
         self.cm, self.charts_logged = cm, 0
-        self.data = cm.new_data(active=active, drift=opts["drift"], constraint_solver=opts["constraint_solver"],
-                                baumgarte=opts["baumgarte"], rtol=float(opts["rtol"]), atol=float(opts["atol"]),
-                                signal_i=signal_i, signal_f=signal_f, formulation=opts["formulation"],
-                                penalty=self.penalty, sigma=opts["sigma"], impacts=impacts)
+        self.data = cm.new_data(active, (signal_i, signal_f), impacts, drift=opts["drift"],
+                                constraint_solver=opts["constraint_solver"], baumgarte=opts["baumgarte"],
+                                atol=float(opts["atol"]), formulation=opts["formulation"], penalty=self.penalty,
+                                sigma=opts["sigma"])
         self.modes.apply(self.data)
         self.problem = system(cm.arrays, self.data, cm.is_tree)
 
@@ -271,7 +271,7 @@ class Driver:
         return State(self.cm, y[:self.cm.nq], y[self.cm.nq:], t, inputs=dict(self.inputs.values))
 
     def _signal_now(self, name, t, y):
-        res = Result.at(self.cm, t, y, self.data.u, self.data.active)
+        res = Result.at(self.cm, t, y, self.data.arrays.u, self.data.arrays.active)
         return float(np.ravel(res[name.partition("[")[0]])[int(name.partition("[")[2][:-1] or 0)])
 
     def _projected(self, t):
@@ -518,8 +518,9 @@ class Driver:
 
     def _part(self, stop):
         """The Part of the current model and mode, its samples ending before index ``stop``."""
-        return Part(self.cm, self.data.active, stop, self.data.tau.copy(), self.modes.targets(),
-                    self.data.cw.slide.copy(), self.data.cw.friction.copy(), self.penalty)
+        arrays = self.data.arrays
+        return Part(self.cm, arrays.active, stop, arrays.tau.copy(), self.modes.targets(), self.data.cw.slide.copy(),
+                    self.data.cw.friction.copy(), self.penalty)
 
     def truncate(self, t):
         """Drop the outputs after t (a state change at t makes them obsolete). Returns what it dropped,

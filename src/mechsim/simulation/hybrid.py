@@ -531,13 +531,13 @@ class Modes:
             d = self.sliding.get(c.key)
             data.cw.slide[c.row] = (-1.0, 0.0, 0.0, 0.0, 0.0, 0.0) if d is None else \
                 (c.t1, c.contact.kinetic, d[0], d[1], d[0], d[1])
-        data.tau[:] = 0.0
+        data.arrays.tau[:] = 0.0
         for lk in self.locks:
             slipping = lk.row not in self.closed and self.slip.get(lk.name)
             if lk.row in self.closed:
-                data.con_t[lk.row] = (self.stuck_at[lk.row], 0.0, 0.0)
+                data.arrays.con_t[lk.row] = (self.stuck_at[lk.row], 0.0, 0.0)
             elif slipping:
-                data.tau[lk.vi] = -self.slip[lk.name] * lk.force.kinetic     # the load's part: solved with qdd
+                data.arrays.tau[lk.vi] = -self.slip[lk.name] * lk.force.kinetic     # the load's part: solved with qdd
             if lk.load is not None:
                 data.cw.friction[lk.load, F_SIGN] = self.slip[lk.name] if slipping else 0.0
 
@@ -709,8 +709,8 @@ class Modes:
         G, gamma = G[rows], gamma[rows]
         M = self.mass_matrix(driver, q)
         bias = np.empty(cm.nv)
-        rnea(cm.arrays, driver.data, np.ascontiguousarray(q), np.ascontiguousarray(v), np.zeros(cm.nv), bias)
-        tau = driver.data.tau.copy()
+        rnea(cm.arrays, driver.data.arrays, np.ascontiguousarray(q), np.ascontiguousarray(v), np.zeros(cm.nv), bias)
+        tau = driver.data.arrays.tau.copy()
         tau[[lk.vi for lk in resting]] = 0.0             # their friction is the solve's, not a slipping mode's
         free = np.linalg.solve(M, tau - bias)
         L = np.linalg.cholesky(M)
@@ -823,7 +823,8 @@ class Modes:
         levels = {lk.name: lk.force.static for lk in self.locks}
         if self.friction.shape[0]:
             loads = np.empty(self.friction.shape[0])
-            friction_loads(driver.cm.arrays, driver.data, y[:self.nq], y[self.nq:], np.ascontiguousarray(a), loads)
+            friction_loads(driver.cm.arrays, driver.data.arrays, driver.data.cw, y[:self.nq], y[self.nq:],
+                           np.ascontiguousarray(a), loads)
             for lk in self.locks:
                 if lk.load is not None:
                     levels[lk.name] += lk.force.mu_static * lk.force.radius * loads[lk.load]
@@ -833,7 +834,7 @@ class Modes:
     @staticmethod
     def mass_matrix(driver, q):
         M = np.empty((driver.cm.nv, driver.cm.nv))
-        crba(driver.cm.arrays, driver.data, np.ascontiguousarray(q), M)
+        crba(driver.cm.arrays, driver.data.arrays, np.ascontiguousarray(q), M)
         return M
 
     def impact(self, driver, t, q, v, new_rows, new_b, released=(), forces=None):

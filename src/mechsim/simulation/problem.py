@@ -1,16 +1,14 @@
 """The mechanics as a problem of the integrators (integrators/problem.py): ``system(model, data)``,
 a System tuple whose right-hand side, drift correction and event signals are the compiled kernels
 of dynamics/system.py, and whose compiled event action is a contact's bounce (dynamics/impacts.py).
-
-System is flat, the arrays of the model and the data side by side, not System(model, data): the
-integrator's inlined functions reach each array in one step; reaching one through a nested tuple
-takes the whole inner tuple."""
+System holds the kernels' groups (dynamics/data.py): the ModelArrays, the DataArrays and the run's workspaces,
+each None where the run has none."""
 from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
-from ..dynamics.data import NULLSPACE, Data, ModelArrays
+from ..dynamics.data import NULLSPACE
 from ..dynamics.impacts import ON, contact_impulse, rearm
 from ..dynamics.system import correct_tables, derivative_tables, signal_tables, watches_multipliers
 from ..integrators.problem import register_problem
@@ -18,7 +16,7 @@ from ..spatial.algebra import INLINE, JIT
 from ..status import OK, UNHANDLED
 
 # friction: the workspace's load frictions (cw.friction), or None where the model has none (system below)
-System = namedtuple("System", ModelArrays._fields + Data._fields + ("friction",))
+System = namedtuple("System", "model data cw ns friction signal_i signal_f impacts")
 # The problem's functions are inlined in numba's IR where they call each other (events and bounce call derivative
 # and correct): a function compiled on its own compiles again everything it calls, the whole dynamics here.
 INLINED_IR = dict(JIT, inline="always")
@@ -33,25 +31,22 @@ def system(model, data, tree=False):
     it uses."""
     silent = data.signal_i.shape[0] == 0 and data.impacts is None
     friction = data.cw.friction
-    return System(*model, *data, friction if friction.shape[0] else None)._replace(
-        cw=None if tree else data.cw, ns=data.ns if data.formulation == NULLSPACE and not tree else None,
-        signal_i=None if silent else data.signal_i, signal_f=None if silent else data.signal_f)
+    return System(model, data.arrays, None if tree else data.cw,
+                  data.ns if data.formulation == NULLSPACE and not tree else None,
+                  friction if friction.shape[0] else None, None if silent else data.signal_i,
+                  None if silent else data.signal_f, data.impacts)
 
 
 @njit(**INLINED_IR)
 def derivative(s, t, y, dy):
     """dy/dt of the mechanism (dynamics/system.py: derivative_tables)."""
-    return derivative_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.nq, s.time_ops, s.time_consts,
-                             s.slot_span, s.row_span, s.stack, s.u, s.tau, s.ws, s.con_i, s.con_f, s.con_t,
-                             s.held, s.active, s.cw, s.friction, s.solver, s.alpha, s.beta, s.ns, t, y, dy)
+    return derivative_tables(s.model, s.data, s.cw, s.ns, s.friction, t, y, dy)
 
 
 @njit(**INLINED_IR)
 def correct(s, t, y):
     """The drift correction after a step and at outputs (dynamics/system.py: correct_tables)."""
-    return correct_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.quat_q, s.nq, s.time_ops,
-                          s.time_consts, s.slot_span, s.row_span, s.stack, s.con_i, s.con_f, s.held, s.active,
-                          s.solver, s.u, s.tau, s.con_t, s.ws, s.cw, s.dz, s.drift, s.rtol, s.atol, s.ns, t, y)
+    return correct_tables(s.model, s.data, s.cw, s.ns, t, y)
 
 
 @njit(**INLINED_IR)
@@ -67,11 +62,10 @@ def signals(s, signal_i, t, y, g):
     if signal_i is None:
         return OK
     if watches_multipliers(signal_i):
-        status = derivative(s, t, y, s.ydot)
+        status = derivative(s, t, y, s.data.ydot)
         if status != OK:
             return status
-    return signal_tables(s.node_i, s.node_f, s.force_i, s.force_f, s.gravity, s.nq, s.con_i, s.con_f, s.con_t,
-                         signal_i, s.signal_f, s.u, s.ws, s.cw, y, s.ydot, g)
+    return signal_tables(s.model, s.data, s.cw, signal_i, s.signal_f, y, g)
 
 
 @njit(**INLINED_IR)
@@ -87,22 +81,20 @@ def bounce(s, impacts, t, y, k, dy):
     driver decides. Compiles to nothing without rigid contacts (impacts None)."""
     if impacts is None:
         return UNHANDLED, np.inf
-    if s.held.shape[0] or impacts.table[k, ON] == 0.0 or impacts.count[0] == impacts.log.shape[0]:
+    if s.data.held.shape[0] or impacts.table[k, ON] == 0.0 or impacts.count[0] == impacts.log.shape[0]:
         return UNHANDLED, np.inf
     r = s.signal_i[k, 1]
-    status = derivative(s, t, y, s.ydot)                # the factorization of M the impulse is solved on
+    status = derivative(s, t, y, s.data.ydot)           # the factorization of M the impulse is solved on
     if status != OK:
         return UNHANDLED, np.inf
-    status, approach, impulse = contact_impulse(s.node_i, s.node_f, s.nq, s.con_i, s.con_f, s.con_t, s.ws, s.cw,
-                                                impacts, k, r, y)
+    status, approach, impulse = contact_impulse(s.model, s.data, s.cw, impacts, k, r, y)
     if status == OK:
         status = correct(s, t, y)
     if status == OK:
         status = derivative(s, t, y, dy)
     if status != OK:
         return UNHANDLED, np.inf
-    return OK, rearm(s.node_i, s.node_f, s.nq, s.con_i, s.con_f, s.con_t, s.ws, s.cw, s.signal_f, impacts, k, r, t, y,
-                     dy, approach, impulse)
+    return OK, rearm(s.model, s.data, s.cw, s.signal_f, impacts, (k, r, approach, impulse), t, y, dy)
 
 
 register_problem(System, derivative, correct, events, jump)

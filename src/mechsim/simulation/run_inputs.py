@@ -123,7 +123,8 @@ class RunInputs:
 
     @property
     def data(self):
-        return self.driver.data
+        """The run's DataArrays, where the values are written."""
+        return self.driver.data.arrays
 
     @property
     def cm(self):
