@@ -58,7 +58,7 @@ CUT_FA, CUT_PA, CUT_MB, CUT_PB, CUT_TAXES, CUT_RAXES, CUT_EDGE, CUT_LAMBDA, CUT_
 CUT_F_COLS = 54
 
 # The model as the kernels take it: these arrays (read-only, CompiledModel) and nq, as one tuple, ``model`` in every
-# kernel's parameters; the constraint rows con_i, con_f; the expressions of t (io/expressions.py programs:
+# kernel's parameters; the constraint rows con_i, con_f; the expressions of t (expressions/language.py programs:
 # time_ops, time_consts) that give force values (slot_span: each slot's span of the program, -1: none) and
 # constraint targets (row_span); quat_q: the first q index of every quaternion.
 ModelArrays = namedtuple("ModelArrays", "node_i node_f force_i force_f gravity quat_q con_i con_f "
