@@ -44,6 +44,10 @@ def cases(root):
                 ms.forward_dynamics(m, q, v, tau)
         return run
 
+    def model_file(name):
+        m = ms.load(os.path.join(root, "examples", name))
+        return lambda: m.simulate()
+
     def short_run():
         m = ms.load(os.path.join(root, "examples", "double_pendulum.yaml"))
         return lambda: m.simulate(t_end=0.01)
@@ -58,6 +62,10 @@ def cases(root):
         "1000 x forward_dynamics, N = 1": forward_dynamics(1),
         "1000 x forward_dynamics, N = 20": forward_dynamics(20),
         "double pendulum 0.01 s (set-up and Result)": short_run(),
+        "stick-slip belt (model file's run: lock/unlock switches)": model_file("stick_slip_belt.yaml"),
+        "bouncing ball (model file's run: bounces)": model_file("bouncing_ball.yaml"),
+        "billiard ball (model file's run: slide/roll switch)": model_file("billiard_ball.yaml"),
+        "pendulum stop (model file's run: stop hits)": model_file("pendulum_stop.yaml"),
     }
 
 

@@ -56,3 +56,8 @@ class SimulationError(MechsimError, RuntimeError):
     def __init__(self, message, partial=None):
         super().__init__(message)
         self.partial = partial
+
+
+class StepError(Exception):
+    """A failure inside a run, with its message: simulate() raises it as a SimulationError carrying the Result up
+    to the failure (simulation/simulate.py)."""

@@ -1,5 +1,6 @@
 """The compiled model is read-only (dynamics/compiled.py): writing a table its kernels read raises, and runs of
-every kind, their Results' signals and the public dynamics functions leave the tables as compiled."""
+every kind, their Results' signals, the assembly and the public dynamics functions leave the tables and every
+attribute of the compiled model, and the Model's own, as compile made them."""
 import numpy as np
 import pytest
 
@@ -43,10 +44,16 @@ def test_runs_results_and_the_dynamics_functions_leave_the_compiled_model_unchan
     m = ms.load_dict(model)
     cm = m.compile()
     before = {name: array.copy() for name, array in tables(cm).items()}
+    attributes = {name: dict(vars(x)) for name, x in (("compiled model", cm), ("model", m))}
     res = run(m)
     assert np.isfinite(res[signal]).all()
     ms.forward_dynamics(m, res.q[-1], res.v[-1], np.ones(cm.nv))
     ms.mass_matrix(m, res.q[-1])
+    m.check()
     assert m.compile() is cm
     for name, array in tables(cm).items():
         assert not array.flags.writeable and np.array_equal(array, before[name]), name
+    for name, x in (("compiled model", cm), ("model", m)):
+        after = vars(x)
+        assert after.keys() == attributes[name].keys(), name
+        assert all(after[key] is value for key, value in attributes[name].items()), name

@@ -1,5 +1,5 @@
 """Frictional impacts by Newton's law with Coulomb friction and by Smith's law (modeling/contacts.py
-``impact_law``; simulation/hybrid.py contact_impact) against an independent derivation: the double
+``impact_law``; simulation/hybrid/impulses.py contact_impact) against an independent derivation: the double
 pendulum of point masses of Gillespie et al. (2005, §6, Table II) striking a conveyor belt.
 
 The oracle (written here, not from mechsim): absolute angles th1, th2 from the downward vertical, rods

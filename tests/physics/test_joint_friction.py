@@ -1,4 +1,4 @@
-"""Joint stiction (SPEC §3 joint_friction; simulation/hybrid.py) against closed forms.
+"""Joint stiction (SPEC §3 joint_friction; simulation/hybrid) against closed forms.
 
 Blocks of mass m on prismatic joints along x, friction as force levels F_s (static) and F_k
 (kinetic). Derivations in each test; the mode iteration of Wood & Kennedy 2003 §6 is checked on two

@@ -1,4 +1,4 @@
-"""Rigid and compliant joint stops (SPEC §3 joint_limit; simulation/hybrid.py) against closed forms.
+"""Rigid and compliant joint stops (SPEC §3 joint_limit; simulation/hybrid) against closed forms.
 
 The model: a uniform rod of mass m = 1 kg and length L = 1 m on a hinge about z, gravity -y, released
 horizontal (q = 0). Its angle q obeys I q'' = -m g c cos q with c = L/2 and I = m L^2 / 3, so energy

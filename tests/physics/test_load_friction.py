@@ -7,6 +7,8 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import mechsim as ms
+from mechsim.simulation.hybrid import iteration
+from mechsim.simulation.hybrid.complementarity import complementarity
 
 G = 9.81
 TIGHT = dict(solver="DOP853", rtol=1e-11, atol=1e-12)
@@ -149,18 +151,19 @@ def stacked(F1, F2, P, m1=1.0, m2=1.0):
     return model
 
 
-def started_driver(model):
-    """A run's driver at its start, every friction stuck (simulation/driver.py), before its mode iteration."""
+def started_modes(model):
+    """A run's modes at its start, every friction stuck (simulation/driver.py, simulation/hybrid), before its mode
+    iteration: (Modes, t0, y0 projected onto the mode's rows)."""
     from mechsim.simulation.driver import Driver
     from mechsim.simulation.simulate import checked_options, initial_state
     opts = checked_options(model, dict(t_end=1.0))
     t0, y0, analysis = initial_state(model, opts)
     driver = Driver(model, opts, t0, y0, analysis)
     driver.inputs.start(t0, y0)
-    driver.modes.nq = driver.cm.nq
-    for lk in driver.modes.locks:
-        driver.modes._lock(lk, y0[lk.qi])
-    return driver, t0, driver.use_mode(t0, y0)
+    modes = driver.modes
+    for lk in modes.elements.locks:
+        modes.mode.lock(lk, y0[lk.qi])
+    return modes, t0, modes.use_mode(t0, y0)
 
 
 @pytest.mark.parametrize("F1, F2, P, mode", [
@@ -171,12 +174,12 @@ def started_driver(model):
     (3.0, 4.0, 20.0, {"f1": +1, "f2": +1}),                # apart: together needs 11.5 > 4, the top's drag 4 > 3
 ])
 def test_complementarity_solve_finds_the_stacked_blocks_regime_from_rest(F1, F2, P, mode):
-    """The box-constrained LCP of the modes (simulation/hybrid.py complementarity) at breakaway: each
+    """The box-constrained LCP of the modes (simulation/hybrid/complementarity.py) at breakaway: each
     friction within [-F_s, F_s], stuck strictly inside; the regimes derived in the comments."""
-    driver, t, y = started_driver(stacked(F1, F2, P))
-    modes = driver.modes
-    modes.complementarity(driver, t, y)
-    found = {lk.name: "stuck" if lk.row in modes.closed else modes.slip[lk.name] for lk in modes.locks}
+    modes, t, y = started_modes(stacked(F1, F2, P))
+    complementarity(modes.plant, modes, t, y)
+    mode = modes.mode
+    found = {lk.name: "stuck" if lk.row in mode.closed else mode.slip[lk.name] for lk in modes.elements.locks}
     assert found == mode
     res = stacked(F1, F2, P).simulate(t_end=0.01, t_eval=[0.005], solver="DOP853", rtol=1e-10, atol=1e-12)
     moving = {name: "stuck" if abs(res[f"x{name[1]}.v"][0]) < 1e-12 else 1 for name in ("f1", "f2")}
@@ -186,22 +189,21 @@ def test_complementarity_solve_finds_the_stacked_blocks_regime_from_rest(F1, F2,
 def test_a_cycling_mode_iteration_falls_back_on_the_complementarity_solve(monkeypatch):
     """Made to cycle (its first rounds toggle the top friction), the mode iteration hands the decision to
     the complementarity solve, whose mode the run then follows: the top block slides at (P - F_k2) / m2."""
-    from mechsim.simulation.hybrid import Modes
-    original, rounds = Modes._iterate, []
+    original, rounds = iteration.one_change, []
 
-    def cycling(self, driver, t, y, lam, a):
+    def cycling(modes, t, y, dynamics, log):
         if len(rounds) < 2:
             rounds.append(t)
-            lk = next(lk for lk in self.locks if lk.name == "f2")
-            if lk.row in self.closed:
-                self.closed.discard(lk.row)
-                self.slip[lk.name] = 1.0
+            lk, mode = next(lk for lk in modes.elements.locks if lk.name == "f2"), modes.mode
+            if lk.row in mode.closed:
+                mode.closed.discard(lk.row)
+                mode.slip[lk.name] = 1.0
             else:
-                self._lock(lk, y[lk.qi])
+                mode.lock(lk, y[lk.qi])
             return True
-        return original(self, driver, t, y, lam, a)
+        return original(modes, t, y, dynamics, log)
 
-    monkeypatch.setattr(Modes, "_iterate", cycling)
+    monkeypatch.setattr(iteration, "one_change", cycling)
     F1, F2, P = 10.0, 5.0, 7.0
     res = stacked(F1, F2, P).simulate(t_end=0.5, t_eval=[0.5], solver="DOP853", rtol=1e-10, atol=1e-12)
     assert any("complementarity solve" in e.detail for e in res.events)
@@ -229,14 +231,14 @@ def test_complementarity_solve_keeps_contact_friction_within_its_cone(shape, the
     """A ball or box resting on an incline: the complementarity solve's friction cones decide stick (rolling)
     or slide, at the closed-form friction need, (2/7) m g sin(theta) for the rolling ball, m g sin(theta) for
     the box; a sliding point slides down the slope (+x), against its friction force."""
-    driver, t, y = started_driver(resting(shape, theta, mu))
-    modes = driver.modes
-    modes.complementarity(driver, t, y)
-    down = [c for c in modes.contacts if c.row in modes.closed]
+    modes, t, y = started_modes(resting(shape, theta, mu))
+    complementarity(modes.plant, modes, t, y)
+    mode = modes.mode
+    down = [c for c in modes.elements.contacts if c.row in mode.closed]
     assert down and len(down) == (1 if shape == "sphere" else 4)
     for c in down:
         if sticks:
-            assert c.t1 in modes.closed and c.key not in modes.sliding
+            assert c.t1 in mode.closed and c.key not in mode.sliding
         else:
-            assert c.t1 not in modes.closed
-            np.testing.assert_allclose(modes.sliding[c.key], (1.0, 0.0), atol=1e-6)
+            assert c.t1 not in mode.closed
+            np.testing.assert_allclose(mode.sliding[c.key], (1.0, 0.0), atol=1e-6)

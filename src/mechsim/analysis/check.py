@@ -47,7 +47,7 @@ def check(model):
     dof is what remains free after the independent constraint equations and the drivers."""
     cm = model.compile()
     state = model.assemble()
-    analysis = cm.analysis
+    analysis = state.analysis
     hints = []
     if analysis is not None and analysis.redundant and _independent_nearby(cm, state.q, analysis):
         hints.append(f"the equations {', '.join(analysis.redundant)} are redundant at the assembled configuration but "

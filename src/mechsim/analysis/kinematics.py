@@ -24,7 +24,8 @@ def kinematics(model, t_eval, inputs=None):
     cm = model.compile()
     sources = input_sources(model, inputs, "kinematics()")
     state = model.assemble(t=t_eval[0])
-    _require_fully_driven(model, cm)
+    _require_fully_driven(model, cm, state.analysis)
+    active = None if state.analysis is None else state.analysis.active     # the rows the motion keeps
     free = np.arange(cm.nv)
     Q, V = [state.q], [state.v]
     for k in range(1, t_eval.size):
@@ -34,16 +35,15 @@ def kinematics(model, t_eval, inputs=None):
         try:
             q = solve_positions(cm, q, V[-1], t_eval[k], free)
         except ModelError as exc:
-            partial = _result(cm, t_eval[:k], Q, V, sources, False, str(exc))
+            partial = _result(cm, (t_eval[:k], Q, V, active), sources, False, str(exc))
             raise SimulationError(f"kinematics of '{model.name}' failed at t = {t_eval[k]:.6g}: {exc}",
                                   partial=partial) from None
         Q.append(q)
-        V.append(solve_velocities(cm, q, V[-1], t_eval[k], free))
-    return _result(cm, t_eval, Q, V, sources, True, "ok")
+        V.append(solve_velocities(cm, q, V[-1], t_eval[k], free, active))
+    return _result(cm, (t_eval, Q, V, active), sources, True, "ok")
 
 
-def _require_fully_driven(model, cm):
-    analysis = cm.analysis
+def _require_fully_driven(model, cm, analysis):
     dof = cm.nv if analysis is None else analysis.dof
     if dof > 0:
         driven = {d.joint for d in model.drivers.values()}
@@ -53,11 +53,13 @@ def _require_fully_driven(model, cm):
                          f"{', '.join(undriven[:4])}, or simulate it instead")
 
 
-def _result(cm, times, Q, V, sources, success, message):
+def _result(cm, motion, sources, success, message):
+    """The Result of the ``motion`` (times, positions Q, velocities V, the active rows)."""
+    times, Q, V, active = motion
     values = {}
     U = []
     for t in times:
         values.update({name: source(t) for name, source in sources.items()})
         U.append(cm.force_values(t, values or None))
     return Result(cm, times, np.array(Q), np.array(V), np.array(U).reshape(len(times), cm.n_slots),
-                  message=message, success=success)
+                  message=message, success=success, active=active)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..assembly.redundancy import numerical_rank
+from ..assembly.redundancy import analyse, numerical_rank
 from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
@@ -111,8 +111,6 @@ def _operating_points(model, cm, state):
     """[(q, v, t, force values u, generalized forces tau, input values or None)] to linearize about."""
     if state is None:
         state = model.assemble()
-    elif cm.n_rows and cm.analysis is None:
-        model.assemble(t=getattr(state, "t", 0.0))               # the redundancy analysis
     if isinstance(state, Result):
         return [(state.q[k], state.v[k], state.t[k], state.u_force[k], state.tau[k], None) for k in range(len(state.t))]
     if not isinstance(state, State):
@@ -214,7 +212,7 @@ class _Linearizer:
         self.cm, self.q, self.v, self.t, self.u, self.tau, self.values = cm, q, v, float(t), u, tau, values
         self.inputs, self.outputs = inputs, outputs
         self.h0, self.adaptive = perturbation, adaptive
-        self.G = np.zeros((0, cm.nv))
+        self.G, self.active = np.zeros((0, cm.nv)), None
         if cm.n_rows:
             h, hd, self.G = constraint_values(cm, q, v, t)
             error = max(np.abs(h).max(), np.abs(hd).max())
@@ -222,6 +220,7 @@ class _Linearizer:
                 raise MechsimError(f"linearize(): the state at t = {t:.6g} violates the constraints (max |g|, |G v - "
                                    f"f'| = {error:.3g}); linearize about a consistent state from m.assemble, m.trim "
                                    "or a simulation")
+            self.active = analyse(cm, self.G).active      # the redundancy analysis here: the rows the dynamics keep
 
     # ------------------------------------------------------------ partition (eqs. 47-48)
     def partition(self, independent, keep):
@@ -287,7 +286,7 @@ class _Linearizer:
         """Accelerations and outputs (N, nv + ny) at the perturbed states (columns of the d* arrays)."""
         cm, n = self.cm, dq.shape[1]
         res = Result(cm, np.full(n, self.t), self._moved(dq), self.v[None] + dv.T, self.u[None] + du.T,
-                     tau=self.tau[None] + dtau.T)
+                     tau=self.tau[None] + dtau.T, active=self.active)
         qdd = res._node_dynamics()[0]
         if not np.all(np.isfinite(qdd)):
             raise MechsimError(f"linearize(): the dynamics cannot be evaluated near the state at t = {self.t:.6g} "

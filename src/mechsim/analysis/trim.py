@@ -31,7 +31,8 @@ def trim(model, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
     values = _input_values(model, inputs, free_inputs)
     free_inputs = list(free_inputs or [])
     positions, velocities = _split_fixed(cm, fixed)
-    q_ref = assemble(model, positions, t, FIXED).q
+    reference = assemble(model, positions, t, FIXED)
+    q_ref = reference.q
     v_held = np.zeros(cm.nv)
     held_v = held_velocities(cm, velocities, q_ref.copy(), v_held, FIXED)
     v_free = np.setdiff1d(np.arange(cm.nv), held_v)
@@ -44,7 +45,7 @@ def trim(model, fixed=None, free_inputs=None, t=0.0, inputs=None, tol=1e-10):
         dq[moving] = x[:moving.size]
         integrate_coordinates(cm.node_i, q, dq)
         normalize_quaternions(cm.quat_q, q)
-        v = solve_velocities(cm, q, v_held, t, v_free) if cm.n_rows else v_held.copy()
+        v = solve_velocities(cm, q, v_held, t, v_free, reference.analysis.active) if cm.n_rows else v_held.copy()
         values.update(zip(free_inputs, x[moving.size:]))
         return q, v
 

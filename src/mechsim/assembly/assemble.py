@@ -17,8 +17,8 @@ TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in ra
 
 def assemble(model, fixed=None, t=0.0, what=f"assemble(): {keyword('fixed')}", start=None):
     """A State on the constraint manifold near q0/v0 (or the (q, v) ``start``) with the ``fixed``
-    coordinates held; runs the redundancy analysis at the assembled configuration (state.analysis, also
-    kept as cm.analysis). ``what`` names the argument ``fixed`` in error messages."""
+    coordinates held; runs the redundancy analysis at the assembled configuration (state.analysis). ``what``
+    names the argument ``fixed`` in error messages."""
     cm = model.compile()
     q, v = (cm.q0, cm.v0) if start is None else start
     q, v = np.array(q, dtype=float), np.array(v, dtype=float)
@@ -26,24 +26,23 @@ def assemble(model, fixed=None, t=0.0, what=f"assemble(): {keyword('fixed')}", s
     if cm.n_rows == 0:
         return State(cm, q, v, t)
     if cm.every_row.size == 0:              # switched rows only (stops, frictions, contacts): none holds yet
-        if cm.analysis is None or cm.analysis.active.size:   # kept: one-off evaluations' Data is per analysis
-            cm.analysis = Analysis(np.zeros(0, dtype=np.int64), [], 0, cm.nv)
         state = State(cm, q, v, t)
-        state.analysis = cm.analysis
+        state.analysis = Analysis(np.zeros(0, dtype=np.int64), [], 0, cm.nv)
         return state
     free = np.setdiff1d(np.arange(cm.nv), held)
     analyse(cm, constraint_values(cm, q, v, t)[2])          # names an inconsistent driver before assembling
     q = solve_positions(cm, q, v, t, free)
-    analysis = cm.analysis = analyse(cm, constraint_values(cm, q, v, t)[2])
-    state = State(cm, q, solve_velocities(cm, q, v, t, free), t)
+    analysis = analyse(cm, constraint_values(cm, q, v, t)[2])
+    state = State(cm, q, solve_velocities(cm, q, v, t, free, analysis.active), t)
     state.analysis = analysis
     return state
 
 
-def solve_velocities(cm, q, v, t, free):
-    """v corrected over the free coordinates by least squares so that G v = f' on the active rows."""
+def solve_velocities(cm, q, v, t, free, rows):
+    """v corrected over the free coordinates by least squares so that G v = f' on the rows ``rows`` (the active
+    rows of a redundancy analysis)."""
     _, hd, G = constraint_values(cm, q, v, t)
-    rows, v = cm.analysis.active, v.copy()
+    v = v.copy()
     v[free] -= np.linalg.lstsq(G[np.ix_(rows, free)], hd[rows], rcond=None)[0]
     return v
 

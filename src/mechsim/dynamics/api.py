@@ -1,4 +1,7 @@
 """Public entry points to the kernels: ms.forward_dynamics, ms.inverse_dynamics, ms.mass_matrix."""
+import threading
+import weakref
+
 import numpy as np
 
 from ..errors import MechsimError, SimulationError
@@ -44,6 +47,29 @@ def _fd_kernel(*args):
     return aba_packed(*args)
 
 
+class Scratch:
+    """What the public functions write for one compiled model, kept beside it (the model itself is read-only and
+    serves every run and thread): ``tree``, forward_dynamics' tables of a tree whose force values are constant (one
+    workspace for every thread, as aba_packed holds the GIL), and ``local``, each thread's own: the tables of a tree
+    whose force values vary (written per call) and the Data of the other evaluations."""
+
+    def __init__(self, cm):
+        self.tree = (cm, *_tables(cm)) if cm.every_row.size == 0 and not cm.varies_in_time else None
+        self.local = threading.local()
+
+
+_SCRATCH = weakref.WeakKeyDictionary()     # compiled model -> its Scratch
+# forward_dynamics' fast path: the Scratch.tree it ran on last, (compiled model, model_i, model_f, workspace, zero
+# tau, nv), found by comparing the compiled model with the caller's (SPEC §6: the call's overhead)
+_last_tree = None
+
+
+def scratch(cm):
+    """The Scratch of a compiled model, made on first use."""
+    found = _SCRATCH.get(cm)
+    return _SCRATCH.setdefault(cm, Scratch(cm)) if found is None else found
+
+
 def _tables(cm):
     """(model_i, model_f, workspace, zero tau, nv) for aba_packed: model_f's last row holds the force values, and
     the generalized forces of a call without tau."""
@@ -53,20 +79,20 @@ def _tables(cm):
 
 def _thread_tables(cm):
     """This thread's _tables, for a tree whose force values vary: each thread writes its own into its model_f."""
-    local = cm.local
+    local = scratch(cm).local
     if not hasattr(local, "tables"):
         local.tables = _tables(cm)
         local.u = local.tables[1][-1, FORCE_VALUES:FORCE_VALUES + cm.n_slots]
-    return local.tables
+    return local.tables, local.u
 
 
 def local_data(cm):
-    """This thread's Data for the one-off evaluations of the public functions (not for runs), with the
-    active rows of the model's latest redundancy analysis."""
-    active = cm.every_row if cm.analysis is None else cm.analysis.active
-    data = getattr(cm.local, "data", None)
-    if data is None or data.arrays.active is not active:
-        data = cm.local.data = cm.new_data(active=active)
+    """This thread's Data for the one-off evaluations of the public functions (not for runs), every row that
+    always holds taking part (where some are redundant, the multipliers fall back on the truncated QR)."""
+    local = scratch(cm).local
+    data = getattr(local, "data", None)
+    if data is None:
+        data = local.data = cm.new_data()
     return data
 
 
@@ -74,32 +100,33 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     """Generalized accelerations (nv,) of model m at (q, v) with extra generalized forces tau,
     force elements evaluated at time t (inputs: name -> value, default the inputs' defaults);
     loop constraints and drivers are enforced by their multipliers; joint stops are open and joint
-    friction left out (they are hybrid elements of a run: simulation/hybrid.py)."""
-    tables = m._fd_tables                    # one attribute read, not m.compile(): SPEC §6's call overhead
-    if tables is None:                       # loops, force values that vary, or the first call since a change
+    friction left out (they are hybrid elements of a run: simulation/hybrid)."""
+    tree = _last_tree                        # a global and an attribute read, not m.compile(): SPEC §6's overhead
+    if tree is None or tree[0] is not m._compiled_model:    # loops, varying force values, another model, a change
         return _forward_dynamics(m, q, v, tau, t, inputs)
-    model_i, model_f, ws, no_tau, nv = tables
+    _, model_i, model_f, ws, no_tau, nv = tree
     qdd = _empty(nv)
     try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
         if _fd_kernel(model_i, model_f, ws, q, v, no_tau if tau is None else tau, qdd) == OK:
             return qdd
     except (TypeError, ValueError):     # lists, other dtypes, non-contiguous or read-only arrays
         pass
-    return _tree_forward_dynamics(m.compile(), tables, q, v, tau)
+    return _tree_forward_dynamics(m.compile(), tree[1:], q, v, tau)
 
 
 def _forward_dynamics(m, q, v, tau, t, inputs):
-    """forward_dynamics other than on a tree's shared tables. A tree whose force values are constant gets them on its
-    first call (m._fd_tables, dropped with the compiled model when the model changes): one workspace for every
-    thread, as aba_packed holds the GIL. A tree whose values vary writes them into its thread's own tables."""
+    """forward_dynamics other than on the fast path: a tree whose force values are constant becomes the fast
+    path's; a tree whose values vary writes them into its thread's own tables."""
+    global _last_tree
     cm = m.compile()
     if cm.every_row.size:
         return _constrained_forward_dynamics(cm, q, v, tau, t, inputs)
-    if not cm.varies_in_time:
-        m._fd_tables = _tables(cm)
-        return _tree_forward_dynamics(cm, m._fd_tables, q, v, tau)
-    tables = _thread_tables(cm)
-    cm.force_values(t, inputs, out=cm.local.u)
+    tree = scratch(cm).tree
+    if tree is not None:
+        _last_tree = tree
+        return _tree_forward_dynamics(cm, tree[1:], q, v, tau)
+    tables, u = _thread_tables(cm)
+    cm.force_values(t, inputs, out=u)
     return _tree_forward_dynamics(cm, tables, q, v, tau)
 
 

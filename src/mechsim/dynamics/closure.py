@@ -28,7 +28,7 @@ class ConstraintRows:
             constraint.constraint_rows(self)
         for driver in model.drivers.values():
             self.coordinate_row(driver, ("driver", driver.name, driver.joint), motion=driver.motion)
-        for force in model.forces.values():             # rows held only in some modes (simulation/hybrid.py)
+        for force in model.forces.values():             # rows held only in some modes (simulation/hybrid)
             force.constraint_rows(self)
         rates = [self._contact(contact) for contact in model.contacts.values() if contact.model == "rigid"]
         self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)
@@ -92,7 +92,7 @@ class ConstraintRows:
 
     # ------------------------------------------------------------- contacts
     def _contact(self, c):
-        """A contact's rows (held in some modes only, simulation/hybrid.py), per point of its shape: the gap
+        """A contact's rows (held in some modes only, simulation/hybrid), per point of its shape: the gap
         and the slip along t1 and t2 at the contact point (layout.py: contacts). Returns (tangent rows, their
         target rates t . surface_velocity)."""
         cm = self.cm

@@ -1,5 +1,4 @@
 """Compile a Model once into flat arrays (SPEC §6): the only model the kernels see."""
-import threading
 from functools import cached_property
 
 import numpy as np
@@ -56,8 +55,6 @@ class CompiledModel:
                                    or self.rows.expressions or self.rows.timed)
         # an open tree: its dynamics are ABA alone; runs compile no constraint machinery (dynamics/system.py)
         self.is_tree = self.n_rows == 0 and not self.load_frictions
-        self.analysis = None                 # redundancy analysis at the last assembly (assembly/redundancy.py)
-        self.local = threading.local()       # forward_dynamics' per-thread data (dynamics/api.py)
 
     def new_data(self, active=None, signals=None, impacts=None, **settings):
         """A fresh Data for one run or analysis (dynamics/data.py new_data), its settings by name (Settings)."""

@@ -18,6 +18,23 @@ from .motion import (add_scaled, contact_geometry, cross, dot, direction_motion,
 from .layout import (C0, C1, DA, DB, EA, KA, KB, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
                      ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_PERP, ROW_SCREW, ROW_TYPE, RS, SURF, TK, VI)
 
+# The rows of the current mode in a run's DataArrays (dynamics/data.py): the first counts[ACTIVE] entries of .active
+# and the first counts[HELD] of .held, arrays of one entry per row of the model that a mode switch rewrites.
+ACTIVE, HELD = 0, 1
+
+
+@njit(**PASS)
+def active_rows(data):
+    """The rows taking part: the held rows the redundancy analysis of the mode keeps (independent). Inlined in
+    numba's IR (PASS): a compiled call returns no view of an array it was not handed."""
+    return data.active[:data.counts[ACTIVE]]
+
+
+@njit(**PASS)
+def held_rows(data):
+    """The rows that hold in the mode: every row that always holds and the switched rows that are closed."""
+    return data.held[:data.counts[HELD]]
+
 
 @njit(**INLINE)
 def contact_direction(kind, f, na, nb, R, p, vel, acc0):

@@ -2,7 +2,9 @@
 
 - ``ModelArrays`` (layout.py): the compiled model as flat read-only arrays, made once by CompiledModel
   and never written — one model serves any number of runs and threads;
-- ``Data``: what one run, analysis or forward-dynamics call writes, made by ``CompiledModel.new_data``.
+- ``Data``: what one run, analysis or forward-dynamics call writes, made by ``CompiledModel.new_data``; a run
+  makes one for each compiled model it runs on, and a mode switch of its stops, frictions and contacts rewrites
+  the mode's entries in it (``write_rows``; simulation/hybrid Modes.write).
 
 Kernels are ``kernel(model, data, cw, ..., q, v, ...)``: the ModelArrays, the run's ``DataArrays``, then the
 workspaces they use, each on its own, then what varies per call. Every array a compiled call is handed is
@@ -13,10 +15,11 @@ on the run, so that a run, its Results and the public functions share their comp
 
 A Data holds:
 - ``arrays``: the DataArrays — the kernels' workspace ws, the force values u and extra generalized forces tau,
-  the constraint targets con_t (f, f', f'' per row), the rows that hold (``held``: every row but those of open
-  stops) and, of those, the rows taking part (``active``: the redundancy analysis of the current
-  configuration), scratch (dz: a velocity correction; ydot: a state derivative an event signal needs; stack:
-  the time functions' — kernels never allocate) and the run's settings (multiplier solver, drift control,
+  the constraint targets con_t (f, f', f'' per row), the rows that hold (``held``: every row but the switched
+  rows of stops, frictions and contacts that are open) and, of those, the rows taking part (``active``: the
+  redundancy analysis of the mode), each with room for every row and its count in ``counts``
+  (dynamics/constraints.py active_rows, held_rows), scratch (dz: a velocity correction; ydot: a state
+  derivative an event signal needs; stack: the time functions' — kernels never allocate) and the run's settings (multiplier solver, drift control,
   Baumgarte's alpha and beta or the null-space formulation's sigma in alpha, atol);
 - ``cw``, ``ns``: the constraint and null-space workspaces (multipliers.py, nullspace.py; ns an empty one but for
   the null-space formulation);
@@ -28,13 +31,23 @@ from collections import namedtuple
 
 import numpy as np
 
+from .constraints import ACTIVE, HELD
 from .kernels import new_workspace
 from .multipliers import CHOLESKY, COMPLIANCE, DAMPING, QR, STIFFNESS, new_constraint_workspace
 from .nullspace import new_nullspace_workspace
 from .projection import PROJECTION, STABILIZATION
 
-DataArrays = namedtuple("DataArrays", "ws u tau con_t active held dz ydot stack solver drift alpha beta atol")
-Data = namedtuple("Data", "arrays cw ns impacts signal_i signal_f formulation")
+DataArrays = namedtuple("DataArrays", "ws u tau con_t active held counts dz ydot stack solver drift alpha beta atol")
+
+
+class Data(namedtuple("Data", "arrays cw ns impacts signal_i signal_f formulation")):
+    """A run's (or an evaluation's) record: module docstring."""
+
+    def active_rows(self):
+        """A copy of the rows taking part in the current mode."""
+        return self.arrays.active[:self.arrays.counts[ACTIVE]].copy()
+
+
 # A run's settings by name (new_data): drift control and multiplier solver, Baumgarte's (alpha, beta), the
 # absolute tolerance (projection drives the constraint residual below 1e-3 atol; its metric is M^-1,
 # projection.py), the formulation, the penalty formulation's Penalty (simulation/formulations.py) and the
@@ -54,8 +67,8 @@ NO_NULLSPACE = new_nullspace_workspace(0, 0)     # the other formulations' ns: e
 
 def new_data(cm, active=None, settings=Settings(), signals=None, impacts=None):
     """A fresh Data for the compiled model ``cm``: the force values its constant ones, the rows ``active``
-    (default: the model's redundancy analysis, else every row), the run's Settings, the compiled event
-    signals (signal_i, signal_f: simulation/events.py; None: none) and the run's Impacts (impacts.py).
+    (write_rows; default every row that always holds), the run's Settings, the compiled event signals (signal_i,
+    signal_f: simulation/events.py; None: none) and the run's Impacts (impacts.py).
     The penalty formulation with a Penalty turns its rows into spring-dampers or holds them by the augmented
     Lagrangian (they leave the active and held rows: no events; the augmented Lagrangian's are projected,
     projection.py); "nullspace" with drift "baumgarte" holds the positions by method B at rate sigma
@@ -64,16 +77,9 @@ def new_data(cm, active=None, settings=Settings(), signals=None, impacts=None):
     alpha, beta = (float(settings.baumgarte[0]), float(settings.baumgarte[1])) if code == BAUMGARTE else (0.0, 0.0)
     if form == NULLSPACE:
         alpha, beta = (float(settings.sigma), 0.0) if code == BAUMGARTE else (0.0, 0.0)
-    if active is None:
-        active = cm.every_row if cm.analysis is None else cm.analysis.active
-    active = np.ascontiguousarray(active, dtype=np.int64)
-    holds = ~cm.switched                       # the rows that always hold, and the switched ones active
-    holds[active] = True
-    held = np.flatnonzero(holds).astype(np.int64)
     penalized, iterations, penalty = np.zeros(0, dtype=np.int64), 0, settings.penalty
     if form == PENALTY and penalty is not None:
         penalized, iterations = np.asarray(penalty.rows, dtype=np.int64), penalty.iterations
-        active, held = np.setdiff1d(active, penalized), np.setdiff1d(held, penalized)
     cw = new_constraint_workspace(cm.node_i, cm.n_rows, cm.nv, cm.branches, len(cm.load_frictions), penalized,
                                   iterations)
     cw.friction[:] = cm.friction_table()
@@ -83,7 +89,26 @@ def new_data(cm, active=None, settings=Settings(), signals=None, impacts=None):
     ns = new_nullspace_workspace(cm.n_rows, cm.nv) if form == NULLSPACE else NO_NULLSPACE
     signal_i, signal_f = (np.zeros((0, SIGNAL_I_COLS), dtype=np.int64), np.zeros((0, SIGNAL_F_COLS))) \
         if signals is None else signals
+    rows = np.zeros(cm.n_rows, dtype=np.int64)
     arrays = DataArrays(new_workspace(cm.n_nodes), cm.u_const.copy(), np.zeros(cm.nv), cm.rows.constant_targets.copy(),
-                        active, held, np.zeros(cm.nv), np.zeros(cm.nq + cm.nv), np.zeros((cm.stack_depth, 3)),
-                        SOLVER_CODES[settings.constraint_solver], code, alpha, beta, float(settings.atol))
-    return Data(arrays, cw, ns, impacts, signal_i, signal_f, form)
+                        rows, rows.copy(), np.zeros(2, dtype=np.int64), np.zeros(cm.nv), np.zeros(cm.nq + cm.nv),
+                        np.zeros((cm.stack_depth, 3)), SOLVER_CODES[settings.constraint_solver], code, alpha, beta,
+                        float(settings.atol))
+    data = Data(arrays, cw, ns, impacts, signal_i, signal_f, form)
+    write_rows(cm, data, cm.every_row if active is None else active)
+    return data
+
+
+def write_rows(cm, data, active):
+    """The rows of a mode into the Data: ``active``, the independent rows of its redundancy analysis (sorted), and
+    the held rows, every row that always holds and the switched rows of ``active``; the penalty formulation's
+    penalized rows (cw.penalized) leave both."""
+    holds = ~cm.switched
+    holds[active] = True
+    held = np.flatnonzero(holds)
+    penalized = data.cw.penalized
+    if penalized.size:
+        active, held = np.setdiff1d(active, penalized), np.setdiff1d(held, penalized)
+    arrays = data.arrays
+    arrays.active[:len(active)], arrays.held[:len(held)] = active, held
+    arrays.counts[ACTIVE], arrays.counts[HELD] = len(active), len(held)

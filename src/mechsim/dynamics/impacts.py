@@ -1,7 +1,7 @@
 """A contact point's bounce, compiled: the impact the integrator's loop resolves without leaving it
 (integrators/explicit.py ``jumped``; simulation/problem.py ``bounce`` calls these kernels).
 
-It is the case of simulation/hybrid.py's ``_touch`` that is most frequent and simplest: one contact
+It is the case of simulation/hybrid/contacts.py's ``touch`` that is most frequent and simplest: one contact
 point strikes while no row holds (no loop, driver, closed stop, lock or contact: every contact open)
 and no other point touches, and it rebounds. Newton's impact law on its rows (Glocker & Pfeiffer
 1995; Brogliato, *Nonsmooth Mechanics*, 2016, §4.2), in the multipliers' form of Wood & Kennedy 2003,
@@ -83,7 +83,7 @@ def contact_impulse(model, data, cw, impacts, k, r, y):
 def rearm(model, data, cw, signal_f, impacts, bounce, t, y, ydot):
     """After a bounce = (k, r, approach speed, normal impulse) of point r, whose hit is compiled signal k, at t (y
     the state after, ydot its derivative): its hit signal's threshold a few ulps below its gap now
-    (simulation/hybrid.py ``_arm``), the bounce logged, and the time steps must end at: the bounce's apex
+    (simulation/hybrid/contacts.py ``arm``), the bounce logged, and the time steps must end at: the bounce's apex
     t + w / a, w the rebound speed, a = G vdot - gamma the gap rate's deceleration (hd' = G vdot + Gdot v - f''),
     so that no step passes over a whole small bounce."""
     k, r, approach, impulse = bounce

@@ -15,7 +15,7 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT, copy_into
 from ..status import FRICTION_LOOP, OK, SINGULAR
-from .constraints import evaluate_row, evaluate_rows, velocity_product_accelerations
+from .constraints import HELD, active_rows, evaluate_row, evaluate_rows, held_rows, velocity_product_accelerations
 from .kernels import (PASS, aba, aba_tables, add_joint_acceleration, body_forces, carve, dof, forward_kinematics,
                       joint_acceleration, joint_bias_force, transmitted_forces, u_dinv)
 from .layout import NODE_A, NODE_B, PARENT, PTYPE, VI
@@ -39,7 +39,7 @@ RANK_TOL = 1e-9
 NEAR_DEPENDENT = 1e-12
 
 # The workspace of the constraint solves, and ``slide``: the contacts of the current mode that slide
-# (simulation/hybrid.py), per normal row [first tangent row (the second follows it) or -1, kinetic
+# (simulation/hybrid), per normal row [first tangent row (the second follows it) or -1, kinetic
 # friction coefficient mu, the slip direction (d1, d2) along the tangents to use while the slip speed is
 # zero, the slip direction (s1, s2) used at the last evaluation]; ``F`` the rows' force directions.
 # ``friction``: the joint frictions whose levels grow with the joint's load (modeling/forces.py
@@ -629,21 +629,21 @@ def penalty_forces(model, data, cw, q, v, tau):
 
 @njit(**INLINE)
 def rigid_accelerations(model, data, cw, q, v, tau, qdd):
-    """The accelerations and multipliers of the held rows (data.held) at the given tau. Cholesky works on the
-    active rows (data.active: the independent set found at assembly); where that set loses rank although the
-    whole set does not (a redundancy that moves with the configuration), or where the mechanism is singular, or
+    """The accelerations and multipliers of the held rows (held_rows) at the given tau. Cholesky works on the
+    active rows (active_rows: the independent set of the mode's redundancy analysis); where that set loses rank
+    although the whole set does not (a redundancy that moves with the configuration), or where the mechanism is singular, or
     with solver QR, every row goes to the truncated QR of eqs. 17–20, which drops whatever is dependent
     there. The augmented Lagrangian's rows join either set (join_penalized). No row held (a tree whose joint
     stops are all open): the tree's accelerations, every multiplier 0. A unit of its own that LLVM inlines (INLINE),
     not inlined in numba's IR (PASS): numba copies an IR-inlined body, with all it inlines, once more at every
     level of nesting, which cost a closed loop's first run 9 s of compiling."""
     status = aba_tables(model, data.u, data.ws, q, v, tau, qdd)
-    if status != OK or data.held.shape[0] + n_augmented(cw) == 0:
+    if status != OK or data.counts[HELD] + n_augmented(cw) == 0:
         cw.lam[:] = 0.0
         return status
     velocity_product_accelerations(model.node_i, carve(data.ws).c, cw.acc0)
     for attempt in range(data.solver, QR + 1):           # one call site each below: inlined once
-        rows = data.active if attempt == CHOLESKY else data.held
+        rows = active_rows(data) if attempt == CHOLESKY else held_rows(data)
         if n_augmented(cw):
             rows = cw.row_set[:join_penalized(rows, cw)]
         evaluate_rows(model, data, cw, rows, q, v)
@@ -704,7 +704,7 @@ def constrained_trajectory(model, data, cw, samples, out):
         if status != OK:
             return status
         if cw is not None:
-            evaluate_rows(model, data, cw, data.held, q, v)            # every residual and wrench
+            evaluate_rows(model, data, cw, held_rows(data), q, v)      # every residual and wrench
             copy_into(cw.lam, out.LAM[k])
             copy_into(cw.wrench, out.WRENCH[k])
             copy_into(cw.h, out.H[k])

@@ -37,6 +37,7 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT
 from ..status import NOT_CONVERGED, OK, SINGULAR
+from .constraints import held_rows
 from .kernels import crba, kinematic_map, normalize_quaternions, rnea
 from .multipliers import cholesky_solve, pivot_column, reflect_columns
 from .projection import MAX_ITERATIONS, PROJECTION, STABILIZATION, constraint_state, integrate_coordinates
@@ -213,11 +214,11 @@ def outside_span(G, ns):
 
 @njit(**JIT)
 def current_chart(model, data, cw, ns, q, v, t, after_step):
-    """Every held row (data.held) evaluated at (q, v) and a chart fit for q factored: the current one, or a new
+    """Every held row (held_rows) evaluated at (q, v) and a chart fit for q factored: the current one, or a new
     one when there is none, A has lost rank, |X| > TURN_LIMIT or a dependent row has left the
     independent rows' span (checked ``after_step`` only). A new chart replacing one is logged with t,
     a stage's too: it stays in use after the step. Returns whether A could be factored."""
-    held = data.held
+    held = held_rows(data)
     constraint_state(model, data, cw, q, v, held)
     turn = factor_chart(cw.G, ns) if ns.meta[VALID] else np.inf
     if turn <= TURN_LIMIT and after_step and outside_span(cw.G, ns) > RANK_GROWTH:
@@ -362,7 +363,7 @@ def nullspace_correct(model, data, cw, ns, t, q, v):
     <- its consistent part. Returns OK, NOT_CONVERGED or SINGULAR."""
     if not current_chart(model, data, cw, ns, q, v, t, True):
         return SINGULAR
-    held, drift, atol = data.held, data.drift, data.atol
+    held, drift, atol = held_rows(data), data.drift, data.atol
     r, dq, s = ns.meta[RANK], ns.vec[2], ns.vec[3]
     iterations = MAX_ITERATIONS if drift == PROJECTION else 1 if drift == STABILIZATION else 0
     previous = np.inf

@@ -25,7 +25,7 @@ from numba import njit
 
 from ..modeling.joints import PRIM_S
 from ..spatial.algebra import INLINE, JIT
-from .constraints import evaluate_rows, velocity_product_accelerations
+from .constraints import active_rows, evaluate_rows, held_rows, velocity_product_accelerations
 from ..status import NOT_CONVERGED, OK, SINGULAR
 from .kernels import aba_tables, carve, dof, forward_kinematics, normalize_quaternions
 from .layout import PTYPE, QI, VI
@@ -90,11 +90,11 @@ def correction(node_i, ws, cw, rows, solver, residual, dz):
 
 @njit(**INLINE)
 def fallback_correction(model, data, cw, held, solver, residual):
-    """correction into data.dz over the active rows (data.active) by ``solver``, else over every ``held`` row by
+    """correction into data.dz over the active rows (active_rows) by ``solver``, else over every ``held`` row by
     truncated QR. Returns (whether solved, the solver that did). One call site, with the solver a variable: a
     constant argument would compile correction once for each value (numba specializes on literals)."""
     for attempt in range(solver, QR + 1):
-        if correction(model.node_i, data.ws, cw, data.active if attempt == CHOLESKY else held, attempt, residual,
+        if correction(model.node_i, data.ws, cw, active_rows(data) if attempt == CHOLESKY else held, attempt, residual,
                       data.dz):
             return True, attempt
     return False, QR
@@ -122,7 +122,7 @@ def factorize(model, data, cw, held, q, v):
 @njit(**JIT)
 def project(model, data, cw, q, v):
     """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place by data.drift (PROJECTION or
-    STABILIZATION) over the held constraint rows (data.held), solved over their independent active ones where
+    STABILIZATION) over the held constraint rows (held_rows), solved over their independent active ones where
     data.solver is CHOLESKY and that works (fallback_correction), with the run's force values, generalized forces
     and targets (the metric M^-1 comes from an ABA pass); data.atol sets the projection's residual.
     Returns OK, NOT_CONVERGED, SINGULAR or a singular node. The rows the penalty formulation's augmented
@@ -131,7 +131,8 @@ def project(model, data, cw, q, v):
     dynamics, Nonlinear Dyn. 9, 113–130), which carry a driven loop through its singular positions, where
     the acceleration-level stabilization alone lets it open. Some row is held or augmented: with none (a
     hybrid mode without contact) correct_tables does not call it."""
-    node_i, quat_q, dz, atol, held, solver = model.node_i, model.quat_q, data.dz, data.atol, data.held, data.solver
+    node_i, quat_q, dz, atol, solver = model.node_i, model.quat_q, data.dz, data.atol, data.solver
+    held = held_rows(data)
     if n_augmented(cw):
         held, solver = cw.row_set[:join_penalized(held, cw)], QR
     if data.drift == STABILIZATION:
@@ -157,7 +158,7 @@ def project(model, data, cw, q, v):
             return status
         residual = max_abs(cw.h, held)
         stalled = not residual < previous
-        if stalled and solver == CHOLESKY and max_abs(cw.h, data.active) < residual:
+        if stalled and solver == CHOLESKY and max_abs(cw.h, active_rows(data)) < residual:
             solver, stalled = QR, False                   # the worst row is outside the active set: every row
         if residual <= 1e-3 * atol or stalled or iteration == MAX_ITERATIONS:
             break                                         # far below the error tolerance, rounding, or no more

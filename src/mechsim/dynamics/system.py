@@ -24,7 +24,7 @@ from numba import njit
 from ..expressions.evaluator import evaluate
 from ..spatial.algebra import INLINE, JIT, transform_point
 from ..status import OK
-from .constraints import contact_rates, velocity_product_accelerations
+from .constraints import HELD, contact_rates, velocity_product_accelerations
 from .data import BAUMGARTE
 from .kernels import aba, carve, forward_kinematics, kinematic_map, normalize_quaternions
 from .multipliers import joint_loads, n_augmented, solve_constrained, transverse_load
@@ -34,7 +34,7 @@ from .projection import project
 # compiled event signals: signal_i = [kind, index (coordinate in y, node, or constraint row), component, 0],
 # signal_f = [value crossed, point in node coordinates (BODY_POSITION, BODY_VELOCITY) or the sign of a
 # MULTIPLIER, ...]; a MULTIPLIER (a stop's force) needs the constrained dynamics at (t, y) evaluated first;
-# a SILENT signal (a switched-off stop event) stays at 1 and never crosses. Contacts (simulation/hybrid.py):
+# a SILENT signal (a switched-off stop event) stays at 1 and never crosses. Contacts (simulation/hybrid/contacts.py):
 # GAP the residual of row index (a contact's gap); SLIP the slip velocity along (d1, d2) = signal_f[1:3] of
 # the tangent rows index, index + 1; CONE mu_s lambda_n - |lambda_t| of a contact's resultant over its
 # ``component`` points, whose normal and tangent rows are index + 3 k, + 1, + 2 (mu_s = signal_f[1]):
@@ -75,7 +75,7 @@ def derivative_tables(model, data, cw, ns, friction, t, y, dy):
     nq = model.nq
     q, v = y[:nq], y[nq:]
     set_time_values(model, data, t)
-    if ns is not None and data.held.shape[0]:
+    if ns is not None and data.counts[HELD]:
         return nullspace_derivative(model, data, cw, ns, t, y, dy)
     kinematic_map(model.node_i, q, v, dy[:nq])
     if cw is None:
@@ -91,10 +91,10 @@ def correct_tables(model, data, cw, ns, t, y):
     if cw is None:
         return OK
     nq = model.nq
-    if ns is not None and data.held.shape[0]:
+    if ns is not None and data.counts[HELD]:
         set_time_values(model, data, t)
         return nullspace_correct(model, data, cw, ns, t, y[:nq], y[nq:])
-    if data.drift >= BAUMGARTE or model.con_i.shape[0] == 0 or data.held.shape[0] == 0 and n_augmented(cw) == 0:
+    if data.drift >= BAUMGARTE or model.con_i.shape[0] == 0 or data.counts[HELD] == 0 and n_augmented(cw) == 0:
         return OK                               # nothing to project on (a ball in flight): no call passing cw
     set_time_values(model, data, t)
     return project(model, data, cw, y[:nq], y[nq:])

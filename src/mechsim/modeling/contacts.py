@@ -1,6 +1,6 @@
 """Contacts (SPEC §3 ``add_contact``): a shape on a body touching a surface on another body (or the
 ground), rigid: a unilateral normal row and two tangent rows whose modes (open, sliding, sticking
-or rolling) the run switches (simulation/hybrid.py), impacts by Newton's law with Coulomb friction
+or rolling) the run switches (simulation/hybrid), impacts by Newton's law with Coulomb friction
 (``impact_law="newton"``, the default) or with Smith's (1991) friction law (``"smith"``).
 
 ``model="compliant"`` instead: a Hunt-Crossley spring-damper on the penetration (``stiffness``,
@@ -40,7 +40,7 @@ CONTACT_OPTIONS = ("body", "shape", "radius", "point", "axis", "size", "surface"
                    "impact_law")
 RIGID_ONLY = ("restitution", "min_bounce_speed", "impact_law")
 COMPLIANT_ONLY = ("stiffness", "damping", "exponent", "slip_tolerance")
-IMPACT_LAWS = ("newton", "smith")       # simulation/hybrid.py contact_impact
+IMPACT_LAWS = ("newton", "smith")       # simulation/hybrid/impulses.py contact_impact
 CORNERS = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
 # a compliant contact point's row of the force table (force_rows; its law: dynamics/forces.py compliant_contact):
 # a = the surface's node, b = the body's; params: Hunt-Crossley stiffness, damping and exponent, kinetic friction

@@ -54,8 +54,7 @@ class Model:
 
     @_compiled.setter
     def _compiled(self, value):
-        # forward_dynamics' tables (dynamics/api.py) go with the compiled model they were made from
-        self._compiled_model, self._fd_tables = value, None
+        self._compiled_model = value
 
     @property
     def gravity(self):
@@ -242,9 +241,9 @@ class Model:
         return with_parameters(self, values)
 
     def __getstate__(self):
-        """Pickled without its compiled form (per-thread data and scratch), which is made again where
-        the copy runs (a process of a sweep, a Dask worker)."""
-        return {**vars(self), "_compiled_model": None, "_fd_tables": None}
+        """Pickled without its compiled form, which is made again where the copy runs (a process of a sweep,
+        a Dask worker)."""
+        return {**vars(self), "_compiled_model": None}
 
     def _rebuild(self, specs):
         """Build the model anew from ``specs`` (as add_* would) and move the new items into the

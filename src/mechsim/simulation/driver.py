@@ -31,19 +31,19 @@ from ..analysis.progress import Progress
 from ..analysis.result import JoinedResult, Result
 from ..analysis.state import State
 from ..assembly.assemble import solve_positions, solve_velocities
-from ..dynamics.api import singular_node_error
 from ..dynamics.data import NULLSPACE
 from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
-from ..errors import MechsimError, ModelError, keyword
+from ..errors import MechsimError, ModelError, StepError, keyword
 from ..dynamics.impacts import LOG_APPROACH, LOG_IMPULSE, LOG_REBOUND, LOG_SIGNAL, LOG_T, LOG_THRESHOLD
 from ..integrators import SIMULTANEOUS, CompiledStepper, crossing
 from ..modeling.events import as_events
-from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
+from ..status import EVENT, OK, PAUSED
 from .events import EventRecord, compile_signals
 from .formulations import penalty_table
 from .hybrid import Modes
 from .options import COMPILED_SOLVERS
-from .problem import correct as system_correct, derivative as system_derivative, events as system_signals, system
+from .plant import Plant
+from .problem import events as system_signals
 from .run_inputs import RunInputs
 
 CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
@@ -94,10 +94,6 @@ def added(counts, stats):
                          for key, value in stats.items()}}
 
 
-class StepError(Exception):
-    """A failure inside the run, with the message for the SimulationError."""
-
-
 class Stop(Exception):
     """An event ended the run (terminal count reached or an action returned "stop")."""
 
@@ -115,8 +111,9 @@ class Driver:
         self.events = self.user_events + self.modes.events    # the modes' events change with the model
         self.records = []
         self.near_singular = 0                # evaluations near a singular position of the Data replaced so far
-        self._use(cm, None if analysis is None else analysis.active, y0[:cm.nq])
+        self.cm = cm
         self.inputs = RunInputs(self, opts)
+        self._use(cm, None if analysis is None else analysis.active, y0[:cm.nq])
         self.backend = self._backend()
         self.t_events = [[] for _ in self.user_events]
         self.y_events = [[] for _ in self.user_events]
@@ -130,28 +127,26 @@ class Driver:
 
     # ------------------------------------------------------------------ set-up
     def _use(self, cm, active, q):
-        """Run on the compiled model cm from now on, at positions q: its own Data (the run's settings,
-        the rows ``active``, the compiled event signals, the penalty formulation's springs) and the
-        problem the stepper integrates."""
+        """Run on the compiled model cm from now on, at positions q: its Data, which every mode of the run on cm
+        writes in place (simulation/hybrid: Modes.write), with the run's settings, the compiled event signals and
+        the penalty formulation's springs (set where the model starts), in the modes' mode with the rows ``active``
+        (its redundancy analysis); and the Plant of the two, the problem the stepper integrates."""
         opts = self.opts
         signal_i, signal_f, self.compiled_events, self.rates = compile_signals(cm, self.events)
         self.rated = {self.compiled_events[j]: row for j, row in enumerate(self.rates) if row >= 0}
-        impacts = self.modes.impacts([self.events[k] for k in self.compiled_events], opts["formulation"] == "lagrange")
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         if hasattr(self, "data"):
             self._log_charts()
             self.near_singular += int(self.data.cw.dropped[0])
-        if opts["formulation"] != "penalty":
-            self.penalty = None
-        elif getattr(self, "cm", None) is not cm:      # the springs of a model, set where it starts
-            self.penalty = penalty_table(cm, q, opts["penalty"])
+        self.penalty = penalty_table(cm, q, opts["penalty"]) if opts["formulation"] == "penalty" else None
         self.cm, self.charts_logged = cm, 0
-        self.data = cm.new_data(active, (signal_i, signal_f), impacts, drift=opts["drift"],
-                                constraint_solver=opts["constraint_solver"], baumgarte=opts["baumgarte"],
-                                atol=float(opts["atol"]), formulation=opts["formulation"], penalty=self.penalty,
-                                sigma=opts["sigma"])
-        self.modes.apply(self.data)
-        self.problem = system(cm.arrays, self.data, cm.is_tree)
+        self.data = cm.new_data(active, (signal_i, signal_f), self.modes.new_impacts(len(signal_i)),
+                                drift=opts["drift"], constraint_solver=opts["constraint_solver"],
+                                baumgarte=opts["baumgarte"], atol=float(opts["atol"]), formulation=opts["formulation"],
+                                penalty=self.penalty, sigma=opts["sigma"])
+        self.plant = Plant(cm, self.data, self.inputs, self.solver_name)
+        modes_at = [self.compiled_events.index(k) for k in range(len(self.user_events), len(self.events))]
+        self.modes.use(self.plant, modes_at, self.data.active_rows())
 
     def _backend(self):
         """'compiled' or 'python' from the backend option and what varies from Python."""
@@ -176,54 +171,25 @@ class Driver:
         tolerances = dict(rtol=float(opts["rtol"]), atol=float(opts["atol"]), max_step=max_step, h=h,
                           n_samples=N_SAMPLES)
         if self.backend == "compiled":       # bounces resolved compiled unless Python looks at every step
-            return CompiledStepper(self.problem, opts["solver"], t, y, self.t_end, n_events=len(self.compiled_events),
-                                   directions=directions, jumps=self.data.impacts is not None and not self.python_events,
+            jumps = self.data.impacts is not None and not self.python_events
+            return CompiledStepper(self.plant.problem, opts["solver"], t, y, self.t_end,
+                                   n_events=len(self.compiled_events), directions=directions, jumps=jumps,
                                    step_control=opts["step_control"], correct_start=correct_start, rates=self.rates,
                                    **tolerances)
         from ..integrators import ScipyStepper     # imported here, not at start-up: scipy.integrate takes ~0.4 s
         return ScipyStepper(self._rhs, self._correct, None, opts["solver"], t, y, self.t_end, **tolerances)
 
     # ------------------------------------------------------------------ the system from Python
+    # the plant of the compiled model the run is on now (a Python stepper keeps these across a recompiled model)
     def _rhs(self, t, y):
-        # contiguous, as the compiled loop's states: scipy's finite-difference Jacobians pass columns of an array,
-        # and a strided y would compile the whole dynamics a second time for that layout
-        y = np.ascontiguousarray(y)
-        self.inputs.python_values(t, y)
-        dy = np.empty_like(y)
-        status = system_derivative(self.problem, t, y, dy)
-        if status != OK:
-            raise StepError(self._status_message(status, t))
-        return dy
+        return self.plant.rhs(t, y)
 
     def _correct(self, t, y):
-        """Drift correction of y in place at t (the Python path: Python-given values set first)."""
-        self.inputs.python_values(t, y, sample_controller=False)
-        self._project(t, y)
-
-    def _project(self, t, y):
-        """Drift correction of y in place at t with the values the inputs last wrote."""
-        status = system_correct(self.problem, t, y)
-        if status != OK:
-            raise StepError(self._status_message(status, t))
-
-    def dynamics(self, t, y):
-        """(dy/dt, the constraint multipliers of every row, 0 for rows not taking part) at (t, y): one
-        evaluation of the right-hand side."""
-        return self._rhs(t, y), self.data.cw.lam.copy()
+        self.plant.correct(t, y)
 
     def _status_message(self, status, t):
-        if status == NOT_CONVERGED:
-            worst = np.max(np.abs(self.data.cw.h)) if self.data.cw.h.size else 0.0
-            return (f"constraint violation beyond tolerance at t = {t:.6g}: projection did not converge "
-                    f"(max |g| = {worst:.3g}); the mechanism may have locked or lost a loop — try smaller "
-                    "tolerances or max_step")
-        if status == SINGULAR:
-            return (f"the constraint equations could not be solved at t = {t:.6g} (singular configuration); "
-                    "try constraint_solver='qr'")
-        if status >= 0:
-            return str(singular_node_error(self.cm, status)) + f" (t = {t:.6g})"
         message = getattr(self.stepper, "message", None) if hasattr(self, "stepper") else None
-        return f"{self.solver_name} failed at t = {t:.6g}: {message or describe(status)}"
+        return self.plant.failure(status, t, message)
 
     @property
     def solver_name(self):
@@ -254,7 +220,7 @@ class Driver:
         """The compiled signals at (t, y): the compiled events' conditions, then their rates (compile_signals)."""
         self.inputs.python_values(t, y, sample_controller=False)          # a stop's force needs them at t
         values = np.empty(len(self.data.signal_i))
-        system_signals(self.problem, t, y, values)
+        system_signals(self.plant.problem, t, y, values)
         return values
 
     def event_rates(self, t, y, compiled=None):
@@ -271,7 +237,7 @@ class Driver:
         return State(self.cm, y[:self.cm.nq], y[self.cm.nq:], t, inputs=dict(self.inputs.values))
 
     def _signal_now(self, name, t, y):
-        res = Result.at(self.cm, t, y, self.data.arrays.u, self.data.arrays.active)
+        res = Result.at(self.cm, t, y, self.data.arrays.u, self.data.active_rows())
         return float(np.ravel(res[name.partition("[")[0]])[int(name.partition("[")[2][:-1] or 0)])
 
     def _projected(self, t):
@@ -403,25 +369,18 @@ class Driver:
         and contacts (after an edit too: less friction may set a contact sliding)."""
         if sim.specs is not None:
             y = self._restructure(sim.t, sim.y, sim.specs)
-            return y if self.modes.consistent(self, sim.t, y) else self._switch_mode(sim.t, y)
-        if sim.mode_changed or sim.changed and not self.modes.consistent(self, sim.t, sim.y):
+            return y if self.modes.consistent(sim.t, y) else self._switch_mode(sim.t, y)
+        if sim.mode_changed or sim.changed and not self.modes.consistent(sim.t, sim.y):
             return self._switch_mode(sim.t, sim.y)
         return sim.y
 
     def _switch_mode(self, t, y, fresh=False):
-        """Go on in a new mode of the stops and frictions: the mode iteration (simulation/hybrid.py)
-        settles it (the restart then starts a stepper on its problem; ``fresh``: the current Data holds
-        the mode to start from, made at y). Returns the state, projected onto the mode's rows."""
+        """Go on in a new mode of the stops, frictions and contacts: the mode iteration (simulation/hybrid)
+        settles it and writes it into the run's Data (``fresh``: the Data holds the mode to start from, made at y).
+        Returns the state, projected onto the mode's rows."""
         self._close_part()
-        return self.modes.settle(self, t, y.copy(), fresh)
-
-    def use_mode(self, t, y):
-        """Run in the modes' current mode from now on: the redundancy analysis with its rows, a new Data
-        (active and held rows, lock targets, friction forces, event signals). Returns y projected."""
-        cm = self.cm
-        self._use(cm, self.modes.analysis(cm, y[:cm.nq], y[cm.nq:], t).active, y[:cm.nq])
-        y = y.copy()
-        self._correct(t, y)
+        y, records = self.modes.settle(t, y.copy(), fresh)
+        self.records += records
         return y
 
     def log(self, t, kind, name, detail):
@@ -455,7 +414,7 @@ class Driver:
 
     def _log_bounces(self):
         """An "impact" record for each bounce the compiled loop resolved since the last call (dynamics/
-        impacts.py), as simulation/hybrid.py's ``_strike`` logs one; the hit thresholds it re-armed go to the
+        impacts.py), as simulation/hybrid/contacts.py's ``strike`` logs one; the hit thresholds it re-armed go to the
         modes, and the last bounced event is quiet at its restart point."""
         impacts = self.data.impacts
         if impacts is None or not impacts.count[0]:
@@ -465,16 +424,16 @@ class Driver:
             point = self.events[k].element
             self.log(entry[LOG_T], "impact", point.name, "impact at %.6g, impulse %.6g; rebounds at %.6g (restitution "
                      "%g)" % (entry[LOG_APPROACH], entry[LOG_IMPULSE], entry[LOG_REBOUND], point.contact.restitution))
-            self.modes.touch[point.key] = entry[LOG_THRESHOLD]
+            self.modes.rearmed(point.key, entry[LOG_THRESHOLD])
         self.quiet, self.quiet_at = {k}, entry[LOG_T]
         impacts.count[0] = 0
 
     def _start_modes(self, t, y):
-        """The mode at the start (simulation/hybrid.py: Modes.start), settled."""
+        """The mode at the start (simulation/hybrid: Modes.start), settled."""
         sim = SimulationHandle(self, t, y)
-        before = self.modes.mode(), dict(self.modes.touch)
+        before = self.modes.described()
         self.modes.start(sim)
-        if sim.changed and np.array_equal(sim.y, y) and (self.modes.mode(), self.modes.touch) == before:
+        if sim.changed and np.array_equal(sim.y, y) and self.modes.described() == before:
             return self._switch_mode(t, y, fresh=True)        # nothing switched: the Data made for it stands
         return self._switched(sim) if sim.changed else y
 
@@ -496,17 +455,18 @@ class Driver:
         free = np.arange(cm.nv)
         self.modes = Modes(cm, previous=self.modes)
         self.events = self.user_events + self.modes.events
+        active = None
         if cm.n_rows:
-            cm.analysis = self.modes.analysis(cm, q, v, t)
+            active = self.modes.analysis(cm, q, v, t).active
             q = solve_positions(cm, q, v, t, free)
-            v = solve_velocities(cm, q, v, t, free)
+            v = solve_velocities(cm, q, v, t, free, active)
         self._close_part()
         previous, self.model = self.model, model
-        self._use(cm, cm.analysis.active if cm.n_rows else None, q)
+        self._use(cm, active, q)
         if self.inputs.controller is not None:
             self.inputs.controller.cm = cm
         y = np.concatenate([q, v])
-        self.modes.added_contacts(self, t, y, set(previous.contacts))
+        self.modes.added_contacts(t, y, set(previous.contacts))
         self.inputs.python_values(t, y, sample_controller=False)
         return y
 
@@ -518,9 +478,9 @@ class Driver:
 
     def _part(self, stop):
         """The Part of the current model and mode, its samples ending before index ``stop``."""
-        arrays = self.data.arrays
-        return Part(self.cm, arrays.active, stop, arrays.tau.copy(), self.modes.targets(), self.data.cw.slide.copy(),
-                    self.data.cw.friction.copy(), self.penalty)
+        data = self.data
+        return Part(self.cm, data.active_rows(), stop, data.arrays.tau.copy(), self.modes.targets(),
+                    data.cw.slide.copy(), data.cw.friction.copy(), self.penalty)
 
     def truncate(self, t):
         """Drop the outputs after t (a state change at t makes them obsolete). Returns what it dropped,
@@ -562,14 +522,14 @@ class Driver:
             self.inputs.sample(t, y)
             if self.samples_t and self.samples_t[-1] == t:
                 self.samples_u[-1] = self.inputs.force_values(t, y)
-        if not self.modes.consistent(self, t, y):
+        if not self.modes.consistent(t, y):
             y = self._switch_mode(t, y)
         self.restart(t, y)
 
     def restart(self, t, y, quiet=()):
         """Start the stepper again at (t, y): a new derivative and starting step, no history; a new
-        compiled stepper when a new mode or model changed the problem it integrates."""
-        if self.backend == "compiled" and self.stepper.problem is not self.problem:
+        compiled stepper when an action's edit recompiled the model (a new Plant: another problem)."""
+        if self.backend == "compiled" and self.stepper.problem is not self.plant.problem:
             self.stepper = self._stepper(t, y)
         else:
             self.stepper.restart(t, y)
@@ -587,7 +547,7 @@ class Driver:
         # corrects it: a closed loop's first run then compiles no entry to the correction of its own (~4 s).
         in_start = self.backend == "compiled" and not self.events and self.inputs.controller is None
         if not in_start:
-            self._project(t, y)
+            self.plant.project(t, y)
             y = self._start_modes(t, y)
         self.results_compiling = compile_results_aside(self._part(1), t, y)
         self.stepper = self._stepper(t, y, correct_start=in_start)
@@ -725,7 +685,7 @@ class SimulationHandle:
         self._driver.time_stops.append(float(t))
 
     def switch_mode(self):
-        """The set of closed stops changed (simulation/hybrid.py)."""
+        """The set of closed stops changed (simulation/hybrid)."""
         self.mode_changed = self.changed = True
 
     def log(self, kind, name, detail):

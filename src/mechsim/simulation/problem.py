@@ -8,6 +8,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..dynamics.constraints import HELD
 from ..dynamics.data import NULLSPACE
 from ..dynamics.impacts import ON, contact_impulse, rearm
 from ..dynamics.system import correct_tables, derivative_tables, signal_tables, watches_multipliers
@@ -81,7 +82,7 @@ def bounce(s, impacts, t, y, k, dy):
     driver decides. Compiles to nothing without rigid contacts (impacts None)."""
     if impacts is None:
         return UNHANDLED, np.inf
-    if s.data.held.shape[0] or impacts.table[k, ON] == 0.0 or impacts.count[0] == impacts.log.shape[0]:
+    if s.data.counts[HELD] or impacts.table[k, ON] == 0.0 or impacts.count[0] == impacts.log.shape[0]:
         return UNHANDLED, np.inf
     r = s.signal_i[k, 1]
     status = derivative(s, t, y, s.data.ydot)           # the factorization of M the impulse is solved on

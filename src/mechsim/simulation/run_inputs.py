@@ -142,7 +142,7 @@ class RunInputs:
         self._evaluate_sources(t)
         self._write(t)
         if self.controller is not None:
-            self.values.update(self.controller.commands(t, y, self.data.u, self.data.active))
+            self.values.update(self.controller.commands(t, y, self.data.u, self.driver.data.active_rows()))
             self._write(t)
 
     def python_values(self, t, y, sample_controller=True):
@@ -150,7 +150,7 @@ class RunInputs:
         self._evaluate_sources(t)
         if sample_controller and self.controller is not None and self.controller.sample_time is None:
             self._write(t)
-            self.values.update(self.controller.commands(t, y, self.data.u, self.data.active))
+            self.values.update(self.controller.commands(t, y, self.data.u, self.driver.data.active_rows()))
         self._write(t)
 
     def _write(self, t):
@@ -173,7 +173,7 @@ class RunInputs:
     def sample(self, t, y):
         """A sampled controller's update at t."""
         self._write(t)
-        self.values.update(self.controller.commands(t, y, self.data.u, self.data.active))
+        self.values.update(self.controller.commands(t, y, self.data.u, self.driver.data.active_rows()))
         self._write(t)
 
     def set(self, name, value, t):

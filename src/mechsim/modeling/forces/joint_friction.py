@@ -1,5 +1,5 @@
 """Joint friction (SPEC §3): Coulomb friction on one coordinate of a joint, exact (stick and slip, a
-lock row whose modes the run switches, simulation/hybrid.py) or regularized (a smooth force)."""
+lock row whose modes the run switches, simulation/hybrid) or regularized (a smooth force)."""
 import numpy as np
 
 from ...errors import ModelError

@@ -1,5 +1,5 @@
 """Joint limit (SPEC §3): a stop on one coordinate of a joint, rigid (a unilateral constraint row whose
-modes the run switches, simulation/hybrid.py) or compliant (a force)."""
+modes the run switches, simulation/hybrid) or compliant (a force)."""
 from ...errors import ModelError
 from .base import MIN_BOUNCE_SPEED, ForceElement, ForceRow
 
