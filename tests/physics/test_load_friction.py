@@ -178,8 +178,8 @@ def test_complementarity_solve_finds_the_stacked_blocks_regime_from_rest(F1, F2,
     friction within [-F_s, F_s], stuck strictly inside; the regimes derived in the comments."""
     modes, t, y = started_modes(stacked(F1, F2, P))
     complementarity(modes.plant, modes, t, y)
-    mode = modes.mode
-    found = {lk.name: "stuck" if lk.row in mode.closed else mode.slip[lk.name] for lk in modes.elements.locks}
+    solved = modes.mode
+    found = {lk.name: "stuck" if lk.row in solved.closed else solved.slip[lk.name] for lk in modes.elements.locks}
     assert found == mode
     res = stacked(F1, F2, P).simulate(t_end=0.01, t_eval=[0.005], solver="DOP853", rtol=1e-10, atol=1e-12)
     moving = {name: "stuck" if abs(res[f"x{name[1]}.v"][0]) < 1e-12 else 1 for name in ("f1", "f2")}

@@ -1,6 +1,6 @@
 """Bounces resolved inside the compiled loop (dynamics/impacts.py; integrators/explicit.py ``jumped``).
 
-The Python path (backend="python") resolves every impact in simulation/hybrid.py; the compiled loop resolves
+The Python path (backend="python") resolves every impact in simulation/hybrid; the compiled loop resolves
 a contact point's bounce itself while every contact is open. Both must give the same events, impulses and
 states, and both the closed forms: a ball dropped from z0 (centre; radius r) first lands at
 t1 = sqrt(2 (z0 - r) / g) at v1 = g t1, and the k-th bounce sends it up at e^k v1, back after 2 e^k v1 / g.
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
-from mechsim.simulation.hybrid import Modes
+from mechsim.simulation.hybrid.contacts import ContactSwitches
 
 G = 9.81
 TIGHT = dict(solver="DOP853", rtol=1e-10, atol=1e-10)
@@ -26,10 +26,11 @@ def ball(restitution=0.8, mu=0.0, v0=(0, 0, 0), w0=(0, 0, 0), z0=1.0, r=0.1, m=1
 
 @pytest.fixture
 def python_touches(monkeypatch):
-    """The number of impacts simulation/hybrid.py resolved (Modes._touch calls) in the test so far."""
+    """The number of impacts simulation/hybrid resolved (ContactSwitches.touch calls) in the test so far."""
     calls = []
-    touch = Modes._touch
-    monkeypatch.setattr(Modes, "_touch", lambda self, sim, c: calls.append(sim.t) or touch(self, sim, c))
+    touch = ContactSwitches.touch
+    monkeypatch.setattr(ContactSwitches, "touch",
+                        lambda self, plant, sim, c: calls.append(sim.t) or touch(self, plant, sim, c))
     return calls
 
 
