@@ -22,8 +22,15 @@ def start(modes, sim):
     """The mode at the start (an action at t0 on the handle ``sim``): stops touched without moving away are hit, a
     friction at rest is stuck (the mode iteration then unlocks it if the load exceeds its static level), else it
     slips; contact points touching and approaching strike, those at rest close if they would press."""
-    elements, mode, plant = modes.elements, modes.mode, modes.plant
-    nq = elements.nq
+    start_joints(modes, sim)
+    near = start_contacts(modes, sim)
+    if modes.mode.switched() or near:     # else every switched row is open and stays so
+        sim.switch_mode()
+
+
+def start_joints(modes, sim):
+    """start of the stops and frictions; SimulationError for a joint that starts beyond a stop."""
+    elements, mode, nq = modes.elements, modes.mode, modes.elements.nq
     for s in elements.sides:
         if s.sign * (sim.y[s.qi] - s.value) < -1e-9 * max(1.0, abs(s.value)):
             raise SimulationError(f"joint limit '{s.name}': joint '{s.force.joint}' starts at {sim.y[s.qi]:.6g}, "
@@ -31,15 +38,21 @@ def start(modes, sim):
     for s in elements.sides:
         if s.row not in mode.closed and abs(sim.y[s.qi] - s.value) <= TOUCH * max(1.0, abs(s.value)) \
                 and s.sign * sim.y[nq + s.vi] <= 0.0:
-            modes.joints.hit(plant, sim, s)
+            modes.joints.hit(modes.plant, sim, s)
     for lk in elements.locks:
         v = sim.y[nq + lk.vi]
         if v != 0.0:
             mode.slip[lk.name] = np.sign(v)
         else:
             mode.lock(lk, sim.y[lk.qi])
+
+
+def start_contacts(modes, sim):
+    """start of the contact points; whether one is near its surface. SimulationError for a point that starts
+    inside its surface."""
+    plant, nq = modes.plant, modes.elements.nq
     touching, near = [], False
-    for c in elements.contacts:
+    for c in modes.elements.contacts:
         gap, hd, _ = contact_rows(plant, sim.t, sim.y[:nq], sim.y[nq:], c)
         if gap[c.row] < -1e-9:
             raise SimulationError(f"contact '{c.name}': body '{c.contact.body}' starts {-gap[c.row]:.6g} inside "
@@ -49,8 +62,7 @@ def start(modes, sim):
             touching.append(c)
     for c in touching:              # each strikes; a point at rest closes if it would press (one_change)
         modes.contacts.touch(plant, sim, c)
-    if mode.switched() or near:     # else every switched row is open and stays so
-        sim.switch_mode()
+    return near
 
 
 def consistent(modes, t, y):
@@ -155,15 +167,22 @@ def friction_change(modes, t, y, dynamics, log):
 def settle_by_complementarity(modes, t, y, first):
     """Where the mode iteration cycles: the mode of one complementarity solve (complementarity.py), its switches
     logged against the mode ``first`` the iteration started from (its key) instead of the cycle's."""
-    mode, records = modes.mode, []
-    log = lambda kind, name, detail: records.append(EventRecord(t, kind, name, detail))     # noqa: E731
-    closed_before, slip_before = first[0], dict(first[1])
+    records = []
     complementarity(modes.plant, modes, t, y)
     y = modes.use_mode(t, y)
     ydot, lam = modes.plant.dynamics(t, y)
     if one_change(modes, t, y, (lam, ydot[modes.elements.nq:]), lambda *record: None):
         raise SimulationError(f"the stops, frictions and contacts find no consistent mode at t = {t:.9g}: the "
                               "mode iteration cycles, and the complementarity solve's mode does not hold either")
+    log_changes(modes, first, lambda kind, name, detail: records.append(EventRecord(t, kind, name, detail)))
+    return y, records
+
+
+def log_changes(modes, first, log):
+    """A record of each switch from the mode ``first`` (its key) to the current one, made by a complementarity
+    solve."""
+    mode, (closed_before, slip_before, _) = modes.mode, first
+    slip_before = dict(slip_before)
     why = "by a complementarity solve (the mode iteration cycled)"
     for s in modes.elements.sides:
         if (s.row in closed_before) != (s.row in mode.closed):
@@ -181,4 +200,3 @@ def settle_by_complementarity(modes, t, y, first):
         elif c.row in mode.closed and (c.t1 in closed_before) != (c.t1 in mode.closed):
             log("stick" if c.t1 in mode.closed else "slide", c.name,
                 f"{'sticks' if c.t1 in mode.closed else 'slides'} {why}")
-    return y, records
