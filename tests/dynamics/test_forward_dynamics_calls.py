@@ -1,7 +1,7 @@
 """ms.forward_dynamics as the public call: a tree with constant force values shares one workspace among
 threads (its kernel holds the GIL), a tree whose force values vary gets them per call and per thread,
-every call gives what the same call gives alone, and a change to the model leaves the fast path's tables, which
-belong to the compiled model it was made from (dynamics/api.py Scratch), to the next call."""
+every call gives what the same call gives alone, and a change to the model drops the tables with the compiled model
+they belong to (CompiledModel.fd_tables)."""
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -9,12 +9,6 @@ import pytest
 
 import mechsim as ms
 from mechsim.bench.chains import mechsim_chain
-from mechsim.dynamics import api
-
-
-def fast_path_of(m):
-    """Whether forward_dynamics' fast path holds the tables of m as compiled now."""
-    return api._last_tree is not None and api._last_tree[0] is m._compiled_model
 
 
 def _states(n, count, seed):
@@ -27,10 +21,9 @@ def test_threads_sharing_a_trees_workspace_get_the_accelerations_of_single_calls
     states = _states(6, 400, 1)
     other = mechsim_chain(6)                                      # the same chain, its own tables, one thread
     alone = [ms.forward_dynamics(other, q, v, tau) for q, v, tau in states]
-    assert not fast_path_of(m)                                    # made by the first call
     with ThreadPoolExecutor(4) as pool:
         shared = list(pool.map(lambda s: ms.forward_dynamics(m, *s), states * 5))
-    assert fast_path_of(m) and not hasattr(m, "_fd_tables")
+    assert m.compile().fd_tables is not None                      # one set, shared
     for k, a in enumerate(shared):
         np.testing.assert_array_equal(a, alone[k % len(states)])
 
@@ -47,20 +40,19 @@ def test_a_tree_whose_force_varies_in_time_reads_it_at_every_call_in_every_threa
     with ThreadPoolExecutor(4) as pool:
         accelerations = list(pool.map(lambda t: ms.forward_dynamics(m, [0.3], [0.0], t=t)[0], times))
     np.testing.assert_allclose(accelerations, 2 * times / inertia, rtol=1e-13, atol=1e-15)
-    assert not fast_path_of(m)                                    # never the shared tables
+    assert m.compile().fd_tables is None                          # never shared tables
 
 
 def test_a_change_to_the_model_drops_the_tables_the_calls_read_first():
-    """The fast path holds the tables of the compiled model it ran on last and takes them when the caller's model
-    is still that compiled model (SPEC §6 call overhead); every change that recompiles the model drops the model's
-    compiled form, so that the next call sees the change: gravity here, 9.81 to 3.71 m/s^2 on a rod pinned at
-    one end and lying horizontal (qdd = -3 g / 2 L)."""
+    """The call reads the tables of the model's compiled form (two attributes, SPEC §6 call overhead); every change
+    that recompiles the model drops that form, so that the next call sees the change: gravity here, 9.81 to
+    3.71 m/s^2 on a rod pinned at one end and lying horizontal (qdd = -3 g / 2 L)."""
     m = ms.Model("rod", gravity=(0, -9.81, 0))
     m.add_body("rod", mass=1.0, com=(0.5, 0, 0), inertia=(0.0, 1 / 12, 1 / 12))
     m.add_joint("j1", "revolute", parent="ground", child="rod", axis=(0, 0, 1))
     assert ms.forward_dynamics(m, [0.0], [0.0])[0] == pytest.approx(-1.5 * 9.81, rel=1e-14)
-    assert fast_path_of(m)
+    tables = m._compiled_model.fd_tables
     m.gravity = (0, -3.71, 0)
-    assert not fast_path_of(m)
+    assert m._compiled_model is None
     assert ms.forward_dynamics(m, [0.0], [0.0])[0] == pytest.approx(-1.5 * 3.71, rel=1e-14)
-    assert fast_path_of(m)
+    assert m._compiled_model.fd_tables is not tables

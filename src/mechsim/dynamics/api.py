@@ -6,7 +6,7 @@ import numpy as np
 
 from ..errors import MechsimError, SimulationError
 from ..status import OK, SINGULAR
-from .kernels import ABA_PACKED_SIGNATURE, aba_packed, crba, new_workspace, rnea
+from .kernels import ABA_PACKED_SIGNATURE, aba_packed, crba, rnea
 from .layout import FORCE_VALUES
 from .multipliers import constrained_dynamics
 from .projection import constraint_state
@@ -47,41 +47,23 @@ def _fd_kernel(*args):
     return aba_packed(*args)
 
 
-class Scratch:
-    """What the public functions write for one compiled model, kept beside it (the model itself is read-only and
-    serves every run and thread): ``tree``, forward_dynamics' tables of a tree whose force values are constant (one
-    workspace for every thread, as aba_packed holds the GIL), and ``local``, each thread's own: the tables of a tree
-    whose force values vary (written per call) and the Data of the other evaluations."""
-
-    def __init__(self, cm):
-        self.tree = (cm, *_tables(cm)) if cm.every_row.size == 0 and not cm.varies_in_time else None
-        self.local = threading.local()
+_THREADS = weakref.WeakKeyDictionary()     # compiled model -> threading.local: each thread's scratch for it
 
 
-_SCRATCH = weakref.WeakKeyDictionary()     # compiled model -> its Scratch
-# forward_dynamics' fast path: the Scratch.tree it ran on last, (compiled model, model_i, model_f, workspace, zero
-# tau, nv), found by comparing the compiled model with the caller's (SPEC §6: the call's overhead)
-_last_tree = None
-
-
-def scratch(cm):
-    """The Scratch of a compiled model, made on first use."""
-    found = _SCRATCH.get(cm)
-    return _SCRATCH.setdefault(cm, Scratch(cm)) if found is None else found
-
-
-def _tables(cm):
-    """(model_i, model_f, workspace, zero tau, nv) for aba_packed: model_f's last row holds the force values, and
-    the generalized forces of a call without tau."""
-    model_i, model_f = cm.packed_tables()
-    return model_i, model_f, new_workspace(cm.n_nodes), np.zeros(cm.nv), cm.nv
+def thread_scratch(cm):
+    """This thread's scratch for the public functions on compiled model cm, kept beside it, not on it (the model is
+    read-only and serves every run and thread): .tables of a tree whose force values vary, .data for the other
+    evaluations."""
+    found = _THREADS.get(cm)
+    return _THREADS.setdefault(cm, threading.local()) if found is None else found
 
 
 def _thread_tables(cm):
-    """This thread's _tables, for a tree whose force values vary: each thread writes its own into its model_f."""
-    local = scratch(cm).local
+    """This thread's CompiledModel.tree_tables, for a tree whose force values vary: each thread writes its own into
+    its model_f; and the view of them there."""
+    local = thread_scratch(cm)
     if not hasattr(local, "tables"):
-        local.tables = _tables(cm)
+        local.tables = cm.tree_tables()
         local.u = local.tables[1][-1, FORCE_VALUES:FORCE_VALUES + cm.n_slots]
     return local.tables, local.u
 
@@ -89,7 +71,7 @@ def _thread_tables(cm):
 def local_data(cm):
     """This thread's Data for the one-off evaluations of the public functions (not for runs), every row that
     always holds taking part (where some are redundant, the multipliers fall back on the truncated QR)."""
-    local = scratch(cm).local
+    local = thread_scratch(cm)
     data = getattr(local, "data", None)
     if data is None:
         data = local.data = cm.new_data()
@@ -101,37 +83,35 @@ def forward_dynamics(m, q, v, tau=None, t=0.0, inputs=None):
     force elements evaluated at time t (inputs: name -> value, default the inputs' defaults);
     loop constraints and drivers are enforced by their multipliers; joint stops are open and joint
     friction left out (they are hybrid elements of a run: simulation/hybrid)."""
-    tree = _last_tree                        # a global and an attribute read, not m.compile(): SPEC §6's overhead
-    if tree is None or tree[0] is not m._compiled_model:    # loops, varying force values, another model, a change
+    try:                  # two attribute reads, not m.compile(): SPEC §6's call overhead (a try costs nothing)
+        model_i, model_f, ws, no_tau, nv = m._compiled_model.fd_tables
+    except (AttributeError, TypeError):   # not compiled since a change (None), or not a tree of constant forces
         return _forward_dynamics(m, q, v, tau, t, inputs)
-    _, model_i, model_f, ws, no_tau, nv = tree
     qdd = _empty(nv)
     try:                     # float64 vectors go straight in (SPEC §6: call overhead); the kernel checks sizes
         if _fd_kernel(model_i, model_f, ws, q, v, no_tau if tau is None else tau, qdd) == OK:
             return qdd
     except (TypeError, ValueError):     # lists, other dtypes, non-contiguous or read-only arrays
         pass
-    return _tree_forward_dynamics(m.compile(), tree[1:], q, v, tau)
+    cm = m.compile()
+    return _tree_forward_dynamics(cm, cm.fd_tables, q, v, tau)
 
 
 def _forward_dynamics(m, q, v, tau, t, inputs):
-    """forward_dynamics other than on the fast path: a tree whose force values are constant becomes the fast
-    path's; a tree whose values vary writes them into its thread's own tables."""
-    global _last_tree
+    """forward_dynamics other than on a tree's constant tables (CompiledModel.fd_tables): with loops or drivers,
+    or a tree whose force values vary, written into its thread's own tables."""
     cm = m.compile()
     if cm.every_row.size:
         return _constrained_forward_dynamics(cm, q, v, tau, t, inputs)
-    tree = scratch(cm).tree
-    if tree is not None:
-        _last_tree = tree
-        return _tree_forward_dynamics(cm, tree[1:], q, v, tau)
+    if cm.fd_tables is not None:
+        return _tree_forward_dynamics(cm, cm.fd_tables, q, v, tau)
     tables, u = _thread_tables(cm)
     cm.force_values(t, inputs, out=u)
     return _tree_forward_dynamics(cm, tables, q, v, tau)
 
 
 def _tree_forward_dynamics(cm, tables, q, v, tau):
-    """aba_packed on ``tables`` (_tables) with q, v, tau converted where they are not float64 vectors; a
+    """aba_packed on ``tables`` (CompiledModel.tree_tables) with q, v, tau converted where they are not float64 vectors; a
     MechsimError naming the coordinates when their sizes are wrong, a SimulationError at a singular node."""
     m = cm.model
     q, v = _state_vector(q, cm.nq, "q", m), _state_vector(v, cm.nv, "v", m)

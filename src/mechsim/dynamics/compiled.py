@@ -16,6 +16,7 @@ from .closure import ConstraintRows
 from .cut_joints import CutJointCoordinates
 from .data import Settings, new_data
 from .forces import FORCE_CODE
+from .kernels import new_workspace
 from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS, tree_branches
 from .system import update_time_functions
 from .topology import spanning_tree
@@ -55,6 +56,10 @@ class CompiledModel:
                                    or self.rows.expressions or self.rows.timed)
         # an open tree: its dynamics are ABA alone; runs compile no constraint machinery (dynamics/system.py)
         self.is_tree = self.n_rows == 0 and not self.load_frictions
+        # forward_dynamics' tables for a tree whose force values are constant (dynamics/api.py): made here and never
+        # changed, but for their workspace, which every call writes as scratch (one for every thread: aba_packed
+        # holds the GIL)
+        self.fd_tables = self.tree_tables() if self.every_row.size == 0 and not self.varies_in_time else None
 
     def new_data(self, active=None, signals=None, impacts=None, **settings):
         """A fresh Data for one run or analysis (dynamics/data.py new_data), its settings by name (Settings)."""
@@ -216,13 +221,13 @@ class CompiledModel:
     @cached_property
     def branches(self):
         """The tree's branches (multipliers.tree_branches), which the kernels only read: one set for every Data of
-        the model (a hybrid run makes a Data per mode)."""
+        the model (a run recompiled by an action makes a Data per compiled model)."""
         return tree_branches(self.node_i, self.nv)
 
     def packed_tables(self):
         """model_i = [node_i; force_i] and model_f = [node_f; force_f; globals] (layout.py), the two
         tables the public forward_dynamics hands its kernel; model_f's last row holds gravity and the
-        force values, so each thread keeps its own copy (dynamics/api.py)."""
+        force values, so where they vary each thread keeps its own copy (dynamics/api.py)."""
         assert L.NODE_I_COLS == L.FORCE_I_COLS
         n, (n_forces, force_cols) = self.n_nodes, self.force_f.shape
         model_i = np.concatenate([self.node_i, self.force_i])
@@ -232,6 +237,12 @@ class CompiledModel:
         model_f[-1, L.GRAVITY:L.GRAVITY + 3] = self.gravity
         model_f[-1, L.FORCE_VALUES:L.FORCE_VALUES + self.n_slots] = self.u_const
         return model_i, model_f
+
+    def tree_tables(self):
+        """(model_i, model_f, workspace, zero tau, nv) for aba_packed (packed_tables; the generalized forces of a call
+        without tau)."""
+        model_i, model_f = self.packed_tables()
+        return model_i, model_f, new_workspace(self.n_nodes), np.zeros(self.nv), self.nv
 
     def force_values(self, t, inputs=None, out=None):
         """The force values u at time t (inputs: name -> value, default the inputs' defaults)."""
