@@ -221,7 +221,7 @@ class CompiledModel:
     @cached_property
     def branches(self):
         """The tree's branches (multipliers.tree_branches), which the kernels only read: one set for every Data of
-        the model (a run recompiled by an action makes a Data per compiled model)."""
+        the model (runs, their Results, the one-off evaluations)."""
         return tree_branches(self.node_i, self.nv)
 
     def packed_tables(self):
