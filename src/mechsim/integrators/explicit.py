@@ -559,7 +559,7 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
     a jump's before and after); else the t_eval points up to t (see record; t_eval[n_out] >= st.t on
     entry, T as long as t_eval). Then, with events (``watch`` True), scan_step: on a crossing, with ``jumps``
     True, the problem's jump acts on it where it can (jumped) and the run goes on; else the step stays accepted
-    with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense). ``watch`` None
+    with its outputs recorded and EVENT is returned (the caller has it located: rk_locate). ``watch`` None
     (no events) compiles no event scan, ``jumps`` None no jump: numba drops the branches on their types, and a
     run without events compiles ~2 s less (the scan's dense output, its calls of the problem). Returns
     (status, n_out)."""
@@ -676,12 +676,19 @@ class CompiledStepper(Stepper):
                 self._start_status = int(status)          # failed at its start: that stays the answer
         return int(status), int(n_out)
 
+    def dense(self, t):
+        out = np.empty_like(self.state.y)
+        status = rk_dense(self.problem, self.tableau, self.started(), float(t), out)
+        if status != OK:
+            raise StepperFailure(status, describe(status))
+        return out
+
     def interpolant(self):
         st = self.started()
         status = dense_ready(self.problem, self.tableau, st)
         if status != OK:
             raise StepperFailure(status, describe(status))
-        return Interpolant(RK, st.scalars[T_OLD], st.scalars[T_NOW], st.scalars[H_LAST], st.y_old, st.Q)
+        return rk_interpolant(st)
 
     def locate(self):
         status, t, _, _ = rk_locate(self.problem, self.tableau, self.started())

@@ -242,8 +242,8 @@ def instant(watch, first):
     """(first, the events whose roots ``locate`` put within SIMULTANEOUS of it), or None when first is inf."""
     if not first < np.inf:
         return None
-    roots = watch.g[ROOT][:watch.events.shape[1]]
-    return float(first), np.flatnonzero(roots <= first + SIMULTANEOUS * max(1.0, abs(first))).tolist()
+    last, roots = first + SIMULTANEOUS * max(1.0, abs(first)), watch.g[ROOT]
+    return float(first), [i for i in range(watch.events.shape[1]) if roots[i] <= last]
 
 
 class Watcher:

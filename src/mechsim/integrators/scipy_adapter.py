@@ -33,8 +33,10 @@ def interpolant_of(dense):
     D with h = denom[0], LsodaDenseOutput's yh), as C (n, p)."""
     if isinstance(dense, Dop853DenseOutput):
         kind, h, y_old, C = kinds.DOP853, dense.h, dense.y_old, dense.F.T
-    elif isinstance(dense, (RkDenseOutput, RadauDenseOutput)):
-        kind, h, y_old, C = (kinds.RK if isinstance(dense, RkDenseOutput) else kinds.RADAU), dense.h, dense.y_old, dense.Q
+    elif isinstance(dense, RkDenseOutput):
+        kind, h, y_old, C = kinds.RK, dense.h, dense.y_old, dense.Q
+    elif isinstance(dense, RadauDenseOutput):
+        kind, h, y_old, C = kinds.RADAU, dense.h, dense.y_old, dense.Q
     elif isinstance(dense, BdfDenseOutput):
         kind, h, y_old, C = kinds.BDF, dense.denom[0], (), dense.D.T
     elif isinstance(dense, LsodaDenseOutput):

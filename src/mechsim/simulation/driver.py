@@ -136,11 +136,8 @@ class Driver:
         opts = self.opts
         signal_i, signal_f, self.compiled_events, self.rates = compile_signals(cm, self.events)
         rated = {self.compiled_events[j]: row for j, row in enumerate(self.rates) if row >= 0}
-        self.rate_rows = list(rated.values())              # the compiled signals the watcher's rates are
-        rates = np.full(len(self.events), -1)
-        rates[list(rated)] = len(self.events) + np.arange(len(rated))
-        self.watcher = Watcher(self._correct, self._event_functions, len(self.events),
-                               [event.direction for event in self.events], rates, N_SAMPLES)
+        self.rated, self.rate_rows = list(rated), list(rated.values())   # events with a rate, its compiled signal
+        self.watcher = None                                               # made on first use (_watcher)
         impacts = self.modes.impacts([self.events[k] for k in self.compiled_events], opts["formulation"] == "lagrange")
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         if hasattr(self, "data"):
@@ -242,6 +239,16 @@ class Driver:
         system_signals(self.problem, t, y, values)
         return values
 
+    def _watcher(self):
+        """The Watcher of every event of the run, their event functions evaluated here (_event_functions): made on
+        first use after _use, as a run whose compiled loop locates its events itself needs none."""
+        if self.watcher is None:
+            rates = np.full(len(self.events), -1)
+            rates[self.rated] = len(self.events) + np.arange(len(self.rated))
+            self.watcher = Watcher(self._correct, self._event_functions, len(self.events),
+                                   [event.direction for event in self.events], rates, N_SAMPLES)
+        return self.watcher
+
     def _event_functions(self, t, y):
         """The watcher's event functions at (t, y): every event's condition, then the rates of those whose
         compiled signal has one (compile_signals)."""
@@ -279,7 +286,7 @@ class Driver:
         quiet = self.quiet if t_from == self.quiet_at else set()
         while True:
             if located is None:
-                located = self.watcher.roots(st.interpolant(), t_from, quiet, st.t, st.y)
+                located = self._watcher().roots(st.interpolant(), t_from, quiet, st.t, st.y)
                 if located is None:
                     return False
             t_hit, now = located
