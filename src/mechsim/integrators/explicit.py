@@ -684,11 +684,8 @@ class CompiledStepper(Stepper):
         return out
 
     def interpolant(self):
-        st = self.started()
-        status = dense_ready(self.problem, self.tableau, st)
-        if status != OK:
-            raise StepperFailure(status, describe(status))
-        return rk_interpolant(st)
+        self.dense(self.t)          # the step's dense output made by the entry the outputs compile: no other entry
+        return rk_interpolant(self.state)
 
     def locate(self):
         status, t, _, _ = rk_locate(self.problem, self.tableau, self.started())
