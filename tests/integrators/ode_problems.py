@@ -14,6 +14,7 @@ Stiff = namedtuple("Stiff", "lam")                # y' = -lam (y - cos t)
 Circle = namedtuple("Circle", "growth")           # rotation plus radial growth, corrected onto |y| = 1
 Sine = namedtuple("Sine", "levels")               # y' = cos t; events g_i = y - levels_i
 SineRate = namedtuple("SineRate", "level")        # y' = cos t; event functions y - level and its rate, cos t
+Oscillator = namedtuple("Oscillator", "level")    # x'' = -x, y = (x, x'); event functions x, x - level, their rate x'
 Blowup = namedtuple("Blowup", "limit")            # y' = y^2 (y = 1 / (1 - t)); SINGULAR once y > limit
 Reciprocal = namedtuple("Reciprocal", "c")        # y' = c / y: a division by zero at y = 0
 
@@ -78,6 +79,18 @@ def sine_rate_events(p, t, y, g):
 
 
 @njit
+def oscillator_rhs(p, t, y, dy):
+    dy[0], dy[1] = y[1], -y[0]
+    return OK
+
+
+@njit
+def oscillator_events(p, t, y, g):
+    g[0], g[1], g[2] = y[0], y[0] - p.level, y[1]
+    return OK
+
+
+@njit
 def blowup_rhs(p, t, y, dy):
     if y[0] > p.limit:
         return SINGULAR
@@ -97,6 +110,7 @@ register_problem(Stiff, stiff_rhs)
 register_problem(Circle, circle_rhs, correct=circle_correct)
 register_problem(Sine, sine_rhs, events=sine_events)
 register_problem(SineRate, sine_rhs, events=sine_rate_events)
+register_problem(Oscillator, oscillator_rhs, events=oscillator_events)
 register_problem(Blowup, blowup_rhs)
 register_problem(Reciprocal, reciprocal_rhs)
 

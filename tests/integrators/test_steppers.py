@@ -244,26 +244,26 @@ def test_event_directions_restart_and_zeroed_g_old(kind):
         assert list(stepper.crossed >= 0) == ([False, True] if zeroed else [True, False])
 
 
-def test_locate_gives_the_earliest_root_alone_and_nothing_stale_after_a_restart():
-    """CompiledStepper.locate after EVENT: the rise of sin t through 0.5 (pi/6), on the dense output to a
-    few ulps of the driver's own search there (brentq); after a restart, no stale crossing; two events at
-    one instant are not alone (None: the driver decides); a scipy stepper leaves every root to the driver."""
-    stepper = CompiledStepper(Sine(np.array([0.5, 0.5])), "RK45", 0.0, [0.0], 3.0, rtol=1e-8, atol=1e-10,
-                              n_events=2, directions=[1, -1])
-    assert steps(stepper, 3.0)[0] == EVENT
-    t, k = stepper.locate()
-    root = brentq(lambda t: stepper.dense(t)[0] - 0.5, *stepper.bracket(0), xtol=1e-15, rtol=4 * np.finfo(float).eps)
-    assert k == 0 and abs(t - root) <= 8 * np.spacing(root) and t == pytest.approx(np.pi / 6, abs=1e-7)
-    stepper.restart(t, [0.5])
-    assert stepper.locate() is None
-    twins = CompiledStepper(Sine(np.array([0.5, 0.5])), "RK45", 0.0, [0.0], 3.0, rtol=1e-8, atol=1e-10, n_events=2,
-                            directions=[1, 1])
+def test_locate_gives_the_earliest_root_and_its_events_and_nothing_stale_after_a_restart():
+    """Stepper.locate after EVENT: the rise of sin t through 0.5 (pi/6), on the dense output to a few ulps of
+    scipy's brentq there (each within 2 tolerances of ~4 ulp: locator.root), for the compiled stepper and a
+    scipy one; after a restart, no stale crossing; two events at one instant are located together."""
+    problem = Sine(np.array([0.5, 0.5]))
+    compiled = CompiledStepper(problem, "RK45", 0.0, [0.0], 3.0, rtol=1e-8, atol=1e-10, n_events=2,
+                               directions=[1, -1])
+    scipy = ScipyStepper(python_rhs(sine_rhs, problem), None, python_events(sine_events, problem, 2), "RK45", 0.0,
+                         [0.0], 3.0, rtol=1e-8, atol=1e-10, directions=[1, -1])
+    for stepper in (compiled, scipy):
+        assert steps(stepper, 3.0)[0] == EVENT
+        t, which = stepper.locate()
+        root = brentq(lambda t: stepper.dense(t)[0] - 0.5, *stepper.bracket(0), xtol=1e-15, rtol=4 * EPS)
+        assert which == [0] and abs(t - root) <= 16 * np.spacing(root) and t == pytest.approx(np.pi / 6, abs=1e-7)
+        stepper.restart(t, [0.5])
+        assert stepper.locate() is None
+    twins = CompiledStepper(problem, "RK45", 0.0, [0.0], 3.0, rtol=1e-8, atol=1e-10, n_events=2, directions=[1, 1])
     assert steps(twins, 3.0)[0] == EVENT and list(twins.crossed >= 0) == [True, True]
-    assert twins.locate() is None
-    problem = Sine(np.array([0.5]))
-    scipy = ScipyStepper(python_rhs(sine_rhs, problem), None, python_events(sine_events, problem, 1), "RK45", 0.0,
-                         [0.0], 3.0, rtol=1e-8, atol=1e-10)
-    assert steps(scipy, 3.0)[0] == EVENT and scipy.locate() is None
+    t, which = twins.locate()
+    assert which == [0, 1] and t == pytest.approx(np.pi / 6, abs=1e-7)
 
 
 @pytest.mark.parametrize("settings, message", [
@@ -364,11 +364,12 @@ def test_a_level_reached_and_left_between_two_samples_is_found_at_its_rates_root
                               directions=[direction], rates=[1])
     status, T, _ = steps(stepper, 2.0)
     assert status == EVENT and list(T) == [2.0] and stepper.crossed[0] == 2
-    assert stepper.bracket(0) == pytest.approx((1.4, 1.6), abs=1e-15)
-    t, k = stepper.locate()
     exact = np.pi - np.arcsin(level) if direction < 0 else np.arcsin(level)
+    start, end = stepper.bracket(0)                             # before or after the extremum, inside the pair
+    assert 1.4 - 1e-15 <= start < exact < end <= 1.6 + 1e-15 and (start > 1.4) == (direction < 0)
+    t, which = stepper.locate()
     rate = abs(np.cos(exact))
-    assert k == 0 and abs(stepper.dense(t)[0] - level) <= 1e-9 * rate         # on the dense output to 1e-9 s
+    assert which == [0] and abs(stepper.dense(t)[0] - level) <= 1e-9 * rate    # on the dense output to 1e-9 s
     # off the exact root by the dense output's error e there over the rate (first order); e's max on a grid of
     # 1e-3, doubled for between its points and the second order (sin'' dt^2 / 2)
     error = np.max(np.abs([stepper.dense(s)[0] - np.sin(s) for s in np.linspace(1.4, 1.6, 201)]))

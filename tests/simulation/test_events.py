@@ -368,8 +368,9 @@ def rolling_ball():
 def test_crossings_the_compiled_loop_returns_are_located_there_as_the_driver_locates_them(build, t_end, switches,
                                                                                         monkeypatch):
     """Stepper.locate: a crossing the compiled loop leaves to Python (a joint friction that sticks or breaks
-    loose, a contact that starts rolling) is located by one compiled call; the driver's own root search on
-    the same steps finds the same instants to a few ulps, and the runs go on alike."""
+    loose, a contact that starts rolling) is located by one compiled call; the same locator interpreted from
+    Python (the driver's Watcher) on the same steps finds the same instants to a few ulps, and the runs go on
+    alike."""
     from mechsim.integrators.explicit import CompiledStepper
     located, locate = [], CompiledStepper.locate
     monkeypatch.setattr(CompiledStepper, "locate", lambda self: located.append(locate(self)) or located[-1])
@@ -377,7 +378,7 @@ def test_crossings_the_compiled_loop_returns_are_located_there_as_the_driver_loc
     res = model.simulate(t_end=t_end, solver="DOP853", rtol=1e-10, atol=1e-10)
     assert res.success and res.stats["backend"] == "compiled"
     assert len([x for x in located if x is not None]) >= switches
-    monkeypatch.setattr(CompiledStepper, "locate", lambda self: None)       # the driver's search, every time
+    monkeypatch.setattr(CompiledStepper, "locate", lambda self: None)       # the driver's Watcher, every time
     ref = model.simulate(t_end=t_end, solver="DOP853", rtol=1e-10, atol=1e-10)
     assert [(e.kind, e.name) for e in res.events] == [(e.kind, e.name) for e in ref.events]
     assert len(res.events) >= switches

@@ -1,6 +1,7 @@
 """Integrators, independent of the mechanics: explicit Runge–Kutta methods as data (tableaux.py),
-one compiled loop running them on any registered problem (problem.py, explicit.py), and scipy's
-solvers behind the same stepper protocol (base.py, scipy_adapter.py)."""
+one compiled loop running them on any registered problem (problem.py, explicit.py), scipy's
+solvers behind the same stepper protocol (base.py, scipy_adapter.py), and one event locator for
+every stepper's steps (locator.py) on their dense output as data (dense.py)."""
 from .._lazy import export_lazily
 from .tableaux import TABLEAUX, Tableau
 
@@ -12,12 +13,13 @@ STEP_CONTROLS = ("standard", "predictive")        # the compiled loop's step-siz
 # imported on first use: the method names above are read without numba (the compiled loop) or scipy.integrate
 export_lazily(__name__, {
     "Stepper": "base", "StepperFailure": "base", "CompiledStepper": "explicit", "RKState": "explicit",
-    "crossing": "explicit", "SIMULTANEOUS": "explicit", "new_state": "explicit", "rk_advance": "explicit",
-    "rk_dense": "explicit", "rk_start": "explicit", "rk_step": "explicit", "PROBLEMS": "problem", "correct": "problem",
+    "new_state": "explicit", "rk_advance": "explicit", "rk_dense": "explicit", "rk_start": "explicit",
+    "rk_step": "explicit", "Interpolant": "dense", "interpolate": "dense", "SIMULTANEOUS": "locator",
+    "Watcher": "locator", "crossing": "locator", "PROBLEMS": "problem", "correct": "problem",
     "event_values": "problem", "register_problem": "problem", "rhs": "problem", "FixedStep": "scipy_adapter",
     "ScipyStepper": "scipy_adapter"})
 
 __all__ = ["COMPILED_METHODS", "SCIPY_METHODS", "METHODS", "STEP_CONTROLS", "TABLEAUX", "Tableau", "PROBLEMS",
            "register_problem", "rhs", "correct", "event_values", "Stepper", "StepperFailure", "CompiledStepper",
            "ScipyStepper", "FixedStep", "RKState", "new_state", "rk_start", "rk_step", "rk_dense", "rk_advance",
-           "crossing", "SIMULTANEOUS"]
+           "Interpolant", "interpolate", "Watcher", "crossing", "SIMULTANEOUS"]

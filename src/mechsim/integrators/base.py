@@ -2,6 +2,8 @@
 import numpy as np
 
 from ..status import describe
+from .dense import interpolate
+from .locator import CROSSED, FROM, G_OLD, TO
 
 
 class StepperFailure(RuntimeError):
@@ -14,7 +16,8 @@ class StepperFailure(RuntimeError):
 
 class Stepper:
     """Integrates y' = f(t, y) forward in time one accepted step at a time, correcting the state
-    after each step and watching event functions g(t, y) for sign changes.
+    after each step and watching event functions g(t, y) for sign changes (the event locator,
+    locator.py, on the step's dense output).
 
     Attributes
     ----------
@@ -22,14 +25,16 @@ class Stepper:
         Start and end of the last accepted step (both the start time before the first).
     y : ndarray (n,)
         The state at t, corrected; the stepper's own array (copy it to keep it).
+    watch : locator.Watch
+        The event locator's arrays of the stepper's events, read by:
     g_old : ndarray (n_events,), or more
-        Event values at t (the compiled stepper's: then its events' rates, explicit.new_state). After
-        an event the driver may zero an entry (at its restart point): a sign change is only counted
-        from a nonzero value (see ``explicit.crossing``).
+        Event values at t (then any rates', locator.Watch). After an event the driver may zero an
+        entry (at its restart point): a sign change is only counted from a nonzero value (see
+        ``locator.crossing``).
     crossed : ndarray (n_events,) of int
         For the last step, per event, the first sample interval j where it crossed (-1: none):
-        the root lies in ``bracket(i)`` (with its ends on one side when it is one of two around an
-        extremum inside, found by the event's rate: explicit.bracket).
+        the root lies in ``bracket(i)`` (a part of that interval when it is one of two around an
+        extremum inside, found by the event's rate: locator.bracket).
     n_samples : int
         Interior points per step where the event functions are sampled.
     t_bound : float
@@ -49,23 +54,26 @@ class Stepper:
         an event (EVENT). Outputs go to T[n_out:], Y[n_out:]: with every_step, (t, y) after each
         step; else the t_eval points up to t of each step (t_eval[n_out] >= t on entry, T as
         long as t_eval), from the dense output, each corrected (a point at t gets y). After
-        recording, the event functions are evaluated at ``n_samples`` interior points of the raw
-        dense output and at (t, y): on a sign change (``crossing``, in the event's direction; the
-        compiled stepper also at an extremum between two samples of an event whose rate it has) the
-        step stays accepted with its outputs, and EVENT is returned; the driver locates the root
-        with ``dense`` and drops outputs after it if its action changes the state.
+        recording, the event locator scans the step (locator.scan: the event functions at
+        ``n_samples`` interior points of the raw dense output and at (t, y), and at an extremum
+        between two samples of an event whose rate it has): on a crossing the step stays accepted
+        with its outputs, and EVENT is returned; the driver has the root located (``locate``) and
+        drops outputs after it if its action changes the state.
+    interpolant() -> dense.Interpolant
+        The raw (uncorrected) continuous extension of the last step, as data.
     dense(t) -> ndarray
-        The raw (uncorrected) continuous extension of the last step at t in [t_old, t].
-    locate() -> (t, i) or None
-        After EVENT: the earliest root of the last step's crossings on the corrected dense output,
-        as the driver would locate it, and its event i, when no other event's root is at that
-        instant; None when the stepper does not locate roots itself or cannot tell (the driver
-        then locates every crossing with ``dense``).
+        The interpolant at t in [t_old, t].
+    locate() -> (t, events) or None
+        After EVENT: the earliest root of the last step's crossings (locator.locate) and the events
+        whose roots are at that instant; None when the stepper cannot tell (a failing evaluation:
+        the driver then locates with its own watcher).
     stats -> dict
         steps (accepted), rejected (None when the solver does not tell), rhs_evaluations,
         projections (corrections of the state after a step that changed it).
     """
-    t_old = t = y = g_old = crossed = n_samples = t_bound = message = None
+    t_old = t = y = watch = n_samples = t_bound = message = None
+    g_old = property(lambda self: self.watch.g[G_OLD])
+    crossed = property(lambda self: self.watch.events[CROSSED])
 
     def restart(self, t, y, t_bound=None):
         raise NotImplementedError
@@ -73,29 +81,26 @@ class Stepper:
     def advance(self, t_bound, max_steps, every_step, t_eval, n_out, T, Y):
         raise NotImplementedError
 
-    def dense(self, t):
+    def interpolant(self):
         raise NotImplementedError
 
+    def dense(self, t):
+        out = np.empty(len(self.y))
+        interpolate(self.interpolant(), float(t), out)
+        return out
+
     def locate(self):
-        return None
+        raise NotImplementedError
 
     @property
     def stats(self):
         raise NotImplementedError
 
-    def sample_times(self):
-        """The points of the last step where the event functions were sampled: t_old, the
-        n_samples interior points t_old + (k / (n_samples + 1)) (t - t_old), and t."""
-        m, h = self.n_samples + 1, self.t - self.t_old
-        return np.array([self.t_old] + [self.t_old + (k / m) * h for k in range(1, m)] + [self.t])
-
     def bracket(self, i):
-        """(ta, tb), the sample interval of the last step where event i crossed (see ``crossed``)."""
-        j = int(self.crossed[i])
-        if j < 0:
+        """(ta, tb), the bracket of event i's crossing in the last step (see ``crossed``)."""
+        if self.crossed[i] < 0:
             raise ValueError(f"event {i} did not cross in the last step")
-        times = self.sample_times()
-        return float(times[j]), float(times[j + 1])
+        return float(self.watch.g[FROM][i]), float(self.watch.g[TO][i])
 
     def _checked_outputs(self, every_step, t_eval, n_out, T):
         """t_eval as a float array (empty with every_step), checked against n_out and T."""

@@ -14,12 +14,11 @@ algorithm as scipy's select_initial_step. A fixed step h instead walks the grid 
 
 After an accepted step the state is corrected in place by ``correct``; the derivative is then
 taken from the last stage, f(t + h, y_new), when the correction left y unchanged, else
-re-evaluated at the corrected state. The dense output of a step is its raw continuous extension.
-Events are sampled along each step; an event function whose rate is an event function too is also
-tested at its extremum inside a sample interval, where its rate changes sign (a level reached and left
-between two samples: bracket). On a crossing the loop returns to its caller, or, for a run with jumps,
-locates the earliest root itself (Brent's method on the corrected dense output) and lets the problem's
-``jump`` act on it (a bounce), restarting there without leaving the loop.
+re-evaluated at the corrected state. The dense output of a step is its raw continuous extension, an
+Interpolant (dense.py). Events are watched along each step by the event locator (locator.py: scan); on a
+crossing the loop returns to its caller, or, for a run with jumps, locates the earliest root itself
+(locator.py: locate) and lets the problem's ``jump`` act on it (a bounce), restarting there without
+leaving the loop.
 
 Every kernel returns a status (status.py): OK, a failure code of the problem's functions handed
 back unchanged, NON_FINITE, STEP_TOO_SMALL, or from rk_advance PAUSED / EVENT.
@@ -34,6 +33,8 @@ from ..spatial.algebra import INLINE, JIT
 from . import STEP_CONTROLS
 from ..status import EVENT, NON_FINITE, OK, PAUSED, STEP_TOO_SMALL, UNHANDLED, describe
 from .base import Stepper, StepperFailure
+from .dense import RK, Interpolant, interpolate
+from .locator import CROSSED, G_OLD, Watch, instant, locate, new_watch, scan
 from .problem import correct, event_values, jump, rhs
 from .tableaux import TABLEAUX
 
@@ -48,8 +49,6 @@ SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0      # scipy's step-size factors
 STANDARD, PREDICTIVE = 0, 1                         # the indices of STEP_CONTROLS
 MIN_ERROR_HISTORY = 1e-2    # the previous error norm, floored as in RADAU5 (HNW IV.8): a tiny one predicts no growth
 MIN_RTOL = 100 * np.finfo(float).eps                # scipy's floor for rtol
-SIMULTANEOUS = 1e-12     # event roots within this (relative to max(1, |t|)) of each other: one instant
-ROOT_ITERATIONS = 200
 
 RKState = namedtuple("RKState", "scalars flags counts y y_old f atol K Q g events work")
 RKState.__doc__ = """The arrays of one run, made by new_state (few fields: each costs compile time).
@@ -64,20 +63,16 @@ flags (5,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N
     CORRECT_START (the next start corrects st.y first).
 counts (4,) int64: rhs evaluations, accepted steps, rejected steps, corrections that changed y.
 y, y_old: the states at T_NOW (corrected) and T_OLD; f = f(T_NOW, y); atol (n,).
-K (S, n): the stages of the last step, extra dense stages included; Q (n, p) = K^T P.
-g (5, m): G_OLD, the event function values at the last sample point (at T_NOW after a step; the caller
-    may zero an entry after firing), G_NEW, G_PROBE (at the point the location last probed); per event,
-    FROM and TO: the bracket of its crossing in the last step (bracket). The m event functions are the
-    events', then any rates' (new_state).
-events (3, n_events) int64: DIRECTION per event, CROSSED (the first sample interval of the last step
-    where it crossed, -1 if none), RATE (the event function that is its rate, -1: none).
+K (S, n): the stages of the last step, extra dense stages included; Q (n, p) = K^T P, the coefficients of
+    its dense output (rk_interpolant).
+g, events: the event locator's arrays (locator.Watch) for the steps' scans: g[G_OLD] holds the event
+    function values at T_NOW after a step (the caller may zero an entry after firing). The m event functions
+    are the events', then any rates' (new_state).
 work (5, n): scratch.
 """
 T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP, ERR_LAST = range(10)
 DENSE_READY, N_GRID, N_SAMPLES, STEP_CONTROL, CORRECT_START = range(5)
 COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
-G_OLD, G_NEW, G_PROBE, FROM, TO = range(5)
-DIRECTION, CROSSED, RATE = range(3)
 
 
 def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4,
@@ -103,16 +98,7 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
     atol_y[:] = atol                                      # a number or one per component
     if (atol_y < 0.0).any():
         raise ValueError("atol must be non-negative")
-    directions = np.zeros(n_events) if directions is None else np.ravel(directions)
-    if directions.shape != (n_events,):
-        raise ValueError(f"directions must have {n_events} entries")
-    rates = np.full(n_events, -1) if rates is None else np.asarray(rates, dtype=np.int64).ravel()
-    if rates.shape != (n_events,) or (rates < -1).any():
-        raise ValueError(f"rates must have {n_events} entries, each an event function's index or -1")
-    events = np.empty((3, n_events), dtype=np.int64)
-    events[CROSSED] = -1
-    events[DIRECTION] = np.sign(directions)
-    events[RATE] = rates
+    watch = new_watch(n_events, directions, rates)
     if n_samples < 0:
         raise ValueError("n_samples must be >= 0")
     if step_control not in STEP_CONTROLS:
@@ -122,23 +108,11 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
     flags = np.zeros(5, dtype=np.int64)
     flags[N_SAMPLES], flags[STEP_CONTROL] = n_samples, STEP_CONTROLS.index(step_control)
     return RKState(scalars=scalars, flags=flags, counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n),
-                   atol=atol_y, K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])),
-                   g=np.zeros((5, max(n_events, rates.max(initial=-1) + 1))), events=events, work=np.zeros((5, n)))
+                   atol=atol_y, K=np.zeros((tab.A.shape[0], n)), Q=np.zeros((n, tab.P.shape[1])), g=watch.g,
+                   events=watch.events, work=np.zeros((5, n)))
 
 
 # ------------------------------------------------------------------------------------------ helpers
-@njit(**JIT)
-def crossing(a, b, direction):
-    """Whether event values a -> b at consecutive sample points are a crossing in ``direction``
-    (> 0 rising only, < 0 falling only, 0 both): a < 0 <= b rising, a > 0 >= b falling. A pair
-    starting at exactly 0 never counts (a fired event zeroed at its restart point stays quiet)."""
-    if a < 0.0:
-        return b >= 0.0 and direction >= 0
-    if a > 0.0:
-        return b <= 0.0 and direction <= 0
-    return False
-
-
 @njit(**INLINE)
 def copy(src, dst):
     """dst[:] = src (a loop: numba's slice assignment costs seconds of compile time)."""
@@ -460,27 +434,29 @@ def dense_stages(problem, tab, st):
 
 
 @njit(**ONCE)
-def rk_dense(problem, tab, st, t, out):
-    """out = the raw continuous extension of the last step at t in [t_old, t] (HNW §II.6):
-    y_old + h sum_j Q_j x^(j+1), x = (t - t_old) / h, Q = K^T P (dense_stages, the first call per
-    step). Before any step: out = y. Inlined: a call passing the problem costs ~0.2 us, ten times the
-    polynomial (measured), and event location evaluates it at every sample and root iteration."""
-    h = st.scalars[H_LAST]
-    if h == 0.0:
-        copy(st.y_old, out)
+def dense_ready(problem, tab, st):
+    """The last step's dense output made (dense_stages, once per step); nothing to make before a first step.
+    Returns the status."""
+    if st.flags[DENSE_READY] or st.scalars[H_LAST] == 0.0:
         return OK
-    if not st.flags[DENSE_READY]:
-        status = dense_stages(problem, tab, st)
-        if status != OK:
-            return status
-    x = (t - st.scalars[T_OLD]) / h
-    for i in range(out.shape[0]):
-        acc, power = 0.0, 1.0
-        for j in range(st.Q.shape[1]):
-            power *= x
-            acc += st.Q[i, j] * power
-        out[i] = h * acc + st.y_old[i]
-    return OK
+    return dense_stages(problem, tab, st)
+
+
+@njit(**INLINE)
+def rk_interpolant(st):
+    """The dense output of the last step as an Interpolant (dense.py), once dense_ready: y_old + h sum_j Q_j
+    x^(j+1), x = (t - t_old) / h (HNW §II.6); before any step, y."""
+    return Interpolant(RK, st.scalars[T_OLD], st.scalars[T_NOW], st.scalars[H_LAST], st.y_old, st.Q)
+
+
+@njit(**ONCE)
+def rk_dense(problem, tab, st, t, out):
+    """out = the raw continuous extension of the last step at t in [t_old, t] (rk_interpolant). Inlined: a
+    call passing the problem costs ~0.2 us, ten times the polynomial (measured). Returns the status."""
+    status = dense_ready(problem, tab, st)
+    if status == OK:
+        interpolate(rk_interpolant(st), t, out)
+    return status
 
 
 # ---------------------------------------------------------------------------------- outputs, events
@@ -509,160 +485,36 @@ def record(problem, tab, st, t_eval, n_out, T, Y):
 
 
 @njit(**ONCE)
-def scan_events(problem, tab, st):
-    """Event values along the last step: at the n_samples interior points t_old + (k / (n_samples
-    + 1)) h of the raw dense output and at the corrected end (t, y); consecutive pairs from g_old
-    are tested with ``bracket``. crossed[i] = the first pair (0-based) where event i crossed, -1
-    if none, and its bracket in FROM, TO; g_old ends as the values at (t, y). Returns (status,
-    whether any crossed)."""
-    m = st.flags[N_SAMPLES] + 1
-    point, fired = st.work[2], False
-    fill(st.events[CROSSED], -1)
-    for k in range(1, m + 1):
-        a = st.scalars[T_OLD] + ((k - 1) / m) * st.scalars[H_LAST]
-        if k < m:
-            b = st.scalars[T_OLD] + (k / m) * st.scalars[H_LAST]
-            status = rk_dense(problem, tab, st, b, point)
-            if status == OK:
-                status = event_values(problem, b, point, st.g[G_NEW])
-        else:
-            b = st.scalars[T_NOW]
-            status = event_values(problem, b, st.y, st.g[G_NEW])
-        if status != OK:
-            return status, fired
-        for i in range(st.events.shape[1]):
-            if st.events[CROSSED][i] >= 0:
-                continue
-            status, crossed, start, end = bracket(problem, tab, st, i, a, b, st.g[G_OLD][i], st.g[G_NEW][i],
-                                                  rate(st, i, G_OLD), rate(st, i, G_NEW), point)
-            if status != OK:
-                return status, fired
-            if crossed:
-                st.events[CROSSED][i], st.g[FROM][i], st.g[TO][i] = k - 1, start, end
-                fired = True
-        copy(st.g[G_NEW], st.g[G_OLD])
-    return OK, fired
-
-
-@njit(**INLINE)
-def rate(st, i, row):
-    """Event i's rate in row ``row`` of st.g, 0 where it has none."""
-    r = st.events[RATE][i]
-    return st.g[row][r] if r >= 0 else 0.0
-
-
-@njit(**ONCE)
-def bracket(problem, tab, st, i, a, b, ga, gb, ra, rb, point):
-    """Whether event i crosses in [a, b], from its values ga, gb and its rate's ra, rb (0: none) there, and
-    the bracket of the crossing: [a, b] when ga -> gb is one (``crossing``); else, where the rate changes
-    sign, the event function's extremum t_e, the rate's root (refine): beyond the level it makes two
-    crossings, in [a, t_e] and [t_e, b], and the first one in the event's direction is taken. Returns
-    (status, whether it crossed, start, end)."""
-    direction = st.events[DIRECTION][i]
-    if crossing(ga, gb, direction):
-        return OK, True, a, b
-    if not ra * rb < 0.0:
-        return OK, False, a, b
-    status, t_e = refine(problem, tab, st, st.events[RATE][i], a, b, ra, rb, point)
-    if status == OK:
-        status, g_e = projected_value(problem, tab, st, i, t_e, point)
+def scan_step(problem, tab, st):
+    """The event locator's scan of the last step (locator.scan: from g_old at its start to its corrected end),
+    its dense output made first. Returns (status, whether an event crossed)."""
+    status = dense_ready(problem, tab, st)
     if status != OK:
-        return status, False, a, b
-    if crossing(ga, g_e, direction):
-        return OK, True, a, t_e
-    return OK, crossing(g_e, gb, direction), t_e, b
-
-
-@njit(**INLINE)
-def projected_value(problem, tab, st, k, t, point):
-    """Event function k's value on the corrected dense output at t (point: scratch; every function's in
-    G_PROBE). Returns (status, value)."""
-    status = corrected_dense(problem, tab, st, t, point)
-    if status == OK:
-        status = event_values(problem, t, point, st.g[G_PROBE])
-    return status, st.g[G_PROBE][k]
+        return status, False
+    return scan(problem, rk_interpolant(st), Watch(st.g, st.events), st.work[2], st.scalars[T_OLD],
+                st.scalars[T_NOW], st.y, st.flags[N_SAMPLES])
 
 
 @njit(**ONCE)
-def refine(problem, tab, st, k, a, b, fa, fb, point):
-    """The root of event function k on the corrected dense output in [a, b], fa and fb of opposite
-    signs, by Brent's method (R. P. Brent, Algorithms for Minimization without Derivatives, 1973,
-    ch. 4: inverse quadratic interpolation or secant, bisection when they do not shrink the bracket
-    fast enough) to a few ulps of t, as the driver's brentq (scipy). Returns (status, root)."""
-    c, fc, d, e = a, fa, b - a, b - a
-    xtol = 4.0 * np.spacing(max(abs(a), abs(b)))
-    for _ in range(ROOT_ITERATIONS):
-        if (fb > 0.0) == (fc > 0.0):                  # keep the root between b and c
-            c, fc, d, e = a, fa, b - a, b - a
-        if abs(fc) < abs(fb):                           # b the best estimate
-            a, b, c, fa, fb, fc = b, c, b, fb, fc, fb
-        tol = 0.5 * (xtol + 4.0 * np.finfo(np.float64).eps * abs(b))
-        m = 0.5 * (c - b)
-        if fb == 0.0 or abs(m) <= tol:
-            return OK, b
-        if abs(e) >= tol and abs(fa) > abs(fb):
-            s = fb / fa
-            if a == c:                                  # secant
-                p, q = 2.0 * m * s, 1.0 - s
-            else:                                       # inverse quadratic interpolation
-                q, r = fa / fc, fb / fc
-                p = s * (2.0 * m * q * (q - r) - (b - a) * (r - 1.0))
-                q = (q - 1.0) * (r - 1.0) * (s - 1.0)
-            if p > 0.0:
-                q = -q
-            else:
-                p = -p
-            if 2.0 * p < min(3.0 * m * q - abs(tol * q), abs(e * q)):
-                e, d = d, p / q
-            else:
-                d = e = m
-        else:
-            d = e = m
-        a, fa = b, fb
-        b += d if abs(d) > tol else (tol if m > 0.0 else -tol)
-        status, fb = projected_value(problem, tab, st, k, b, point)
-        if status != OK:
-            return status, b
-    return OK, b
-
-
-@njit(**ONCE)
-def locate(problem, tab, st, point):
-    """The earliest event root of the last step (its crossings in st.events[CROSSED]), each refined on
-    the corrected dense output within its bracket (scan_events). Returns (status, t, k, alone): alone is
-    False when another event's root lies within SIMULTANEOUS of it or a bracket does not hold on the
-    corrected output (the driver then decides, as it does for every event)."""
-    first, second, k_first = np.inf, np.inf, -1
-    for i in range(st.events.shape[1]):
-        if st.events[CROSSED][i] < 0:
-            continue
-        a, b = st.g[FROM][i], st.g[TO][i]
-        status, fa = projected_value(problem, tab, st, i, a, point)
-        if status == OK:
-            status, fb = projected_value(problem, tab, st, i, b, point)
-        if status != OK or not crossing(fa, fb, st.events[DIRECTION][i]):
-            return status, first, k_first, False
-        status, root = refine(problem, tab, st, i, a, b, fa, fb, point)
-        if status != OK:
-            return status, first, k_first, False
-        if root < first:
-            first, second, k_first = root, first, i
-        elif root < second:
-            second = root
-    return OK, first, k_first, second - first > SIMULTANEOUS * max(1.0, abs(first))
+def locate_step(problem, tab, st):
+    """The earliest root of the last step's crossings (locator.locate on its dense output). Returns (status, t, k,
+    alone)."""
+    status = dense_ready(problem, tab, st)
+    if status != OK:
+        return status, np.inf, -1, False
+    return locate(problem, rk_interpolant(st), Watch(st.g, st.events), st.work[2])
 
 
 @njit(**JIT)
 def rk_locate(problem, tab, st):
-    """locate for the driver, after rk_advance returned EVENT: one compiled call instead of a Python root
-    search evaluating the dense output, the correction and the signals at each iterate. Returns
-    (status, t, k, alone)."""
-    return locate(problem, tab, st, st.work[2])
+    """locate_step for CompiledStepper.locate, after rk_advance returned EVENT: one compiled call instead of the
+    locator interpreted, each probe a call from Python. Returns (status, t, k, alone)."""
+    return locate_step(problem, tab, st)
 
 
 @njit(**ONCE)
 def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
-    """After a crossing in the last step: its earliest event, located (locate), acted on compiled by
+    """After a crossing in the last step: its earliest event, located (locate_step), acted on compiled by
     the problem's jump when it is the only one at that instant. The outputs past the event are dropped;
     every_step records (t, y) before and after the jump, as the driver does. The run then restarts
     there (rk_start) with that event quiet at its restart point, and a step ends at the jump's t_stop
@@ -670,7 +522,7 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
     zero at every sample) would see no crossing. Returns (status, n_out): UNHANDLED when the driver
     must handle the crossing."""
     point, before, f_after = st.work[2], st.work[1], st.work[0]
-    status, t_hit, k, alone = locate(problem, tab, st, point)
+    status, t_hit, k, alone = locate_step(problem, tab, st)
     if status != OK or not alone:
         return UNHANDLED, n_out
     if corrected_dense(problem, tab, st, t_hit, point) != OK:
@@ -705,9 +557,9 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
 
     Recording after each step: every_step -> (t, y) into (T, Y)[n_out] (two entries kept free for
     a jump's before and after); else the t_eval points up to t (see record; t_eval[n_out] >= st.t on
-    entry, T as long as t_eval). Then, with events (``watch`` True), scan_events: on a crossing, with ``jumps``
+    entry, T as long as t_eval). Then, with events (``watch`` True), scan_step: on a crossing, with ``jumps``
     True, the problem's jump acts on it where it can (jumped) and the run goes on; else the step stays accepted
-    with its outputs recorded and EVENT is returned (the caller locates the root on rk_dense). ``watch`` None
+    with its outputs recorded and EVENT is returned (the caller has it located: rk_locate). ``watch`` None
     (no events) compiles no event scan, ``jumps`` None no jump: numba drops the branches on their types, and a
     run without events compiles ~2 s less (the scan's dense output, its calls of the problem). Returns
     (status, n_out)."""
@@ -732,7 +584,7 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
         if status != OK:
             return status, n_out
         if watch is not None:
-            status, fired = scan_events(problem, tab, st)
+            status, fired = scan_step(problem, tab, st)
             if status != OK:
                 return status, n_out
             if not fired:
@@ -752,7 +604,7 @@ class CompiledStepper(Stepper):
     """The Stepper protocol (base.py) on the compiled kernels for a registered ``problem`` and a
     method of TABLEAUX; h given: fixed steps (required for Euler and RK4). A start (or restart) is
     made by the next advance, in the same compiled call, or at once where something needs it first
-    (start_status, g_old, crossed, dense, locate): a failing start is ``start_status`` and is what advance
+    (start_status, watch, interpolant, locate): a failing start is ``start_status`` and is what advance
     returns."""
 
     def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
@@ -768,7 +620,7 @@ class CompiledStepper(Stepper):
         self.problem, self.method, self.tableau = problem, method, TABLEAUX[method]
         self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples,
                                step_control, rates)
-        self.watch, self.jumps = (True if n_events else None), (True if jumps else None)       # rk_advance
+        self.watching, self.jumps = (True if n_events else None), (True if jumps else None)    # rk_advance
         self.t_bound, self.message = float(t_bound), None
         self.restart(t0, self.state.y)
         self.state.flags[CORRECT_START] = correct_start
@@ -776,8 +628,7 @@ class CompiledStepper(Stepper):
     t = property(lambda self: float(self.state.scalars[T_NOW]))
     t_old = property(lambda self: float(self.state.scalars[T_OLD]))
     y = property(lambda self: self.state.y)
-    g_old = property(lambda self: self.started().g[G_OLD])
-    crossed = property(lambda self: self.started().events[CROSSED])
+    watch = property(lambda self: Watch(self.started().g, self.state.events))
     n_samples = property(lambda self: int(self.state.flags[N_SAMPLES]))
 
     @property
@@ -807,7 +658,7 @@ class CompiledStepper(Stepper):
             self._pending = False
             n = self.state.y.shape[0]
             status, _ = rk_advance(self.problem, self.tableau, self.state, self.t, 0, False, np.empty(0), 0,
-                                   np.empty(0), np.empty((0, n)), self.watch, self.jumps, self.t_bound)
+                                   np.empty(0), np.empty((0, n)), self.watching, self.jumps, self.t_bound)
             self._start_status = int(status)                   # OK: t_bound is the start, reached
             self.message = None if self._start_status == OK else describe(self._start_status)
         return self.state
@@ -818,7 +669,7 @@ class CompiledStepper(Stepper):
         t_eval = self._checked_outputs(every_step, t_eval, n_out, T)
         start_bound, self._pending = (self.t_bound if self._pending else np.nan), False
         status, n_out = rk_advance(self.problem, self.tableau, self.state, float(t_bound), int(max_steps),
-                                   bool(every_step), t_eval, int(n_out), T, Y, self.watch, self.jumps, start_bound)
+                                   bool(every_step), t_eval, int(n_out), T, Y, self.watching, self.jumps, start_bound)
         if status not in (OK, PAUSED, EVENT):
             self.message = describe(status)
             if not np.isnan(start_bound) and not self.state.scalars[H_LAST]:
@@ -826,16 +677,19 @@ class CompiledStepper(Stepper):
         return int(status), int(n_out)
 
     def dense(self, t):
-        self.started()
         out = np.empty_like(self.state.y)
-        status = rk_dense(self.problem, self.tableau, self.state, float(t), out)
+        status = rk_dense(self.problem, self.tableau, self.started(), float(t), out)
         if status != OK:
             raise StepperFailure(status, describe(status))
         return out
 
+    def interpolant(self):
+        self.dense(self.t)          # the step's dense output made by the entry the outputs compile: no other entry
+        return rk_interpolant(self.state)
+
     def locate(self):
-        status, t, k, alone = rk_locate(self.problem, self.tableau, self.started())
-        return (float(t), int(k)) if status == OK and alone and k >= 0 else None
+        status, t, _, _ = rk_locate(self.problem, self.tableau, self.started())
+        return instant(self.watch, t) if status == OK else None
 
     @property
     def stats(self):

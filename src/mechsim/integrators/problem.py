@@ -16,7 +16,8 @@ A *problem* is an instance of a registered ``collections.namedtuple`` class, e.g
 Compiled code calls the stubs ``rhs``, ``correct``, ``event_values`` and ``jump`` below; a numba
 ``@overload`` picks the registered function from the problem's type while compiling, so the call
 is direct (inlinable) and the integrator stays cacheable although it takes the functions "as
-arguments".
+arguments". Called from Python, ``correct`` and ``event_values`` call the methods of the same names of a
+*Python problem*, any object that has them: the event locator runs on one interpreted (locator.py).
 
 Numba's on-disk cache keys a specialization on the argument types and pickles them in one index
 per kernel. So that (a) a problem class that cannot be imported elsewhere (a test, ``__main__``)
@@ -117,13 +118,15 @@ def rhs(problem, t, y, dy):
 
 
 def correct(problem, t, y):
-    """Project y in place (onto the problem's manifold); returns OK or a failure code."""
-    raise NotImplementedError("correct is callable from compiled code only")
+    """Project y in place (onto the problem's manifold); returns OK or a failure code. From Python: the method
+    of a Python problem (the event locator runs on one interpreted, locator.py)."""
+    return problem.correct(t, y)
 
 
 def event_values(problem, t, y, g):
-    """g = the problem's event functions at (t, y); returns OK or a failure code."""
-    raise NotImplementedError("event_values is callable from compiled code only")
+    """g = the problem's event functions at (t, y); returns OK or a failure code. From Python: the method of a
+    Python problem, as ``correct``."""
+    return problem.event_values(t, y, g)
 
 
 def jump(problem, t, y, k, dy):

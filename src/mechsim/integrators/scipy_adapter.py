@@ -6,31 +6,45 @@ explicit Runge–Kutta family (scipy's RungeKutta subclasses), Radau and FixedSt
 is then re-evaluated at the corrected state before the next step. BDF and LSODA carry a history
 (difference array, Nordsieck array) that a correction would invalidate: they integrate
 uncorrected, and only what the stepper reports (y, the outputs) is corrected.
+
+A step's dense output is scipy's DenseOutput object read as an Interpolant (interpolant_of), which the
+event locator (locator.py) and ``dense`` evaluate compiled.
 """
 import inspect
 
 import numpy as np
-from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, DenseOutput, OdeSolver, Radau
-from scipy.integrate._ivp.rk import RungeKutta       # the base class of RK23, RK45, DOP853 (not exported)
+from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolver, Radau
+from scipy.integrate._ivp.bdf import BdfDenseOutput           # the solvers' dense outputs (not exported)
+from scipy.integrate._ivp.lsoda import LsodaDenseOutput
+from scipy.integrate._ivp.radau import RadauDenseOutput
+from scipy.integrate._ivp.rk import Dop853DenseOutput, RkDenseOutput, RungeKutta   # RungeKutta: RK23's, RK45's base
 
 from ..status import EVENT, MESSAGES, NON_FINITE, OK, PAUSED, STEP_FAILED, STEP_TOO_SMALL
+from . import dense as kinds
 from .base import Stepper
-from .explicit import crossing
+from .dense import Interpolant
+from .locator import Watcher, new_watch
 from .tableaux import TABLEAUX
 
 
-class TableauDenseOutput(DenseOutput):
-    """y_old + h sum_j Q_j x^(j+1), x = (t - t_old) / h: a tableau's continuous extension."""
-
-    def __init__(self, t_old, t, y_old, Q):
-        super().__init__(t_old, t)
-        self.h, self.y_old, self.Q = t - t_old, y_old, Q
-
-    def _call_impl(self, t):
-        x = (np.asarray(t) - self.t_old) / self.h
-        powers = np.cumprod(np.multiply.outer(np.ones(self.Q.shape[1]), x), axis=0)
-        y = self.h * (self.Q @ powers)
-        return (y.T + self.y_old).T
+def interpolant_of(dense):
+    """The Interpolant (dense.py) of a dense output of scipy's solvers or FixedStep: its kind, step and the
+    arrays scipy's classes hold (RkDenseOutput's Q, RadauDenseOutput's Q, Dop853DenseOutput's F, BdfDenseOutput's
+    D with h = denom[0], LsodaDenseOutput's yh), as C (n, p)."""
+    if isinstance(dense, Dop853DenseOutput):
+        kind, h, y_old, C = kinds.DOP853, dense.h, dense.y_old, dense.F.T
+    elif isinstance(dense, RkDenseOutput):
+        kind, h, y_old, C = kinds.RK, dense.h, dense.y_old, dense.Q
+    elif isinstance(dense, RadauDenseOutput):
+        kind, h, y_old, C = kinds.RADAU, dense.h, dense.y_old, dense.Q
+    elif isinstance(dense, BdfDenseOutput):
+        kind, h, y_old, C = kinds.BDF, dense.denom[0], (), dense.D.T
+    elif isinstance(dense, LsodaDenseOutput):
+        kind, h, y_old, C = kinds.LSODA, dense.h, (), dense.yh
+    else:
+        raise TypeError(f"no Interpolant kind for {type(dense).__name__}")
+    return Interpolant(kind, float(dense.t_old), float(dense.t), float(h), np.ascontiguousarray(y_old, dtype=float),
+                       np.ascontiguousarray(C, dtype=float))
 
 
 class FixedStep(OdeSolver):
@@ -68,7 +82,7 @@ class FixedStep(OdeSolver):
         return True, None
 
     def _dense_output_impl(self):
-        return TableauDenseOutput(self.t_old, self.t, self.y_old, self.K.T @ self.tableau.P)
+        return RkDenseOutput(self.t_old, self.t, self.y_old, self.K.T @ self.tableau.P)
 
 
 class FixedEuler(FixedStep):
@@ -84,7 +98,8 @@ class ScipyStepper(Stepper):
     """The Stepper protocol (base.py) on a scipy OdeSolver.
 
     rhs(t, y) -> dy; correct(t, y) projects y in place (or None); events(t, y) -> g (n_events,)
-    (or None: no events). ``solver``: a name of SCIPY_SOLVERS or an OdeSolver subclass (as solve_ivp's
+    (or None: no events), watched by a locator.Watcher. ``solver``: a name of SCIPY_SOLVERS or an OdeSolver
+    subclass (as solve_ivp's
     ``method``). h: the step of the fixed-step solvers, the first step of the others. A step the
     solver cannot take gives STEP_TOO_SMALL (its message on ``message``) or STEP_FAILED;
     exceptions raised by rhs, correct or events propagate.
@@ -107,13 +122,13 @@ class ScipyStepper(Stepper):
             self.options = dict(rtol=rtol, atol=atol, max_step=max_step)
             if h is not None:
                 self.options["first_step"] = h
-        self._rhs, self._correct, self._events = rhs, correct, events
+        self._rhs, self._correct = rhs, correct
         self.n_samples, self.t_bound = int(n_samples), float(t_bound)
         self.solver, self.message = None, None
         self.steps = self.projections = self._nfev = self._rejected = 0
-        if directions is not None:
-            directions = np.sign(np.asarray(directions, dtype=float)).astype(np.int64).ravel()
-        self.directions = directions
+        n_events = 0 if events is None else np.size(events(float(t0), np.array(y0, dtype=float)))
+        self.watcher = None if events is None else Watcher(correct, events, n_events, directions, None, n_samples)
+        self.watch = new_watch(0) if events is None else self.watcher.watch
         self.restart(t0, y0)
 
     def restart(self, t, y, t_bound=None):
@@ -124,12 +139,8 @@ class ScipyStepper(Stepper):
         self.solver = self.solver_class(self._rhs, float(t), np.array(y, dtype=float), self.t_bound, **self.options)
         self.t_old = self.t = float(t)
         self.y = self.solver.y.copy()
-        self.g_old = np.zeros(0) if self._events is None else np.array(self._events(self.t, self.y), dtype=float)
-        if self.directions is None:
-            self.directions = np.zeros(self.g_old.size, dtype=np.int64)
-        if self.directions.shape != self.g_old.shape:
-            raise ValueError(f"directions must have {self.g_old.size} entries")
-        self.crossed = np.full(self.g_old.size, -1)
+        if self.watcher is not None:
+            self.watcher.start(self.t, self.y)
         self._interpolant, self._pending, self.message = None, False, None
         return OK
 
@@ -156,16 +167,19 @@ class ScipyStepper(Stepper):
                     if self._correct is not None:
                         self._correct(t_eval[n_out], Y[n_out])
                 n_out += 1
-            if self.g_old.size and self._scan_events():
+            if self.watcher is not None and self.watcher.scan(self.interpolant(), self.t, self.y):
                 return EVENT, n_out
         return (OK if self.t >= t_bound else PAUSED), n_out
 
-    def dense(self, t):
-        if self.t == self.t_old:
-            return self.y.copy()
+    def interpolant(self):
+        """The solver's dense output of the last step (interpolant_of; before any step, y), read once per step."""
         if self._interpolant is None:
-            self._interpolant = self.solver.dense_output()
-        return self._interpolant(t)
+            self._interpolant = interpolant_of(self.solver.dense_output()) if self.t > self.t_old else \
+                Interpolant(kinds.RK, self.t, self.t, 0.0, self.y.copy(), np.zeros((len(self.y), 0)))
+        return self._interpolant
+
+    def locate(self):
+        return None if self.watcher is None else self.watcher.locate(self.interpolant())
 
     @property
     def stats(self):
@@ -219,17 +233,3 @@ class ScipyStepper(Stepper):
             self.message = MESSAGES[NON_FINITE]
             return NON_FINITE
         return OK
-
-    def _scan_events(self):
-        """The sampling of explicit.scan_events: the dense output at n_samples interior points and
-        the corrected end, pairs tested with ``crossing``. Returns whether an event crossed."""
-        m, h = self.n_samples + 1, self.t - self.t_old
-        self.crossed[:] = -1
-        for k in range(1, m + 1):
-            ts = self.t_old + (k / m) * h
-            g = np.asarray(self._events(ts, self.dense(ts)) if k < m else self._events(self.t, self.y), dtype=float)
-            for i in range(g.size):
-                if self.crossed[i] < 0 and crossing(self.g_old[i], g[i], self.directions[i]):
-                    self.crossed[i] = k - 1
-            self.g_old[:] = g
-        return bool(np.any(self.crossed >= 0))

@@ -7,12 +7,12 @@ controllers (time events: the stepper stops at each sample and restarts with the
 zero-crossing events located on the projected dense output (Wood & Kennedy 2003 §3.4) with their
 actions, progress, statistics, and the partial result when a run fails.
 
-Event location: a step in which some condition may have changed sign (the compiled loop says so
-for the signals it watches; Python conditions are checked here after each step) is scanned at the
-stepper's sample points, and a compiled signal whose rate is known also at its extremum between two
-samples (the rate's root: a level reached and left between them); each crossing is bracketed and
-refined by Brent's method on the projected dense output to a few ulps of t; crossings within
-``SIMULTANEOUS`` of the earliest are one instant.
+Events are located by the event locator (integrators/locator.py), the driver routes them: a step in
+which some condition may have changed sign (the compiled loop scans the signals it watches and
+locates their earliest root itself; Python conditions, and every condition of the Python backend, are
+scanned after each step by the run's Watcher, its event functions evaluated here) yields the earliest
+root and the events at that instant, each fired with its action; the rest of the step is scanned again
+after an event that changed nothing.
 An event does not fire again at its own restart point (its first sample there counts as zero).
 After an action changed the state or the inputs, the outputs past the event are dropped and the
 stepper restarts at the event (derivative recomputed, step size reset, state re-projected).
@@ -35,7 +35,7 @@ from ..dynamics.data import NULLSPACE
 from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from ..errors import MechsimError, ModelError, StepError, keyword
 from ..dynamics.impacts import LOG_APPROACH, LOG_IMPULSE, LOG_REBOUND, LOG_SIGNAL, LOG_T, LOG_THRESHOLD
-from ..integrators import SIMULTANEOUS, CompiledStepper, crossing
+from ..integrators import CompiledStepper, Watcher
 from ..modeling.events import as_events
 from ..status import EVENT, OK, PAUSED
 from .events import EventRecord, compile_signals
@@ -133,7 +133,9 @@ class Driver:
         (its redundancy analysis); and the Plant of the two, the problem the stepper integrates."""
         opts = self.opts
         signal_i, signal_f, self.compiled_events, self.rates = compile_signals(cm, self.events)
-        self.rated = {self.compiled_events[j]: row for j, row in enumerate(self.rates) if row >= 0}
+        rated = {self.compiled_events[j]: row for j, row in enumerate(self.rates) if row >= 0}
+        self.rated, self.rate_rows = list(rated), list(rated.values())   # events with a rate, its compiled signal
+        self.watcher = None                                               # made on first use (_watcher)
         self.python_events = [k for k in range(len(self.events)) if k not in self.compiled_events]
         if hasattr(self, "data"):
             self._log_charts()
@@ -196,26 +198,6 @@ class Driver:
         return getattr(self.opts["solver"], "__name__", self.opts["solver"])
 
     # ------------------------------------------------------------------ events
-    def event_values(self, t, y, which, compiled=None):
-        """The conditions ``which`` (event indices) at (t, y), y on the constraints; ``compiled``: the
-        compiled signals there (_compiled_values), when the caller has them already."""
-        g = np.empty(len(which))
-        if any(k in self.compiled_events for k in which):
-            all_compiled = self._compiled_values(t, y) if compiled is None else compiled
-            for j, k in enumerate(which):
-                if k in self.compiled_events:
-                    g[j] = all_compiled[self.compiled_events.index(k)]
-        state = None
-        for j, k in enumerate(which):
-            if k in self.compiled_events:
-                continue
-            event = self.events[k]
-            if state is None:
-                state = self.state(t, y)
-            g[j] = (self._signal_now(event.signal, t, y) if event.signal else
-                    float(event.condition(t, state))) - event.value
-        return g
-
     def _compiled_values(self, t, y):
         """The compiled signals at (t, y): the compiled events' conditions, then their rates (compile_signals)."""
         self.inputs.python_values(t, y, sample_controller=False)          # a stop's force needs them at t
@@ -223,15 +205,32 @@ class Driver:
         system_signals(self.plant.problem, t, y, values)
         return values
 
-    def event_rates(self, t, y, compiled=None):
-        """The time derivative of every event's condition at (t, y) where its compiled signal has one, else nan;
-        ``compiled`` as for event_values."""
-        rates = np.full(len(self.events), np.nan)
-        if self.rated:
-            values = self._compiled_values(t, y) if compiled is None else compiled
-            for k, row in self.rated.items():
-                rates[k] = values[row]
-        return rates
+    def _watcher(self):
+        """The Watcher of every event of the run, their event functions evaluated here (_event_functions): made on
+        first use after _use, as a run whose compiled loop locates its events itself needs none."""
+        if self.watcher is None:
+            rates = np.full(len(self.events), -1)
+            rates[self.rated] = len(self.events) + np.arange(len(self.rated))
+            self.watcher = Watcher(self._correct, self._event_functions, len(self.events),
+                                   [event.direction for event in self.events], rates, N_SAMPLES)
+        return self.watcher
+
+    def _event_functions(self, t, y):
+        """The watcher's event functions at (t, y): every event's condition, then the rates of those whose
+        compiled signal has one (compile_signals)."""
+        compiled = self._compiled_values(t, y) if self.compiled_events else None
+        g, state = np.empty(len(self.events) + len(self.rate_rows)), None
+        for k, event in enumerate(self.events):
+            if k in self.compiled_events:
+                g[k] = compiled[self.compiled_events.index(k)]
+                continue
+            if state is None:
+                state = self.state(t, y)
+            g[k] = (self._signal_now(event.signal, t, y) if event.signal else
+                    float(event.condition(t, state))) - event.value
+        if self.rate_rows:
+            g[len(self.events):] = compiled[self.rate_rows]
+        return g
 
     def state(self, t, y):
         return State(self.cm, y[:self.cm.nq], y[self.cm.nq:], t, inputs=dict(self.inputs.values))
@@ -247,81 +246,24 @@ class Driver:
 
     def _scan(self, t_from, located=None):
         """Handle every crossing in [t_from, stepper.t] in time order (events that fired at t_from count
-        as zero there). ``located``: (t, i) the stepper's location of the earliest root, compiled event i's
-        alone at t (Stepper.locate), taken for the first. Returns True when an action changed the state or
-        inputs."""
+        as zero there): the earliest root and the events at that instant (Watcher.roots; ``located``: the
+        stepper's, taken for the first), fired. Returns True when an action changed the state or inputs."""
         st = self.stepper
         quiet = self.quiet if t_from == self.quiet_at else set()
         while True:
-            if located is not None:
-                t_hit, now, located = located[0], [self.compiled_events[located[1]]], None
-            else:
-                t_hit, now = self._roots(st, t_from, quiet)
-                if t_hit is None:
+            if located is None:
+                located = self._watcher().roots(st.interpolant(), t_from, quiet, st.t, st.y)
+                if located is None:
                     return False
-            changed = self._fire(now, t_hit)
-            if changed:
+            t_hit, now = located
+            if self._fire(now, t_hit):
                 return True
-            t_from, quiet = t_hit, set(now)
+            t_from, quiet, located = t_hit, set(now), None
 
-    def _roots(self, st, t_from, quiet):
-        """(t, events) of the earliest crossing in [t_from, st.t] and the events whose roots are at that
-        instant, located on the projected dense output; (None, []) when none crosses."""
-        times = t_from + (st.t - t_from) * np.arange(N_SAMPLES + 2) / (N_SAMPLES + 1)
-        which = list(range(len(self.events)))
-        samples = [(t, st.dense(t)) for t in times[:-1]] + [(st.t, st.y)]
-        compiled = [self._compiled_values(t, y) if self.compiled_events else None for t, y in samples]
-        G = np.array([self.event_values(t, y, which, c) for (t, y), c in zip(samples, compiled)])
-        R = np.array([self.event_rates(t, y, c) for (t, y), c in zip(samples, compiled)])
-        G[0, list(quiet)] = 0.0
-        roots = {}
-        for k in which:
-            for j in range(len(times) - 1):
-                bracket = self._bracket(k, times[j], times[j + 1], G[j, k], G[j + 1, k], R[j, k], R[j + 1, k])
-                if bracket is not None:
-                    roots[k] = self._refine(self._condition(k), *bracket)
-                    break
-        if not roots:
-            return None, []
-        t_hit = min(roots.values())
-        return t_hit, sorted(k for k, r in roots.items() if r <= t_hit + SIMULTANEOUS * max(1.0, abs(t_hit)))
-
-    def _condition(self, k):
-        """Event k's condition as a function of (t, y)."""
-        return lambda t, y: self.event_values(t, y, [k])[0]
-
-    def _bracket(self, k, a, b, ga, gb, ra, rb):
-        """(a, b, ga) of event k's crossing in [a, b] from its values ga, gb and its rate's ra, rb (nan: none)
-        there, or None; explicit.bracket's rule: [a, b] when ga -> gb is one, else, where the rate changes sign,
-        the half before or after the condition's extremum (the rate's root) that crosses, in the event's direction."""
-        direction = self.events[k].direction
-        if crossing(ga, gb, direction):
-            return a, b, ga
-        if not ra * rb < 0.0:
-            return None
-        t_e = self._refine(lambda t, y: self.event_rates(t, y)[k], a, b, ra)
-        g_e = self.event_values(t_e, self._projected(t_e), [k])[0]
-        if crossing(ga, g_e, direction):
-            return a, t_e, ga
-        return (t_e, b, g_e) if crossing(g_e, gb, direction) else None
-
-    def _refine(self, value, a, b, ga):
-        """The root of value(t, y) on the projected dense output in [a, b] (a bracket on the raw samples,
-        ga its value at a), to a few ulps of t."""
-        g = lambda t: value(t, self._projected(t))                          # noqa: E731
-        fa, fb = g(a) if a > self.stepper.t_old else ga, g(b)
-        if fa == 0.0 and a > self.stepper.t_old:
-            return a
-        if np.sign(fa) == np.sign(fb):                  # projection moved the crossing: use the raw samples
-            g = lambda t: value(t, self.stepper.dense(t))                    # noqa: E731
-            fa, fb = g(a), g(b)
-            if np.sign(fa) == np.sign(fb):              # the end sample was the projected state: it crosses there
-                return b
-        if fb == 0.0:
-            return b
-        from scipy.optimize import brentq          # imported here, not at start-up: scipy.optimize takes ~0.4 s
-        return brentq(g, a, b, xtol=4 * np.spacing(max(abs(a), abs(b))), rtol=4 * np.finfo(float).eps,
-                      maxiter=200)
+    def _located(self):
+        """The compiled stepper's location of its crossing (Stepper.locate), its events as the run's, or None."""
+        located = self.stepper.locate()
+        return None if located is None else (located[0], [self.compiled_events[i] for i in located[1]])
 
     def _fire(self, which, t):
         """Record and act on the events ``which`` at t. Returns True if the state or inputs changed;
@@ -586,8 +528,8 @@ class Driver:
                 if status not in (OK, PAUSED, EVENT):
                     raise StepError(self._status_message(status, self.stepper.t))
                 if status == EVENT or per_step and (self.python_events or self.backend == "python" and self.events):
-                    located = self.stepper.locate() if status == EVENT and not self.python_events else None
-                    self._scan(self.stepper.t_old, located)
+                    self._scan(self.stepper.t_old, self._located() if status == EVENT and not self.python_events else
+                               None)
                 if self.stepper.t >= t_bound and t_bound < self.t_end:
                     self._stop_at(t_bound, self.stepper.y.copy())
                 self._check_pace()
