@@ -11,8 +11,8 @@ from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, SimulationError
+from ..results.result import Result
 from ..simulation.run_inputs import input_sources
-from .result import Result
 
 
 def kinematics(model, t_eval, inputs=None):

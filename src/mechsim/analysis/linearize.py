@@ -25,9 +25,9 @@ from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, keyword
 from ..modeling.joints import PRIM_NV, PRIM_S
+from ..results.result import Result
+from ..results.state import State
 from ..simulation.options import CHECKS, is_number
-from .result import Result
-from .state import State
 
 LADDER = 6          # steps h0, h0/2, ..., h0/32 in the adaptive differences
 OFF_MANIFOLD = 1e-6  # largest constraint error (position or velocity) of a state to linearize about

@@ -37,10 +37,10 @@ from multiprocessing.connection import Client, Listener
 
 import numpy as np
 
-from ..analysis.result import CoupledResult, Result
 from ..dynamics.api import _evaluate_rows as evaluate_rows, forward_dynamics, mass_matrix
 from ..errors import ModelError, SimulationError, keyword
 from ..modeling.model import Model
+from ..results.result import CoupledResult, Result
 from ..simulation.simulate import checked_options
 
 KINDS = ("point_coincident", "distance")

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.progress import Progress
 from ..errors import MechsimError, ModelError, in_python, keyword
 from ..modeling.model import Model
 from ..modeling.parameters import parse_path
+from ..simulation.progress import Progress
 from ..simulation.simulate import checked_options
 from .batch import prepared, run_one
 

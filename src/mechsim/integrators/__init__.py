@@ -11,13 +11,13 @@ STEP_CONTROLS = ("standard", "predictive")        # the compiled loop's step-siz
 
 # imported on first use: the method names above are read without numba (the compiled loop) or scipy.integrate
 export_lazily(__name__, {
-    "Stepper": "base", "StepperFailure": "base", "CompiledStepper": "explicit", "RKState": "explicit",
+    "Stepper": "base", "CompiledStepper": "explicit", "RKState": "explicit",
     "crossing": "explicit", "SIMULTANEOUS": "explicit", "new_state": "explicit", "rk_advance": "explicit",
     "rk_dense": "explicit", "rk_start": "explicit", "rk_step": "explicit", "PROBLEMS": "problem", "correct": "problem",
     "event_values": "problem", "register_problem": "problem", "rhs": "problem", "FixedStep": "scipy_adapter",
     "ScipyStepper": "scipy_adapter"})
 
 __all__ = ["COMPILED_METHODS", "SCIPY_METHODS", "METHODS", "STEP_CONTROLS", "TABLEAUX", "Tableau", "PROBLEMS",
-           "register_problem", "rhs", "correct", "event_values", "Stepper", "StepperFailure", "CompiledStepper",
+           "register_problem", "rhs", "correct", "event_values", "Stepper", "CompiledStepper",
            "ScipyStepper", "FixedStep", "RKState", "new_state", "rk_start", "rk_step", "rk_dense", "rk_advance",
            "crossing", "SIMULTANEOUS"]

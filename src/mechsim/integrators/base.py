@@ -1,16 +1,6 @@
 """The stepper protocol: what a run driver needs from an integrator."""
 import numpy as np
 
-from ..status import describe
-
-
-class StepperFailure(RuntimeError):
-    """A stepper could not evaluate what was asked (``status``: the code of status.py)."""
-
-    def __init__(self, status, message=None):
-        super().__init__(message or describe(status))
-        self.status = status
-
 
 class Stepper:
     """Integrates y' = f(t, y) forward in time one accepted step at a time, correcting the state

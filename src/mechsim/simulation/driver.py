@@ -27,23 +27,23 @@ from collections import namedtuple
 import numpy as np
 
 from .._jit_cache import Aside
-from ..analysis.progress import Progress
-from ..analysis.result import JoinedResult, Result
-from ..analysis.state import State
 from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.api import singular_node_error
 from ..dynamics.data import NULLSPACE
-from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
-from ..errors import MechsimError, ModelError, keyword
 from ..dynamics.impacts import LOG_APPROACH, LOG_IMPULSE, LOG_REBOUND, LOG_SIGNAL, LOG_T, LOG_THRESHOLD
+from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
+from ..errors import MechsimError, ModelError, StepError, keyword
 from ..integrators import SIMULTANEOUS, CompiledStepper, crossing
 from ..modeling.events import as_events
+from ..results.result import EventRecord, JoinedResult, Result
+from ..results.state import State
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
-from .events import EventRecord, compile_signals
+from .events import compile_signals
 from .formulations import penalty_table
 from .hybrid import Modes
 from .options import COMPILED_SOLVERS
 from .problem import correct as system_correct, derivative as system_derivative, events as system_signals, system
+from .progress import Progress
 from .run_inputs import RunInputs
 
 CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
@@ -92,10 +92,6 @@ def added(counts, stats):
     """counts + a stepper's stats, key by key (None, a count the stepper cannot give, stays None)."""
     return {**counts, **{key: None if value is None or counts.get(key, 0) is None else counts.get(key, 0) + value
                          for key, value in stats.items()}}
-
-
-class StepError(Exception):
-    """A failure inside the run, with the message for the SimulationError."""
 
 
 class Stop(Exception):

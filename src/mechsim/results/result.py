@@ -1,4 +1,7 @@
-"""ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v)."""
+"""ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v); the records
+of its events."""
+from collections import namedtuple
+
 import numpy as np
 
 from .._jit_cache import Aside, compile_aside
@@ -22,6 +25,11 @@ def save_columns(path, columns):
                    header=",".join(names), comments="", fmt="%.12g")
     else:
         raise MechsimError(f"cannot save to {path!r}: use a .csv or .npz file name")
+
+
+EventRecord = namedtuple("EventRecord", "time kind name detail")
+EventRecord.__doc__ = """One event of a run: time, kind ("user", "lock", "unlock", "impact", "contact",
+"separate", "slide", "stick", "limit", "repartition"), the name of the event or element, and a detail."""
 
 
 class Result:
