@@ -41,6 +41,7 @@ import warnings
 import numpy as np
 
 from . import chains, models
+from .targets import INSTALL_HINT
 
 # ------------------------------------------------------------------------------------------ four-bar
 FOUR_BAR = dict(l0=3.0, l1=1.0, l2=4.0, l3=2.5, m=1.0, g=9.81, torque=6.0, theta0=1.5708, t_end=10.0,
@@ -1092,7 +1093,6 @@ CASES = {"four_bar": four_bar_case, "andrews": andrews_case, "n_four_bar": n_fou
          "chain20": chain20_case}
 QUICK_CASES = ("four_bar", "andrews")                  # --quick leaves out the slow N four-bar, Bricard and the chain
 PEERS = ("exudyn", "mujoco", "drake")
-INSTALL_HINT = 'pip install "mechsim[bench]"'
 
 
 # ------------------------------------------------------------------------------------------ measuring
