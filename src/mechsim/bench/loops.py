@@ -272,11 +272,6 @@ def andrews_points(q, p=ANDREWS):
     return np.array([e2, e3, e4, e6])
 
 
-def andrews_closure(q, p=ANDREWS):
-    pts = andrews_points(q, p)
-    return float(np.max(np.linalg.norm(pts[1:] - pts[0], axis=1)))
-
-
 def mujoco_andrews_xml(h, integrator="RK4", dmax=MJ_DMAX, timeconst=None, p=ANDREWS):
     """MJCF of the squeezer in the x-y plane (hinges about +z, no gravity); frames at q = 0 as in
     the comment above ANDREWS_REFERENCE; the three closures at E are connects to body 2's E."""
