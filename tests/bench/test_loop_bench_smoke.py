@@ -216,7 +216,7 @@ def test_chain_peer_runs_and_agrees_with_mechsim(engine):
 
 def test_a_missing_peer_is_skipped_with_the_install_hint(monkeypatch):
     monkeypatch.setattr(loops, "_engine_available", lambda engine: engine != "drake")
-    case = loops.Case("x", "x", 1.0, "e", 1e-6, None, {"source": "s"}, lambda out: 0.0,
+    case = loops.Case("x", "x", 1.0, "e", (1e-6, None), {"source": "s"}, lambda out: 0.0,
                       lambda quick, t_end: [("mechsim", "m", lambda: (lambda: {"t": 1.0, "closure": 0.0})),
                                             ("drake", "d", lambda: None)])
     out = loops.run_case(case, engines=("drake",), repeats=1)

@@ -11,7 +11,7 @@ from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, SimulationError
-from ..results.result import Result
+from ..results.result import Outcome, Result
 from ..simulation.run_inputs import input_sources
 
 
@@ -60,4 +60,4 @@ def _result(cm, times, Q, V, sources, success, message):
         values.update({name: source(t) for name, source in sources.items()})
         U.append(cm.force_values(t, values or None))
     return Result(cm, times, np.array(Q), np.array(V), np.array(U).reshape(len(times), cm.n_slots),
-                  message=message, success=success)
+                  outcome=Outcome(success, message))

@@ -35,7 +35,7 @@ from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from ..errors import MechsimError, ModelError, StepError, keyword
 from ..integrators import SIMULTANEOUS, CompiledStepper, crossing
 from ..modeling.events import as_events
-from ..results.result import EventRecord, JoinedResult, Result
+from ..results.result import EventRecord, JoinedResult, Mode, Outcome, Result
 from ..results.state import State
 from ..status import EVENT, NOT_CONVERGED, OK, PAUSED, SINGULAR, describe
 from .events import compile_signals
@@ -66,8 +66,8 @@ def part_result(part, t, Y, U):
     cm = part.cm
     tau = np.empty((len(t), cm.nv))
     tau[:] = part.tau
-    return Result(cm, t, Y[:, :cm.nq], Y[:, cm.nq:], U, active=part.active, tau=tau,
-                  targets=part.targets, slide=part.slide, friction=part.friction, penalty=part.penalty)
+    return Result(cm, t, Y[:, :cm.nq], Y[:, cm.nq:], U, tau=tau,
+                  mode=Mode(part.active, part.targets, part.slide, part.friction, part.penalty))
 
 
 def compile_results_aside(part, t, y):
@@ -671,13 +671,13 @@ class Driver:
                                      np.array(self.samples_u[start:part.stop]).reshape(n, cm.n_slots)))
             parts[-1]._compiling = self.results_compiling
             start = part.stop
-        summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
-        self._warn_near_singular(summary["stats"]["near_singular"])
+        outcome = Outcome(success, message, self.records, self.stats(wall_time))
+        self._warn_near_singular(outcome.stats["near_singular"])
         if len(parts) > 1:
-            res = JoinedResult(parts, **summary)
+            res = JoinedResult(parts, outcome)
         else:
             res = parts[0]
-            res.events, res.message, res.success, res.stats = summary["events"], message, success, summary["stats"]
+            res.success, res.message, res.events, res.stats = outcome
         cm = self.cm
         n_user = len(self.user_events)
         res.t_events = [np.array(t) for t in self.t_events[:n_user]]
