@@ -33,8 +33,8 @@ from ._lazy import export_lazily
 _configure_jit_cache()          # before numba's first import: it reads its cache directory then
 # {name: its module}, each imported on first use (_lazy.py)
 _EXPORTS = {
-    "Model": "modeling", "State": "analysis.state", "Result": "analysis.result", "Event": "modeling.events",
-    "EventRecord": "simulation.events", "Linearization": "analysis.linearize", "forward_dynamics": "dynamics.api",
+    "Model": "modeling", "State": "results.state", "Result": "results.result", "Event": "modeling.events",
+    "EventRecord": "results.result", "Linearization": "analysis.linearize", "forward_dynamics": "dynamics.api",
     "inverse_dynamics": "dynamics.api", "mass_matrix": "dynamics.api", "load": "io", "load_dict": "io",
     "animate": "viz.animate", "simulate_batch": "distributed", "sweep": "distributed", "normal": "distributed",
     "uniform": "distributed", "cosimulate": "distributed", "FMUController": "io.fmu", "MechsimError": "errors",

@@ -1,4 +1,5 @@
-"""Exception hierarchy: every user mistake raises one of these with a message naming the item.
+"""Exception hierarchy: every user mistake raises a MechsimError with a message naming the item; a failure inside
+a run (StepError, StepperFailure) reaches the user as the SimulationError that carries the partial Result.
 
 A message about the keyword arguments of a Python call marks each keyword (``keyword("t_end")``) and
 the context only a Python caller has (``in_python("simulate_kwargs: ")``): ``str(error)`` reads as
@@ -61,3 +62,12 @@ class SimulationError(MechsimError, RuntimeError):
 class StepError(Exception):
     """A failure inside a run, with its message: simulate() raises it as a SimulationError carrying the Result up
     to the failure (simulation/simulate.py)."""
+
+
+class StepperFailure(RuntimeError):
+    """A stepper could not evaluate what was asked: ``status`` (a code of status.py) and the ``message`` saying
+    what it means."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status

@@ -51,7 +51,7 @@ def test_every_exported_name_resolves_and_is_listed():
     namespace = {}
     exec("from mechsim import *", namespace)
     assert set(ms.__all__) <= set(namespace)
-    assert ms.Result is ms.analysis.result.Result and ms.Event is ms.modeling.events.Event
+    assert ms.Result is ms.results.result.Result and ms.Event is ms.modeling.events.Event
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         ms.nothing
 

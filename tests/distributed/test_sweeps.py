@@ -136,6 +136,9 @@ def test_a_run_that_kills_its_worker_every_time_is_recorded_as_failed(tmp_path):
     (dict(parameters={"bodies.bob.mass": [1, 2]}, simulate_kwargs={"solver": "RK99"}), "simulate_kwargs: simulate(): solver='RK99'"),
     (dict(parameters={"bodies.bob.mass": [1, 2]}, output="runs.xlsx"), "use a file name ending in .csv"),
     (dict(parameters={"bodies.bob.mass": [-1, 2]}), "parameters bodies.bob.mass = -1"),
+    (dict(parameters={"bodies.bob.mass": [1, 2]}, t_end=1.0), "sweep(): unknown option(s) ['t_end']; options are "
+                                                               "['client', 'isolation', 'output', 'progress', "
+                                                               "'trajectories', 'workers']"),
 ])
 def test_bad_input_raises_before_anything_is_launched(monkeypatch, arguments, message):
     def launched(*args):

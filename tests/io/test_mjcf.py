@@ -90,7 +90,8 @@ PENDULUM = """
 def test_double_pendulum_with_offsets_axes_refs_and_two_joints_in_a_body_matches_mujoco(tmp_path):
     m, mj, d = assert_open_chain_matches(write(tmp_path, PENDULUM))
     assert set(m.joints) == {"shoulder", "elbow", "extend"}
-    assert m.bodies["lower__elbow"].is_massless           # the frame between elbow and extend
+    frame = m.bodies["lower__elbow"]                      # the frame between elbow and extend: massless
+    assert frame.mass == 0.0 and not np.any(frame.inertia)
     # at q0 = qpos0 every body sits at its MuJoCo pose
     d.qpos[:] = mj.qpos0
     mujoco.mj_forward(mj, d)

@@ -142,7 +142,7 @@ def array_layouts(numba_type):
 def test_scipy_solvers_and_results_call_the_kernels_with_c_contiguous_arrays():
     """Strided states (scipy's finite-difference Jacobians pass columns of an array) or Fortran-ordered samples
     would compile the whole dynamics a second time, for that layout."""
-    from mechsim.analysis.result import Result
+    from mechsim.results.result import Result
     from mechsim.cli.warmup import OPEN_CHAIN
     from mechsim.dynamics.multipliers import constrained_trajectory
     from mechsim.simulation.problem import derivative

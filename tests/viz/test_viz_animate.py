@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import mechsim as ms
-from mechsim.analysis.resample import resample
-from mechsim.analysis.result import JoinedResult, Result
+from mechsim.results.resample import resample
+from mechsim.results.result import JoinedResult, Result
 from mechsim.viz.animate import page, scene_json
 from mechsim.viz.scene import build_scene
 

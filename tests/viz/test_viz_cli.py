@@ -32,7 +32,7 @@ def test_a_saved_run_is_animated_as_simulated(tmp_path, capsys):
 
 def test_runs_saved_as_csv_restore_the_coordinates(tmp_path):
     import mechsim as ms
-    from mechsim.analysis.run_file import load_run
+    from mechsim.results.run_file import load_run
     m = ms.load(FOUR_BAR)
     res = m.simulate(t_end=0.3)
     res.save(tmp_path / "run.csv")

@@ -1,7 +1,7 @@
-"""Analyses: kinematics, trim, linearize, check; results (Result, the joined JoinedResult) and states."""
+"""Analyses: kinematics, trim, linearize, check, and the joint forces of a motion (motion.py)."""
 from .._lazy import export_lazily
 
-# imported on first use: the package's light modules (state, check) come without result's numba and linearize's scipy
-export_lazily(__name__, {"Linearization": "linearize", "Result": "result", "State": "state"})
+# imported on first use: linearize's scipy comes only with it
+export_lazily(__name__, {"Linearization": "linearize"})
 
-__all__ = ["Linearization", "Result", "State"]
+__all__ = ["Linearization"]

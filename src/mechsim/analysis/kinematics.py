@@ -11,8 +11,8 @@ from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, SimulationError
+from ..results.result import Mode, Outcome, Result
 from ..simulation.run_inputs import input_sources
-from .result import Result
 
 
 def kinematics(model, t_eval, inputs=None):
@@ -62,4 +62,4 @@ def _result(cm, motion, sources, success, message):
         values.update({name: source(t) for name, source in sources.items()})
         U.append(cm.force_values(t, values or None))
     return Result(cm, times, np.array(Q), np.array(V), np.array(U).reshape(len(times), cm.n_slots),
-                  message=message, success=success, active=active)
+                  mode=Mode(active), outcome=Outcome(success, message))

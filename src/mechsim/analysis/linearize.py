@@ -15,6 +15,7 @@ steps with Richardson extrapolation, entry by entry at the step where successive
 best (the trade-off between truncation and rounding error of §4).
 """
 import json
+from collections import namedtuple
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +26,9 @@ from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, keyword
 from ..modeling.joints import PRIM_NV, PRIM_S
+from ..results.result import Result
+from ..results.state import State
 from ..simulation.options import CHECKS, is_number
-from .result import Result
-from .state import State
 
 LADDER = 6          # steps h0, h0/2, ..., h0/32 in the adaptive differences
 OFF_MANIFOLD = 1e-6  # largest constraint error (position or velocity) of a state to linearize about
@@ -100,19 +101,25 @@ def linearize(model, state=None, inputs=None, outputs=None, minimal=False, indep
     independent = _names(independent, "independent")
     chosen = None
     linearizations = []
-    for q, v, t, u, tau, values in points:
-        lin = _Linearizer(cm, q, v, t, u, tau, values, inputs, outputs, float(perturbation), adaptive)
+    for point in points:
+        lin = _Linearizer(cm, point, inputs, outputs, float(perturbation), adaptive)
         chosen = lin.partition(independent if chosen is None else chosen, keep=chosen is not None)
         linearizations.append(lin.build(minimal))
     return linearizations if isinstance(state, Result) else linearizations[0]
 
 
+OperatingPoint = namedtuple("OperatingPoint", "q v t u tau values")
+OperatingPoint.__doc__ = """A state to linearize about: q, v at t, the force values u, the generalized forces tau and
+the input values (None: a sample of a Result)."""
+
+
 def _operating_points(model, cm, state):
-    """[(q, v, t, force values u, generalized forces tau, input values or None)] to linearize about."""
+    """The OperatingPoints to linearize about."""
     if state is None:
         state = model.assemble()
     if isinstance(state, Result):
-        return [(state.q[k], state.v[k], state.t[k], state.u_force[k], state.tau[k], None) for k in range(len(state.t))]
+        return [OperatingPoint(state.q[k], state.v[k], state.t[k], state.u_force[k], state.tau[k], None)
+                for k in range(len(state.t))]
     if not isinstance(state, State):
         raise MechsimError("linearize(): state must be an ms.State (from m.assemble or m.trim), a Result or None")
     q, v = np.asarray(state.q, dtype=float), np.asarray(state.v, dtype=float)
@@ -120,7 +127,7 @@ def _operating_points(model, cm, state):
         raise MechsimError(f"linearize(): the state has {q.size} positions and {v.size} velocities; "
                            f"'{model.name}' has {cm.nq} and {cm.nv}")
     values = {**model.inputs, **(getattr(state, "inputs", None) or {})}
-    return [(q, v, state.t, cm.force_values(state.t, values).copy(), np.zeros(cm.nv), values)]
+    return [OperatingPoint(q, v, state.t, cm.force_values(state.t, values).copy(), np.zeros(cm.nv), values)]
 
 
 def tangent_names(cm):
@@ -208,8 +215,9 @@ class _Outputs:
 
 
 class _Linearizer:
-    def __init__(self, cm, q, v, t, u, tau, values, inputs, outputs, perturbation, adaptive):
-        self.cm, self.q, self.v, self.t, self.u, self.tau, self.values = cm, q, v, float(t), u, tau, values
+    def __init__(self, cm, point, inputs, outputs, perturbation, adaptive):
+        self.cm, (self.q, self.v, t, self.u, self.tau, self.values) = cm, point
+        self.t = float(t)
         self.inputs, self.outputs = inputs, outputs
         self.h0, self.adaptive = perturbation, adaptive
         self.G, self.active = np.zeros((0, cm.nv)), None

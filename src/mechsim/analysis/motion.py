@@ -5,7 +5,7 @@ import numpy as np
 
 from ..dynamics.api import inverse_dynamics, refuse_closed_loops
 from ..errors import MechsimError
-from .run_file import load_columns
+from ..results.run_file import load_columns
 from ..simulation.run_inputs import input_sources
 
 

@@ -15,8 +15,8 @@ from ..dynamics.api import constraint_values, forward_dynamics
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, keyword
+from ..results.state import State
 from ..simulation.options import is_number
-from .state import State
 
 
 FIXED = f"trim(): {keyword('fixed')}"     # what error messages call the fixed argument

@@ -4,12 +4,12 @@ g(q) - (1 - s) g(q0) = 0 (eq. 42) from s = 0 to 1 when that fails, then velociti
 least-squares correction of v0."""
 import numpy as np
 
-from ..analysis.state import State
 from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import ModelError, keyword
 from ..modeling.joints import PRIM_NQ, PRIM_S
+from ..results.state import State
 from .redundancy import RANK_TOL, Analysis, analyse
 
 TOL = 1e-12          # assembled: max |g| below this (lengths in m, angles in rad)

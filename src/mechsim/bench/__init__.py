@@ -41,7 +41,7 @@ def build_parser(parser=None):
                              "take part in the loops group only; empty for none)")
     parser.add_argument("--no-startup", action="store_true", help="skip the CLI start-up measurement")
     parser.add_argument("--groups", default=None, metavar="NAMES",
-                        help="sections to run, comma-separated (default: all; see mechsim.bench.suite.GROUPS)")
+                        help="sections to run, comma-separated (default: all; see mechsim.bench.targets.GROUPS)")
     return parser
 
 

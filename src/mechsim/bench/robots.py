@@ -9,10 +9,11 @@ import numpy as np
 
 import mechsim as ms
 
+from .targets import AGREEMENT_TOL, FD_TARGET, LOAD_TARGET_S
+from .timing import best_seconds, best_us
+
 ROBOT_FILES = Path(__file__).resolve().parent / "robot_files"
 
-LOAD_TARGET_S = 0.3                     # issue: "loading PR2 (30 DOF) under 0.3 s warm"
-FD_TARGET = 1.0                         # mechsim / pin.aba: no slower than pin.aba
 # (robot, ms.load options, free-flyer base); mimic=False keeps PR2 a tree, as Pinocchio's model is
 FD_CASES = (("pr2", {"merge_fixed": True, "mimic": False}, False), ("solo12", {}, True))
 
@@ -78,8 +79,7 @@ def free_flyer_bias(m, P, vp):
 def run(peers, repeats, min_time, seed=2):
     """{"load": best warm ms.load of PR2, "rows": one per FD_CASES robot, "notes": [...]}. Raises
     AssertionError when Pinocchio's accelerations differ from mechsim's by more than
-    suite.AGREEMENT_TOL (relative to max(1, max|a|)) — a wrong coordinate map is not timed."""
-    from .suite import AGREEMENT_TOL, best_seconds, best_us
+    AGREEMENT_TOL (relative to max(1, max|a|)) — a wrong coordinate map is not timed."""
     out = {"load": None, "rows": [], "notes": [], "tolerance": AGREEMENT_TOL, "repeats": repeats}
     pr2 = robot_path("pr2")
     times, models = best_seconds({"load": lambda: load_quiet(pr2, merge_fixed=True)}, repeats)

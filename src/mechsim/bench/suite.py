@@ -25,25 +25,19 @@ import subprocess
 import sys
 import tempfile
 import time
-import timeit
 
 import numpy as np
 
 import mechsim as ms
 
-from . import chains
+from . import chains, report
+from .targets import (AGREEMENT_TOL, FD_TARGET_LARGE, FD_TARGET_SMALL, GROUPS, INSTALL_HINT, LINEAR_EXPONENT,
+                      STARTUP_TARGET_S, WHOLE_RUN_TARGET)
+from .timing import best_seconds, best_us
 
 N_FULL = (1, 2, 5, 10, 20, 50, 100)
 N_QUICK = (1, 5, 20, 50)
-AGREEMENT_TOL = 1e-8
-FD_TARGET_SMALL, FD_TARGET_LARGE = 1.5, 1.0        # mechsim/pin for N < 5, N >= 5 (SPEC §6)
-COMPILED_LOOP_TARGET = 0.8      # one dynamics evaluation inside the compiled loop / one pin.aba from Python (SPEC §6)
-WHOLE_RUN_TARGET = 0.6          # the compiled RK4 run / the RK4 Python loop around pin.aba (issue 15)
-STARTUP_TARGET_S = 1.0          # a warm `mechsim` command (SPEC §6)
 FAR_OFFSET, FAR_TOLERANCE = (1e5, 5e4, -2.5e4), 1e-12   # the chain 100 km out: the same accelerations (SPEC §6)
-LINEAR_EXPONENT = 1.25                               # growth exponent of t(N) - t(N_min), see _linear_fit
-INSTALL_HINT = 'pip install "mechsim[bench]"'
-GROUPS = ("agreement", "forward_dynamics", "whole_run", "startup", "loops", "robots")
 
 
 ENGINES = ("pin", "mujoco", "exudyn", "drake")       # exudyn and drake: peers of the "loops" group only
@@ -71,40 +65,6 @@ class Peers:
                 self.mujoco = mujoco
             except ImportError as exc:
                 self.notes.append(f"MuJoCo not available ({exc}); its columns are skipped — {INSTALL_HINT}")
-
-
-# ------------------------------------------------------------------------------------------ timing
-def best_us(statements, repeats, min_time):
-    """µs per call of each timeit statement: ``statements`` maps a label to (stmt, globals). The
-    loop count of each is calibrated so that one repeat takes at least ``min_time`` s; the repeats
-    are interleaved across statements (so a load spike hurts all alike) and the best is kept."""
-    timers, numbers, best = {}, {}, {}
-    for label, (stmt, env) in statements.items():
-        timer = timeit.Timer(stmt, globals=env)
-        timer.timeit(3)                                                   # warm (JIT, caches)
-        number = 1
-        while True:
-            elapsed = timer.timeit(number)
-            if elapsed >= min_time:
-                break
-            number = max(number * 2, int(number * min_time / max(elapsed, 1e-9) * 1.1))
-        timers[label], numbers[label], best[label] = timer, number, elapsed / number
-    for _ in range(max(repeats - 1, 0)):
-        for label, timer in timers.items():
-            best[label] = min(best[label], timer.timeit(numbers[label]) / numbers[label])
-    return {label: value * 1e6 for label, value in best.items()}
-
-
-def best_seconds(functions, repeats):
-    """Best wall time (s) of each of ``functions`` (label -> callable) over ``repeats`` interleaved
-    rounds; returns ({label: seconds}, {label: last return value})."""
-    best, values = {k: np.inf for k in functions}, {}
-    for _ in range(repeats):
-        for label, function in functions.items():
-            start = time.perf_counter()
-            values[label] = function()
-            best[label] = min(best[label], time.perf_counter() - start)
-    return best, values
 
 
 # ------------------------------------------------------------------------------------------ 1. agreement
@@ -371,7 +331,6 @@ def run(quick=False, output="benchmarks/RESULTS.md", engines=ENGINES, startup_ch
     numbers. quick=True: fewer sizes, repeats and settings (a smoke run). ``engines``: the peers, a subset of
     ENGINES. ``groups``: the sections to run, a subset of GROUPS (default all; startup_check=False drops
     "startup"). ``loop_engines``: the peers of the "loops" group, of those in ``engines``."""
-    from . import report
     groups = tuple(GROUPS if groups is None else groups)
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:

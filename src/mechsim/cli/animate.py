@@ -42,7 +42,7 @@ def animate_command(args):
         given = [key for key in COMMAND_LINE if getattr(args, key) is not None]
         if given:
             raise MechsimError(f"--results animates a saved run: drop --{given[0].replace('_', '-')}")
-        from ..analysis.run_file import load_run      # imported here, not at start-up: it imports numba
+        from ..results.run_file import load_run      # imported here, not at start-up: it imports numba
         result = load_run(model, args.results)
     write_animation(result, args.output, args)
 

@@ -107,7 +107,7 @@ def _motion(model, args):
         raise MechsimError("--signals and --t-end do not apply to --motion: the motion file gives the times, "
                            "and every joint's .force is written")
     from ..analysis.motion import motion_forces       # imported here, not at start-up: it imports numba
-    from ..analysis.result import save_columns
+    from ..results.result import save_columns
     out = motion_forces(model, args.motion)
     t = out["t"]
     if args.output:

@@ -61,7 +61,7 @@ def _operating_point(model, args):
         if args.fixed or args.free_inputs:
             raise MechsimError("--fixed and --free-inputs choose the operating point of --trim or of the assembly, "
                                "not of a --state file")
-        from ..analysis.run_file import load_state    # imported here, not at start-up: it imports numba
+        from ..results.run_file import load_state    # imported here, not at start-up: it imports numba
         return load_state(model, args.state, args.t, input_values(model, args.values)), args.state
     if args.trim or args.free_inputs:
         return trimmed(model, args), "trim"

@@ -13,9 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..analysis.progress import Progress
 from ..errors import ModelError, SimulationError
 from ..modeling.parameters import current_value, parse_path, with_entry
+from ..simulation.progress import Progress
 from ..simulation.simulate import checked_options
 
 
@@ -99,7 +99,7 @@ def _is_start(model, path):
 
 def _assembled(model, q, v, t, analysis):
     """The State a run starts from: (q, v) brought onto the constraints unless it carries its analysis."""
-    from ..analysis.state import State
+    from ..results.state import State
     from ..assembly.assemble import assemble
     cm = model.compile()
     q, v = np.asarray(q, dtype=float), np.asarray(v, dtype=float)

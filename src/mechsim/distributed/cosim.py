@@ -37,10 +37,11 @@ from multiprocessing.connection import Client, Listener
 
 import numpy as np
 
-from ..analysis.result import CoupledResult, Result
 from ..dynamics.api import _evaluate_rows as evaluate_rows, forward_dynamics, mass_matrix
 from ..errors import ModelError, SimulationError, keyword
 from ..modeling.model import Model
+from ..results.result import CoupledResult, Outcome, Result
+from ..simulation.options import refuse_unknown
 from ..simulation.simulate import checked_options
 
 KINDS = ("point_coincident", "distance")
@@ -204,8 +205,8 @@ class Interface:
 
 
 def _arrays(result):
-    return dict(t=result.t, q=result.q, v=result.v, u_force=result.u_force, tau=result.tau, events=result.events,
-                message=result.message, success=result.success, stats=result.stats)
+    return dict(t=result.t, q=result.q, v=result.v, u_force=result.u_force, tau=result.tau,
+                outcome=Outcome(result.success, result.message, result.events, result.stats))
 
 
 # ----------------------------------------------------------------------------- the coordinator
@@ -303,9 +304,15 @@ def assembled(subsystems, plan):
             for name, model in subsystems.items()}
 
 
-def cosimulate(subsystems, couplings, method="projection", baumgarte=10.0, stiffness=None, damping=0.0, h=None,
-               t_end=None, t_eval=None, solver="RK4", exchange="stage", ordering="jacobi", workers=None,
-               assemble=True):
+CosimOptions = namedtuple("CosimOptions", "baumgarte stiffness damping exchange ordering assemble h t_end t_eval solver",
+                          defaults=(10.0, None, 0.0, "stage", "jacobi", True, None, None, None, "RK4"))
+CosimOptions.__doc__ = """cosimulate's keyword options with their defaults: the coupling's (baumgarte, stiffness, damping,
+exchange, ordering: the module docstring), whether the start is assembled onto the couplings, and the subsystems' runs
+(RUN_OPTIONS)."""
+RUN_OPTIONS = ("h", "t_end", "t_eval", "solver")       # simulate's options (simulation/options.py), checked there
+
+
+def cosimulate(subsystems, couplings, method="projection", workers=None, **options):
     """Co-simulate open-chain ``subsystems`` ({name: Model}) joined by ``couplings`` [(name, kind,
     arguments with "<subsystem>/<body>" names)], each subsystem in its own worker process (local, or
     a task on the Dask cluster of the Client ``workers``). Returns a Result whose signals are
@@ -315,33 +322,34 @@ def cosimulate(subsystems, couplings, method="projection", baumgarte=10.0, stiff
     ``damping``), ``exchange`` ("stage" | "step") and ``ordering`` ("jacobi" | "gauss-seidel", step
     exchange). ``h`` is the macro step, the subsystems' fixed step of ``solver`` (RK4 or Euler). A
     subsystem that fails or whose worker dies raises SimulationError naming it, with ``.partial``.
-    ``assemble``: start from the subsystems' q0/v0 moved onto the couplings (default), or as given."""
+    ``assemble``: start from the subsystems' q0/v0 moved onto the couplings (default), or as given.
+    The keyword ``options`` and their defaults: CosimOptions."""
+    refuse_unknown("cosimulate()", options, CosimOptions._fields)
+    settings = CosimOptions(**options)
     order = _check_subsystems(subsystems)
     plan = couplings_of(subsystems, couplings)
-    method, exchange, ordering = _check_settings(method, baumgarte, stiffness, damping, exchange, ordering)
-    if solver not in ("RK4", "Euler"):
-        raise ModelError(f"cosimulate(): solver {solver!r}: the subsystems advance in lockstep with a fixed step; "
-                         "use RK4 or Euler")
-    if assemble:
+    _check_settings(method, settings)
+    if settings.assemble:
         subsystems = assembled(subsystems, plan)
     ends = {s: [e for c in plan for e in c.ends if e.subsystem == s] for s in order}
     models = {s: worker_model(subsystems[s], ends[s]) for s in order}
-    options = dict(t_end=t_end, h=h, solver=solver, t_eval=t_eval)
+    run_options = {name: getattr(settings, name) for name in RUN_OPTIONS}
     for s in order:
         try:
-            checked_options(models[s], dict(options))
+            checked_options(models[s], dict(run_options))
         except ModelError as exc:
             raise ModelError(f"cosimulate(): {exc.template}") from None
-    coupler = Coupler(plan, order, method, float(baumgarte), stiffness, damping)
+    coupler = Coupler(plan, order, method, float(settings.baumgarte), settings.stiffness, settings.damping)
     authkey = secrets.token_bytes(32)
     host = _host(workers)
     listener = _listener(host, authkey)
     launched, connections = [], {}
     try:
-        tasks = [Task(s, models[s], tuple(ends[s]), options, exchange, listener.address, authkey) for s in order]
+        tasks = [Task(s, models[s], tuple(ends[s]), run_options, settings.exchange, listener.address, authkey)
+                 for s in order]
         launched = _launch(tasks, workers)
         connections = _accept(listener, order, connections)
-        parts, failure = _coordinate(connections, order, coupler, ordering)
+        parts, failure = _coordinate(connections, order, coupler, settings.ordering)
     finally:
         listener.close()
         for connection in connections.values():      # a worker still waiting gets EOF and ends
@@ -368,7 +376,10 @@ def _check_subsystems(subsystems):
     return list(subsystems)
 
 
-def _check_settings(method, baumgarte, stiffness, damping, exchange, ordering):
+def _check_settings(method, settings):
+    """ModelError naming the coupling setting (CosimOptions) that is out of its range."""
+    baumgarte, stiffness, damping = settings.baumgarte, settings.stiffness, settings.damping
+    exchange, ordering = settings.exchange, settings.ordering
     if method not in METHODS:
         raise ModelError(f"cosimulate(): {keyword('method')} {method!r} is not one of {', '.join(METHODS)}")
     if method == "compliance":
@@ -391,7 +402,9 @@ def _check_settings(method, baumgarte, stiffness, damping, exchange, ordering):
     if ordering == "gauss-seidel" and exchange != "step":
         raise ModelError(f"cosimulate(): {keyword('ordering')}='gauss-seidel' orders macro steps; use it with "
                          f"{keyword('exchange', to_give=True)}='step'")
-    return method, exchange, ordering
+    if settings.solver not in ("RK4", "Euler"):
+        raise ModelError(f"cosimulate(): solver {settings.solver!r}: the subsystems advance in lockstep with a fixed "
+                         "step; use RK4 or Euler")
 
 
 def _host(client):
@@ -534,8 +547,7 @@ def _result(models, order, parts, coupler, plan, failure):
         if parts.get(s) is None:
             continue
         a = parts[s]
-        results[s] = Result(models[s].compile(), a["t"], a["q"], a["v"], a["u_force"], a["tau"], events=a["events"],
-                            message=a["message"], success=a["success"], stats=a["stats"])
+        results[s] = Result(models[s].compile(), a["t"], a["q"], a["v"], a["u_force"], a["tau"], outcome=a["outcome"])
     n = min((len(r.t) for r in results.values()), default=0)
     t = next(iter(results.values())).t[:n] if results else np.zeros(0)
     coupling = {}

@@ -27,10 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.progress import Progress
 from ..errors import MechsimError, ModelError, in_python, keyword
 from ..modeling.model import Model
 from ..modeling.parameters import parse_path
+from ..simulation.options import refuse_unknown
+from ..simulation.progress import Progress
 from ..simulation.simulate import checked_options
 from .batch import prepared, run_one
 
@@ -336,8 +337,12 @@ def on_dask(client, job, runs, record):
 
 
 # --------------------------------------------------------------------------- the sweep
-def sweep(model, parameters, samples=None, seed=None, simulate_kwargs=None, metrics=None, client=None,
-          workers=None, isolation=True, output=None, trajectories=None, progress=False):
+SweepOptions = namedtuple("SweepOptions", "client workers isolation output trajectories progress",
+                          defaults=(None, None, True, None, None, False))
+SweepOptions.__doc__ = """Where a sweep runs and what it keeps, with their defaults (sweep's keyword options)."""
+
+
+def sweep(model, parameters, samples=None, seed=None, simulate_kwargs=None, metrics=None, **options):
     """Simulate ``model`` (an ms.Model, or a callable build(**values) -> Model) once per combination of
     ``parameters`` and return a pandas DataFrame, a row per run (index "run"): a column per parameter
     (vectors as "name[i]"), a column per metric, "status" ("ok" | "failed") and "error".
@@ -348,30 +353,32 @@ def sweep(model, parameters, samples=None, seed=None, simulate_kwargs=None, metr
     each entry is ms.normal / ms.uniform or a constant, drawn from run-wise streams of ``seed``.
     metrics: {column: callable(Result) or "final:|max:|min:|mean:<signal>" or "event:<name>"} or a
     list of such words (default: the final value of every coordinate). simulate_kwargs: the options
-    of m.simulate. client: a dask.distributed Client to run on its cluster; otherwise ``workers``
-    local processes (default: the machine's cores), or threads of this process with
-    ``isolation=False``. output: write the table to .csv or .parquet; trajectories: a folder for
-    each run's Result as run_<i>.npz (failed runs: what they computed). ``progress``: a bar over
-    the runs."""
+    of m.simulate. The keyword ``options`` (SweepOptions): client, a dask.distributed Client to run on
+    its cluster; otherwise ``workers`` local processes (default: the machine's cores), or threads of
+    this process with ``isolation=False``. output: write the table to .csv or .parquet; trajectories:
+    a folder for each run's Result as run_<i>.npz (failed runs: what they computed). ``progress``: a
+    bar over the runs."""
     pd = _pandas()
-    options = dict(simulate_kwargs or {})
-    if options.get("initial") is not None:
+    refuse_unknown("sweep()", options, SweepOptions._fields)
+    how = SweepOptions(**options)
+    run_options = dict(simulate_kwargs or {})
+    if run_options.get("initial") is not None:
         raise ModelError("sweep(): initial= is one state for every run; sweep joint q0/v0 parameters instead")
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise ModelError(f"sweep(): {keyword('workers')} must be a positive integer, got {workers!r}")
-    _check_output(output)
+    if how.workers is not None and (not isinstance(how.workers, int) or how.workers < 1):
+        raise ModelError(f"sweep(): {keyword('workers')} must be a positive integer, got {how.workers!r}")
+    _check_output(how.output)
     runs = run_table(parameters, samples, seed)
     first, build = _check_first_run(model, runs[0])
     try:
-        checked_options(first, dict(options))
+        checked_options(first, dict(run_options))
     except ModelError as exc:
         raise ModelError(f"sweep(): {in_python('simulate_kwargs: ')}{exc.template}") from None
-    job = Job(uuid.uuid4().hex, None if build else model, build, options, as_metrics(metrics, first),
-              None if trajectories is None else str(Path(trajectories).resolve()))
-    if trajectories is not None:
-        Path(trajectories).mkdir(parents=True, exist_ok=True)
+    job = Job(uuid.uuid4().hex, None if build else model, build, run_options, as_metrics(metrics, first),
+              None if how.trajectories is None else str(Path(how.trajectories).resolve()))
+    if how.trajectories is not None:
+        Path(how.trajectories).mkdir(parents=True, exist_ok=True)
     rows = [None] * len(runs)
-    bar = Progress(0, len(runs), progress, label="sweep", quantity="runs")
+    bar = Progress(0, len(runs), how.progress, label="sweep", quantity="runs")
     done = 0
 
     def record(index, row):
@@ -379,11 +386,11 @@ def sweep(model, parameters, samples=None, seed=None, simulate_kwargs=None, metr
         rows[index], done = row, done + 1
         bar(done)
 
-    workers = workers or os.cpu_count() or 1
+    workers = how.workers or os.cpu_count() or 1
     try:
-        if client is not None:
-            on_dask(client, job, runs, record)
-        elif isolation:
+        if how.client is not None:
+            on_dask(how.client, job, runs, record)
+        elif how.isolation:
             on_processes(job, runs, workers, record)
         else:
             on_threads(job, runs, workers, record)
@@ -394,8 +401,8 @@ def sweep(model, parameters, samples=None, seed=None, simulate_kwargs=None, metr
                          index=pd.RangeIndex(len(runs), name="run"))
     ordered = [c for c in table.columns if c not in ("status", "error")] + ["status", "error"]
     table = table[ordered]
-    if output is not None:
-        _write(table, output)
+    if how.output is not None:
+        _write(table, how.output)
     return table
 
 

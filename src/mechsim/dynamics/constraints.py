@@ -52,7 +52,7 @@ def contact_direction(kind, f, na, nb, R, p, vel, acc0):
 @njit(**JIT)
 def contact_samples(kind, f, na, nb, R, p, vel, h, c, d):
     """A contact row at every sample of a Result (R, p, vel: (N, nodes, ...)): its residual h (N), the
-    contact point c and the row's direction d (N, 3), for the contacts' signals (analysis/result.py)."""
+    contact point c and the row's direction d (N, 3), for the contacts' signals (results/result.py)."""
     for k in range(R.shape[0]):
         h[k], ck, _, dk, _ = contact_direction(kind, f, na, nb, R[k], p[k], vel[k], vel[k])
         for j in range(3):

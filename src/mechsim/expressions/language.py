@@ -110,11 +110,6 @@ class Expression:
         return len(ops) == 1 and ops[0, 0] == OPCODES["const"]
 
     @property
-    def constant_value(self):
-        """The folded value as a float when :attr:`is_constant`, else None."""
-        return float(self.program[1][0]) if self.is_constant else None
-
-    @property
     def breakpoints(self):
         """The times c where a comparison of t with a constant (t >= c, c < t, ...) switches: where the
         expression may jump, so that an integrator stops and restarts there."""

@@ -12,7 +12,7 @@ STEP_CONTROLS = ("standard", "predictive")        # the compiled loop's step-siz
 
 # imported on first use: the method names above are read without numba (the compiled loop) or scipy.integrate
 export_lazily(__name__, {
-    "Stepper": "base", "StepperFailure": "base", "CompiledStepper": "explicit", "RKState": "explicit",
+    "Stepper": "base", "CompiledStepper": "explicit", "RKState": "explicit",
     "new_state": "explicit", "rk_advance": "explicit", "rk_dense": "explicit", "rk_start": "explicit",
     "rk_step": "explicit", "Interpolant": "dense", "interpolate": "dense", "SIMULTANEOUS": "locator",
     "Watcher": "locator", "crossing": "locator", "PROBLEMS": "problem", "correct": "problem",
@@ -20,6 +20,6 @@ export_lazily(__name__, {
     "ScipyStepper": "scipy_adapter"})
 
 __all__ = ["COMPILED_METHODS", "SCIPY_METHODS", "METHODS", "STEP_CONTROLS", "TABLEAUX", "Tableau", "PROBLEMS",
-           "register_problem", "rhs", "correct", "event_values", "Stepper", "StepperFailure", "CompiledStepper",
+           "register_problem", "rhs", "correct", "event_values", "Stepper", "CompiledStepper",
            "ScipyStepper", "FixedStep", "RKState", "new_state", "rk_start", "rk_step", "rk_dense", "rk_advance",
            "Interpolant", "interpolate", "Watcher", "crossing", "SIMULTANEOUS"]

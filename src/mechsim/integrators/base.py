@@ -1,17 +1,8 @@
 """The stepper protocol: what a run driver needs from an integrator."""
 import numpy as np
 
-from ..status import describe
 from .dense import interpolate
 from .locator import CROSSED, FROM, G_OLD, TO
-
-
-class StepperFailure(RuntimeError):
-    """A stepper could not evaluate what was asked (``status``: the code of status.py)."""
-
-    def __init__(self, status, message=None):
-        super().__init__(message or describe(status))
-        self.status = status
 
 
 class Stepper:

@@ -29,10 +29,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from ..errors import StepperFailure
 from ..spatial.algebra import INLINE, JIT
 from . import STEP_CONTROLS
 from ..status import EVENT, NON_FINITE, OK, PAUSED, STEP_TOO_SMALL, UNHANDLED, describe
-from .base import Stepper, StepperFailure
+from .base import Stepper
 from .dense import RK, Interpolant, interpolate
 from .locator import CROSSED, G_OLD, Watch, instant, locate, new_watch, scan
 from .problem import correct, event_values, jump, rhs

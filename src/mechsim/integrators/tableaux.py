@@ -66,13 +66,14 @@ def _hermite(b):
     return [[float(x) for x in row] for row in P]
 
 
-def _make(c, rows, b, order, P, *, e=None, e3=None, error_order=0, extra_rows=(), fsal=False, dop853_norm=False):
+def _make(c, rows, b, order, P, *, e=None, e3=None, error_order=0, extra_rows=(), fsal=False):
+    """The Tableau of a method; with ``e3`` (DOP853's 3rd-order error weights) the error norm is DOP853's."""
     n = len(b)
     A = _lower(list(rows) + [b] + list(extra_rows), len(c))
     weights = np.zeros(n + 1)
     return Tableau(A=_frozen(A), b=_frozen(b), c=_frozen(c), e=_frozen(weights if e is None else e),
                    e3=_frozen(weights if e3 is None else e3), P=_frozen(P), order=order, error_order=error_order,
-                   n_stages=n, adaptive=e is not None, fsal=fsal, dop853_norm=dop853_norm)
+                   n_stages=n, adaptive=e is not None, fsal=fsal, dop853_norm=e3 is not None)
 
 
 # ---------------------------------------------------------------------------- Euler, RK4 (fixed step)
@@ -183,6 +184,6 @@ def _dop853_dense(b, D, S):
 
 
 DOP853 = _make(c=DOP853_C, rows=DOP853_A, b=DOP853_B, order=8, P=_dop853_dense(DOP853_B, DOP853_D, 16),
-               e=DOP853_E5, e3=DOP853_E3, error_order=7, extra_rows=DOP853_EXTRA, fsal=True, dop853_norm=True)
+               e=DOP853_E5, e3=DOP853_E3, error_order=7, extra_rows=DOP853_EXTRA, fsal=True)
 
 TABLEAUX = {"Euler": EULER, "RK4": RK4, "RK23": RK23, "RK45": RK45, "DOP853": DOP853}

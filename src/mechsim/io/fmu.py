@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..analysis.result import Result
-from ..analysis.state import State
 from ..errors import MechsimError, ModelError
+from ..results.result import Result
+from ..results.state import State
 
 SLAVE = '''"""mechsim model {model_name!r} as an FMI 2.0 co-simulation slave (written by mechsim's Model.to_fmu)."""
 import json

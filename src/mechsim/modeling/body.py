@@ -86,21 +86,6 @@ class Body(Element):
         """The geometry as Shapes (modeling/geometry.py), in the body frame."""
         return self._shapes
 
-    @property
-    def is_massless(self):
-        return self.mass == 0.0 and not np.any(self.inertia)
-
-    def spatial_inertia(self):
-        """6x6 spatial inertia about the body-frame origin, [angular; linear] (RBDA eq. 2.63)."""
-        m, c = self.mass, self.com
-        C = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
-        I = np.zeros((6, 6))
-        I[:3, :3] = self.inertia + m * C @ C.T
-        I[:3, 3:] = m * C
-        I[3:, :3] = m * C.T
-        I[3:, 3:] = m * np.eye(3)
-        return I
-
     def resolve_frame(self, spec, what):
         """(position, rotation) in body coordinates of a frame name, position or (position, rotation)."""
         if isinstance(spec, str):

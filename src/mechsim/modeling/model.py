@@ -289,7 +289,7 @@ class Model:
         return check(self)
 
     def initial_state(self):
-        from ..analysis.state import State
+        from ..results.state import State
         cm = self.compile()
         return State(cm, cm.q0.copy(), cm.v0.copy())
 

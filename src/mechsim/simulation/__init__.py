@@ -2,6 +2,6 @@
 from .._lazy import export_lazily
 
 # imported on first use: the options registry (options.py) is read without the kernels (numba) and scipy
-export_lazily(__name__, {"EventRecord": "events", "simulate": "simulate"})
+export_lazily(__name__, {"simulate": "simulate"})
 
-__all__ = ["EventRecord", "simulate"]
+__all__ = ["simulate"]

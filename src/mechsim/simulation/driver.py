@@ -27,23 +27,23 @@ from collections import namedtuple
 import numpy as np
 
 from .._jit_cache import Aside
-from ..analysis.progress import Progress
-from ..analysis.result import JoinedResult, Result
-from ..analysis.state import State
 from ..assembly.assemble import solve_positions, solve_velocities
 from ..dynamics.data import NULLSPACE
+from ..dynamics.impacts import LOG_APPROACH, LOG_IMPULSE, LOG_REBOUND, LOG_SIGNAL, LOG_T, LOG_THRESHOLD
 from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from ..errors import MechsimError, ModelError, StepError, keyword
-from ..dynamics.impacts import LOG_APPROACH, LOG_IMPULSE, LOG_REBOUND, LOG_SIGNAL, LOG_T, LOG_THRESHOLD
 from ..integrators import CompiledStepper, Watcher
 from ..modeling.events import as_events
+from ..results.result import EventRecord, JoinedResult, Mode, Outcome, Result
+from ..results.state import State
 from ..status import EVENT, OK, PAUSED
-from .events import EventRecord, compile_signals
+from .events import compile_signals
 from .formulations import penalty_table
 from .hybrid import Modes
 from .options import COMPILED_SOLVERS
 from .plant import Plant
 from .problem import events as system_signals
+from .progress import Progress
 from .run_inputs import RunInputs
 
 CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
@@ -66,8 +66,8 @@ def part_result(part, t, Y, U):
     cm = part.cm
     tau = np.empty((len(t), cm.nv))
     tau[:] = part.tau
-    return Result(cm, t, Y[:, :cm.nq], Y[:, cm.nq:], U, active=part.active, tau=tau,
-                  targets=part.targets, slide=part.slide, friction=part.friction, penalty=part.penalty)
+    return Result(cm, t, Y[:, :cm.nq], Y[:, cm.nq:], U, tau=tau,
+                  mode=Mode(part.active, part.targets, part.slide, part.friction, part.penalty))
 
 
 def compile_results_aside(part, t, y):
@@ -578,13 +578,13 @@ class Driver:
                                      np.array(self.samples_u[start:part.stop]).reshape(n, cm.n_slots)))
             parts[-1]._compiling = self.results_compiling
             start = part.stop
-        summary = dict(events=self.records, message=message, success=success, stats=self.stats(wall_time))
-        self._warn_near_singular(summary["stats"]["near_singular"])
+        outcome = Outcome(success, message, self.records, self.stats(wall_time))
+        self._warn_near_singular(outcome.stats["near_singular"])
         if len(parts) > 1:
-            res = JoinedResult(parts, **summary)
+            res = JoinedResult(parts, outcome)
         else:
             res = parts[0]
-            res.events, res.message, res.success, res.stats = summary["events"], message, success, summary["stats"]
+            res.success, res.message, res.events, res.stats = outcome
         cm = self.cm
         n_user = len(self.user_events)
         res.t_events = [np.array(t) for t in self.t_events[:n_user]]

@@ -1,12 +1,10 @@
-"""The events of a run (modeling/events.py) as the compiled loop watches them, and the records a run keeps.
+"""The events of a run (modeling/events.py) as the compiled loop watches them.
 
 Signals of joint coordinates and of body positions, velocities and angular velocities are evaluated inside
 the compiled loop; any other signal, and a callable condition, through a one-sample Result. A compiled signal
 whose rate is one too (rate_signal) is also tested at its extremum between two samples, where that rate changes
 sign.
 """
-from collections import namedtuple
-
 import numpy as np
 
 from ..dynamics.data import SIGNAL_F_COLS, SIGNAL_I_COLS
@@ -14,10 +12,6 @@ from ..dynamics.layout import PTYPE, QI, VI
 from ..dynamics.system import BODY_OMEGA, BODY_POSITION, BODY_VELOCITY, COORDINATE
 from ..errors import MechsimError
 from ..modeling.joints import PRIM_NQ, PRIM_S
-
-EventRecord = namedtuple("EventRecord", "time kind name detail")
-EventRecord.__doc__ = """One event of a run: time, kind ("user", "lock", "unlock", "impact", "contact",
-"separate", "slide", "stick", "limit", "repartition"), the name of the event or element, and a detail."""
 
 BODY_SIGNALS = {"position": BODY_POSITION, "velocity": BODY_VELOCITY, "omega": BODY_OMEGA}
 

@@ -80,9 +80,7 @@ def resolve(model, options):
     """The options of one run: the registry's defaults, then the model file's ``simulation:``
     section, then the call's own (None: not given). Unknown names and values outside the allowed
     choices or of the wrong type raise ModelError."""
-    unknown = set(options) - set(OPTIONS)
-    if unknown:
-        raise ModelError(f"simulate(): unknown option(s) {sorted(unknown)}; options are {sorted(OPTIONS)}")
+    refuse_unknown("simulate()", options, OPTIONS)
     given = {k: v for k, v in model.simulation.items() if k in OPTIONS}
     given.update({k: v for k, v in options.items() if v is not None})
     opts = {**DEFAULTS, **given}
@@ -92,6 +90,13 @@ def resolve(model, options):
         except ModelError as exc:
             raise ModelError(f"simulate(): {exc.template}") from None
     return opts
+
+
+def refuse_unknown(call, given, known):
+    """ModelError naming the keyword options ``given`` to ``call`` ("simulate()") that are not ``known``."""
+    unknown = set(given) - set(known)
+    if unknown:
+        raise ModelError(f"{call}: unknown option(s) {sorted(unknown)}; options are {sorted(known)}")
 
 
 def check_option(name, value):

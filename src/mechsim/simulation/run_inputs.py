@@ -6,9 +6,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..analysis.result import Result
-from ..errors import MechsimError, ModelError, SimulationError
+from ..errors import MechsimError, ModelError, SimulationError, StepError
 from ..modeling.forces import Source, number_returned
+from ..results.result import Result
 
 
 def input_sources(model, inputs, caller):
@@ -161,7 +161,6 @@ class RunInputs:
             bad = [name for name, value in self.values.items() if not np.isfinite(value)]
             what = f"input '{bad[0]}'" if bad else \
                 f"the value of force '{self.cm.slot_force[np.flatnonzero(~np.isfinite(u))[0]]}'"
-            from .driver import StepError
             raise StepError(f"{what} is not finite at t = {t:.6g}")
 
     def next_sample(self, t):

@@ -6,8 +6,8 @@ import time
 
 import numpy as np
 
-from ..errors import MechsimError, ModelError, SimulationError, keyword
-from .driver import Driver, StepError, compile_results_aside, first_part
+from ..errors import MechsimError, ModelError, SimulationError, StepError, keyword
+from .driver import Driver, compile_results_aside, first_part
 from .formulations import check_formulation
 from .options import FIXED_STEP_SOLVERS, is_number, resolve
 

@@ -64,7 +64,7 @@ def build_scene(res, mode="geometry", fps=30.0, traces=None, segments=SEGMENTS):
     index = {name: k for k, name in enumerate(names)}
     trace_points = [_trace(model, item) for item in traces or ()]
     times = res.t[0] + np.arange(int(np.floor((res.t[-1] - res.t[0]) * fps + 1e-9)) + 1) / fps
-    from ..analysis.resample import resample       # imported here, not at start-up: it imports numba
+    from ..results.resample import resample       # imported here, not at start-up: it imports numba
     frames = resample(res, times)
     rotations = np.stack([frames[f"{b}.rotation"] for b in names], axis=1).reshape(len(times), len(names), 3, 3)
     positions = np.stack([frames[f"{b}.position"] for b in names], axis=1).reshape(len(times), len(names), 3)

@@ -1,4 +1,7 @@
-"""ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v)."""
+"""ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v); the records
+of its events."""
+from collections import namedtuple
+
 import numpy as np
 
 from .._jit_cache import Aside, compile_aside
@@ -24,28 +27,39 @@ def save_columns(path, columns):
         raise MechsimError(f"cannot save to {path!r}: use a .csv or .npz file name")
 
 
+EventRecord = namedtuple("EventRecord", "time kind name detail")
+EventRecord.__doc__ = """One event of a run: time, kind ("user", "lock", "unlock", "impact", "contact",
+"separate", "slide", "stick", "limit", "repartition"), the name of the event or element, and a detail."""
+
+Mode = namedtuple("Mode", "active targets slide friction penalty", defaults=(None,) * 5)
+Mode.__doc__ = """The mode of the run its samples' signals are computed in: the constraint rows it kept (None: the
+model's latest analysis), the targets it set {row: (f, f', f'')} (a stuck joint's position), its sliding contacts and
+slipping load frictions (dynamics/multipliers.py: ConstraintWorkspace.slide, .friction) and the penalty formulation's
+Penalty (simulation/formulations.py) or None."""
+
+Outcome = namedtuple("Outcome", "success message events stats", defaults=(True, "", (), None))
+Outcome.__doc__ = """How a run ended: whether it did all it was asked, the message saying so, its EventRecords and its
+statistics (res.stats)."""
+
+
 class Result:
     """Samples ``t`` (N,) with states ``q`` (N, nq), ``v`` (N, nv); ``res[name]`` for any name in
     ``m.signals()``; ``res.point(body, p)``; ``to_dataframe()``, ``save(path)``."""
 
-    def __init__(self, compiled, t, q, v, u_force, tau=None, events=None, message="", success=True, active=None,
-                 stats=None, targets=None, slide=None, friction=None, penalty=None):
+    def __init__(self, compiled, t, q, v, u_force, tau=None, mode=Mode(), outcome=Outcome()):
         self._cm = compiled
-        self._penalty = penalty       # the penalty formulation's Penalty (simulation/formulations.py), or None
-        self._slide = slide           # the sliding contacts of the run's mode (ConstraintWorkspace.slide)
-        self._load_friction = friction   # and its slipping load frictions (ConstraintWorkspace.friction)
-        self.active = active          # the constraint rows the run kept (None: the model's latest analysis)
-        self._targets = dict(targets or {})    # {row: (f, f', f'')} set by the run (a stuck joint's position)
-        self.stats = dict(stats or {})
+        self.active, targets, self._slide, self._load_friction, self._penalty = mode
+        self._targets = dict(targets or {})
+        self.stats = dict(outcome.stats or {})
         self.model = compiled.model
         self.t = np.asarray(t, dtype=float)
         self.q = np.asarray(q, dtype=float).reshape(len(self.t), compiled.nq)
         self.v = np.asarray(v, dtype=float).reshape(len(self.t), compiled.nv)
         self.u_force = np.asarray(u_force, dtype=float).reshape(len(self.t), compiled.n_slots)
         self.tau = np.zeros_like(self.v) if tau is None else np.asarray(tau, dtype=float)
-        self.events = list(events or [])          # ms.EventRecord(time, kind, name, detail)
+        self.events = list(outcome.events)          # ms.EventRecord(time, kind, name, detail)
         self.t_events, self.y_events = [], []      # per event, as solve_ivp
-        self.message, self.success = message, success
+        self.message, self.success = outcome.message, outcome.success
         self._dynamics = None
         self._cut_motion = None       # the cut joints' (Q, V, A) (dynamics/cut_joints.py)
         self._cache = {}
@@ -56,7 +70,12 @@ class Result:
         """A one-sample Result of the state y = [q; v] at t with force values u_force: the signals
         at an instant (controller outputs, event conditions)."""
         nq = compiled.nq
-        return cls(compiled, [t], y[None, :nq], y[None, nq:], np.array(u_force, dtype=float)[None], active=active)
+        return cls(compiled, [t], y[None, :nq], y[None, nq:], np.array(u_force, dtype=float)[None], mode=Mode(active))
+
+    @property
+    def mode(self):
+        """The Mode of the run its signals are computed in."""
+        return Mode(self.active, self._targets, self._slide, self._load_friction, self._penalty)
 
     def __len__(self):
         return len(self.t)
@@ -358,11 +377,11 @@ class JoinedResult(Result):
     set a parameter): the Results of its stretches, one model each, joined in time. A signal a
     stretch's model does not have (the reaction of a constraint added later) is NaN there."""
 
-    def __init__(self, parts, events=None, message="", success=True, stats=None):
+    def __init__(self, parts, outcome=Outcome()):
         last = parts[-1]
         super().__init__(last._cm, np.concatenate([p.t for p in parts]), np.concatenate([p.q for p in parts]),
                          np.concatenate([p.v for p in parts]), np.concatenate([p.u_force for p in parts]),
-                         events=events, message=message, success=success, active=last.active, stats=stats)
+                         mode=Mode(last.active), outcome=outcome)
         self.parts = parts
 
     @property

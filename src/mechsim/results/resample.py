@@ -3,7 +3,7 @@ import numpy as np
 
 from ..dynamics.kernels import kinematic_map, normalize_quaternions
 from ..errors import MechsimError
-from .result import JoinedResult, Result
+from .result import JoinedResult, Outcome, Result
 
 
 def resample(res, times):
@@ -41,9 +41,8 @@ def _hermite(res, times):
     for row in q:
         normalize_quaternions(cm.quat_q, row)
     linear = lambda a: (1 - s) * a[k0] + s * a[k1]
-    return Result(cm, times, q, linear(res.v), linear(res.u_force), tau=linear(res.tau), active=res.active,
-                  message=res.message, success=res.success, targets=res._targets, slide=res._slide,
-                  friction=res._load_friction)
+    return Result(cm, times, q, linear(res.v), linear(res.u_force), tau=linear(res.tau), mode=res.mode,
+                  outcome=Outcome(res.success, res.message))
 
 
 def _rates(cm, Q, V, samples):

@@ -44,7 +44,7 @@ def _flat(name, kind, joint):
 
 
 def load_columns(path, what="the run file"):
-    """{column name: (N,) array} of a .npz or .csv file written by analysis/result.py's save_columns
+    """{column name: (N,) array} of a .npz or .csv file written by results/result.py's save_columns
     (a .csv: a header row of names); ``what`` names the file in errors."""
     path = Path(path)
     try:
