@@ -13,12 +13,6 @@ PACKAGE = Path(mechsim.__file__).parent
 # modules whose long signatures other parts of issue 44 rewrite: each must still have one (strict xfail), so that
 # the entry goes when they are done
 PENDING = {
-    "analysis/result.py": "Result.__init__: the layers part of issue 44 (Result and State below simulation)",
-    "analysis/linearize.py": "_Linearizer.__init__: the layers part of issue 44",
-    "distributed/cosim.py": "cosimulate: the layers part of issue 44",
-    "distributed/sweeps.py": "sweep: the layers part of issue 44",
-    "bench/loops.py": "Case.__init__: the layers part of issue 44",
-    "integrators/tableaux.py": "_make: the layers part of issue 44",
     "integrators/explicit.py": "the steppers' options, grouped once the event locator of issue 44 is in",
     "integrators/scipy_adapter.py": "the steppers' options, grouped once the event locator of issue 44 is in",
 }

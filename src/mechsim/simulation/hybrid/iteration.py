@@ -12,7 +12,7 @@ import numpy as np
 
 from ...dynamics.impacts import RESTING_GAP, TOUCH_SPEED
 from ...errors import SimulationError
-from ..events import EventRecord
+from ...results.result import EventRecord
 from .complementarity import complementarity
 from .contacts import contact_rows, resultant
 from .joints import TOUCH, static_levels
