@@ -10,12 +10,6 @@ import mechsim
 
 MAX_PARAMETERS = 10
 PACKAGE = Path(mechsim.__file__).parent
-# modules whose long signatures other parts of issue 44 rewrite: each must still have one (strict xfail), so that
-# the entry goes when they are done
-PENDING = {
-    "integrators/explicit.py": "the steppers' options, grouped once the event locator of issue 44 is in",
-    "integrators/scipy_adapter.py": "the steppers' options, grouped once the event locator of issue 44 is in",
-}
 
 
 def parameter_count(function):
@@ -33,16 +27,8 @@ def long_signatures(path):
             and parameter_count(node) > MAX_PARAMETERS]
 
 
-def modules():
-    params = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        name = path.relative_to(PACKAGE).as_posix()
-        marks = [pytest.mark.xfail(reason=PENDING[name], strict=True)] if name in PENDING else []
-        params.append(pytest.param(path, id=name, marks=marks))
-    return params
-
-
-@pytest.mark.parametrize("path", modules())
+@pytest.mark.parametrize("path", [pytest.param(path, id=path.relative_to(PACKAGE).as_posix())
+                                  for path in sorted(PACKAGE.rglob("*.py"))])
 def test_no_function_takes_more_than_ten_parameters(path):
     assert long_signatures(path) == []
 

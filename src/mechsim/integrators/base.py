@@ -4,6 +4,26 @@ import numpy as np
 from .dense import interpolate
 from .locator import CROSSED, FROM, G_OLD, TO
 
+# the steppers' options and their defaults; each stepper takes those of its KNOWN (as scipy's solvers, **options)
+STEPPER_OPTIONS = dict(
+    rtol=1e-3, atol=1e-6,           # tolerances of the error estimate (atol: a number or one per component)
+    max_step=np.inf, h=None,        # h: fixed steps of h (the fixed-step methods), else the first step
+    n_samples=4,                    # interior points per step where the event functions are sampled
+    n_events=0, directions=None,    # the problem's events and their directions (+1, -1, 0: both)
+    rates=None,                     # per event, the index of the event function that is its rate (-1: none)
+    jumps=False,                    # event actions run compiled where the problem's jump can
+    step_control="standard",        # a name in STEP_CONTROLS
+    correct_start=False)            # y0 is corrected by the start
+
+
+def stepper_options(stepper, given):
+    """The options of ``stepper`` (a Stepper class): ``given`` over the defaults of its KNOWN; ValueError naming
+    any option it does not know."""
+    unknown = sorted(set(given) - set(stepper.KNOWN))
+    if unknown:
+        raise ValueError(f"{stepper.__name__}: unknown option(s) {unknown}; options are {sorted(stepper.KNOWN)}")
+    return {name: given.get(name, STEPPER_OPTIONS[name]) for name in stepper.KNOWN}
+
 
 class Stepper:
     """Integrates y' = f(t, y) forward in time one accepted step at a time, correcting the state
@@ -62,6 +82,7 @@ class Stepper:
         steps (accepted), rejected (None when the solver does not tell), rhs_evaluations,
         projections (corrections of the state after a step that changed it).
     """
+    KNOWN = ()                      # the names of STEPPER_OPTIONS the stepper takes
     t_old = t = y = watch = n_samples = t_bound = message = None
     g_old = property(lambda self: self.watch.g[G_OLD])
     crossed = property(lambda self: self.watch.events[CROSSED])

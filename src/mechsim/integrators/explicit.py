@@ -33,7 +33,7 @@ from ..errors import StepperFailure
 from ..spatial.algebra import INLINE, JIT
 from . import STEP_CONTROLS
 from ..status import EVENT, NON_FINITE, OK, PAUSED, STEP_TOO_SMALL, UNHANDLED, describe
-from .base import Stepper
+from .base import Stepper, stepper_options
 from .dense import RK, Interpolant, interpolate
 from .locator import CROSSED, G_OLD, Watch, instant, locate, new_watch, scan
 from .problem import correct, event_values, jump, rhs
@@ -71,18 +71,23 @@ g, events: the event locator's arrays (locator.Watch) for the steps' scans: g[G_
     are the events', then any rates' (new_state).
 work (5, n): scratch.
 """
+Outputs = namedtuple("Outputs", "every_step t_eval T Y")
+Outputs.__doc__ = """Where rk_advance records: every_step (bool), the output times t_eval, and the arrays T (N,),
+Y (N, n) it fills (Stepper.advance)."""
+
 T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP, ERR_LAST = range(10)
 DENSE_READY, N_GRID, N_SAMPLES, STEP_CONTROL, CORRECT_START = range(5)
 COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
 
 
-def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, directions=None, n_samples=4,
-              step_control="standard", rates=None):
-    """An RKState for ``tableau`` (a Tableau or a name in TABLEAUX) holding y0; h given: fixed
-    steps of h (required when the tableau has no error estimate). rtol below 100 eps is raised
-    to it with a warning, as scipy does. ``step_control``: a name in STEP_CONTROLS. ``rates``: per event,
-    the index of the event function that is its time derivative along solutions (-1: none); the problem's
-    event functions are the n_events events' and then those rates'. Call rk_start before stepping."""
+def new_state(tableau, y0, rtol, atol, **options):
+    """An RKState for ``tableau`` (a Tableau or a name in TABLEAUX) holding y0, with the ``options`` of
+    CompiledStepper (base.py STEPPER_OPTIONS); h given: fixed steps of h (required when the tableau has no error
+    estimate). rtol below 100 eps is raised to it with a warning, as scipy does. ``rates``: per event, the index
+    of the event function that is its time derivative along solutions (-1: none); the problem's event functions
+    are the n_events events' and then those rates'. Call rk_start before stepping."""
+    opts = stepper_options(CompiledStepper, options)
+    max_step, h, n_samples, step_control = opts["max_step"], opts["h"], opts["n_samples"], opts["step_control"]
     tab = TABLEAUX[tableau] if isinstance(tableau, str) else tableau
     y = np.array(y0, dtype=float).ravel()
     n = y.size
@@ -99,7 +104,7 @@ def new_state(tableau, y0, rtol, atol, max_step=np.inf, h=None, n_events=0, dire
     atol_y[:] = atol                                      # a number or one per component
     if (atol_y < 0.0).any():
         raise ValueError("atol must be non-negative")
-    watch = new_watch(n_events, directions, rates)
+    watch = new_watch(opts["n_events"], opts["directions"], opts["rates"])
     if n_samples < 0:
         raise ValueError("n_samples must be >= 0")
     if step_control not in STEP_CONTROLS:
@@ -514,7 +519,7 @@ def rk_locate(problem, tab, st):
 
 
 @njit(**ONCE)
-def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
+def jumped(problem, tab, st, t_bound, out, n_out):
     """After a crossing in the last step: its earliest event, located (locate_step), acted on compiled by
     the problem's jump when it is the only one at that instant. The outputs past the event are dropped;
     every_step records (t, y) before and after the jump, as the driver does. The run then restarts
@@ -522,6 +527,7 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
     if the first step would pass it: a first step over a whole small bounce (its condition back below
     zero at every sample) would see no crossing. Returns (status, n_out): UNHANDLED when the driver
     must handle the crossing."""
+    every_step, t_eval, T, Y = out
     point, before, f_after = st.work[2], st.work[1], st.work[0]
     status, t_hit, k, alone = locate_step(problem, tab, st)
     if status != OK or not alone:
@@ -551,12 +557,13 @@ def jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y):
 
 
 @njit(**JIT)
-def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, T, Y, watch, jumps, start_bound):
+def rk_advance(problem, tab, st, t_bound, max_steps, out, n_out, watch, jumps, start_bound):
     """Accepted steps until st.t >= t_bound (OK), max_steps steps or T full (PAUSED: call again,
     the resumed run is bitwise the uninterrupted one), a failure, or an event (EVENT). First, unless
     start_bound is nan, the start CompiledStepper deferred: rk_start at (st.t, st.y), start_bound the run's end.
 
-    Recording after each step: every_step -> (t, y) into (T, Y)[n_out] (two entries kept free for
+    Recording after each step into ``out`` (an Outputs record (every_step, t_eval, T, Y)): every_step ->
+    (t, y) into (T, Y)[n_out] (two entries kept free for
     a jump's before and after); else the t_eval points up to t (see record; t_eval[n_out] >= st.t on
     entry, T as long as t_eval). Then, with events (``watch`` True), scan_step: on a crossing, with ``jumps``
     True, the problem's jump acts on it where it can (jumped) and the run goes on; else the step stays accepted
@@ -568,6 +575,7 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
         status = rk_start(problem, tab, st, st.scalars[T_NOW], start_bound)
         if status != OK:
             return status, n_out
+    every_step, t_eval, T, Y = out
     room = 1 if watch is None or jumps is None else 2
     for _ in range(max_steps):
         if st.scalars[T_NOW] >= t_bound:
@@ -592,7 +600,7 @@ def rk_advance(problem, tab, st, t_bound, max_steps, every_step, t_eval, n_out, 
                 continue
             if jumps is None:
                 return EVENT, n_out
-            status, n_out = jumped(problem, tab, st, t_bound, every_step, t_eval, n_out, T, Y)
+            status, n_out = jumped(problem, tab, st, t_bound, out, n_out)
             if status == UNHANDLED:
                 return EVENT, n_out
             if status != OK:
@@ -608,23 +616,26 @@ class CompiledStepper(Stepper):
     (start_status, watch, interpolant, locate): a failing start is ``start_status`` and is what advance
     returns."""
 
-    def __init__(self, problem, method, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None, n_events=0,
-                 directions=None, n_samples=4, jumps=False, step_control="standard", correct_start=False, rates=None):
-        """``jumps``: event actions run compiled where the problem's jump can (rk_advance); ``step_control``:
-        a name in STEP_CONTROLS ("standard": scipy's steps); ``correct_start``: y0 is corrected by the start
-        (rk_start; restarts are given corrected states), so that a run compiles no other entry to the correction;
-        ``rates``: per event, its rate's index among the event functions, -1: none (new_state)."""
+    KNOWN = ("rtol", "atol", "max_step", "h", "n_samples", "n_events", "directions", "rates", "jumps",
+             "step_control", "correct_start")
+
+    def __init__(self, problem, method, t0, y0, t_bound, **options):
+        """``options``: those of KNOWN (base.py STEPPER_OPTIONS). ``jumps``: event actions run compiled where the
+        problem's jump can (rk_advance); ``step_control``: "standard" takes scipy's steps; ``correct_start``: y0
+        is corrected by the start (rk_start; restarts are given corrected states), so that a run compiles no other
+        entry to the correction; ``rates``: per event, its rate's index among the event functions, -1: none."""
         if method not in TABLEAUX:
             raise ValueError(f"unknown method {method!r}; compiled methods: {', '.join(TABLEAUX)}")
         if t_bound < t0:
             raise ValueError("steppers run forward in time: t_bound must be >= t0")
+        opts = stepper_options(CompiledStepper, options)
         self.problem, self.method, self.tableau = problem, method, TABLEAUX[method]
-        self.state = new_state(self.tableau, y0, rtol, atol, max_step, h, n_events, directions, n_samples,
-                               step_control, rates)
-        self.watching, self.jumps = (True if n_events else None), (True if jumps else None)    # rk_advance
+        self.state = new_state(self.tableau, y0, **opts)
+        self.watching = True if opts["n_events"] else None                  # rk_advance
+        self.jumps = True if opts["jumps"] else None
         self.t_bound, self.message = float(t_bound), None
         self.restart(t0, self.state.y)
-        self.state.flags[CORRECT_START] = correct_start
+        self.state.flags[CORRECT_START] = opts["correct_start"]
 
     t = property(lambda self: float(self.state.scalars[T_NOW]))
     t_old = property(lambda self: float(self.state.scalars[T_OLD]))
@@ -658,8 +669,9 @@ class CompiledStepper(Stepper):
         if self._pending:
             self._pending = False
             n = self.state.y.shape[0]
-            status, _ = rk_advance(self.problem, self.tableau, self.state, self.t, 0, False, np.empty(0), 0,
-                                   np.empty(0), np.empty((0, n)), self.watching, self.jumps, self.t_bound)
+            nothing = Outputs(False, np.empty(0), np.empty(0), np.empty((0, n)))
+            status, _ = rk_advance(self.problem, self.tableau, self.state, self.t, 0, nothing, 0, self.watching,
+                                   self.jumps, self.t_bound)
             self._start_status = int(status)                   # OK: t_bound is the start, reached
             self.message = None if self._start_status == OK else describe(self._start_status)
         return self.state
@@ -669,8 +681,9 @@ class CompiledStepper(Stepper):
             return self._start_status, n_out
         t_eval = self._checked_outputs(every_step, t_eval, n_out, T)
         start_bound, self._pending = (self.t_bound if self._pending else np.nan), False
-        status, n_out = rk_advance(self.problem, self.tableau, self.state, float(t_bound), int(max_steps),
-                                   bool(every_step), t_eval, int(n_out), T, Y, self.watching, self.jumps, start_bound)
+        out = Outputs(bool(every_step), t_eval, T, Y)
+        status, n_out = rk_advance(self.problem, self.tableau, self.state, float(t_bound), int(max_steps), out,
+                                   int(n_out), self.watching, self.jumps, start_bound)
         if status not in (OK, PAUSED, EVENT):
             self.message = describe(status)
             if not np.isnan(start_bound) and not self.state.scalars[H_LAST]:

@@ -21,7 +21,7 @@ from scipy.integrate._ivp.rk import Dop853DenseOutput, RkDenseOutput, RungeKutta
 
 from ..status import EVENT, MESSAGES, NON_FINITE, OK, PAUSED, STEP_FAILED, STEP_TOO_SMALL
 from . import dense as kinds
-from .base import Stepper
+from .base import Stepper, stepper_options
 from .dense import Interpolant
 from .locator import Watcher, new_watch
 from .tableaux import TABLEAUX
@@ -105,8 +105,11 @@ class ScipyStepper(Stepper):
     exceptions raised by rhs, correct or events propagate.
     """
 
-    def __init__(self, rhs, correct, events, solver, t0, y0, t_bound, rtol=1e-3, atol=1e-6, max_step=np.inf, h=None,
-                 directions=None, n_samples=4):
+    KNOWN = ("rtol", "atol", "max_step", "h", "n_samples", "directions")
+
+    def __init__(self, rhs, correct, events, solver, t0, y0, t_bound, **options):
+        """``options``: those of KNOWN (base.py STEPPER_OPTIONS)."""
+        opts = stepper_options(ScipyStepper, options)
         if isinstance(solver, str):
             if solver not in SCIPY_SOLVERS:
                 raise ValueError(f"unknown solver {solver!r}; scipy solvers: {', '.join(SCIPY_SOLVERS)}")
@@ -117,17 +120,18 @@ class ScipyStepper(Stepper):
             raise ValueError("steppers run forward in time: t_bound must be >= t0")
         self.solver_class, self.correctable = solver, issubclass(solver, CORRECTABLE)
         if issubclass(solver, FixedStep):
-            self.options = dict(h=h)
+            self.options = dict(h=opts["h"])
         else:
-            self.options = dict(rtol=rtol, atol=atol, max_step=max_step)
-            if h is not None:
-                self.options["first_step"] = h
+            self.options = dict(rtol=opts["rtol"], atol=opts["atol"], max_step=opts["max_step"])
+            if opts["h"] is not None:
+                self.options["first_step"] = opts["h"]
         self._rhs, self._correct = rhs, correct
-        self.n_samples, self.t_bound = int(n_samples), float(t_bound)
+        self.n_samples, self.t_bound = int(opts["n_samples"]), float(t_bound)
         self.solver, self.message = None, None
         self.steps = self.projections = self._nfev = self._rejected = 0
         n_events = 0 if events is None else np.size(events(float(t0), np.array(y0, dtype=float)))
-        self.watcher = None if events is None else Watcher(correct, events, n_events, directions, None, n_samples)
+        self.watcher = None if events is None else Watcher(correct, events, n_events, opts["directions"], None,
+                                                           self.n_samples)
         self.watch = new_watch(0) if events is None else self.watcher.watch
         self.restart(t0, y0)
 
