@@ -9,7 +9,7 @@ import pytest
 
 import mechsim as ms
 from mechsim.cli.warmup import CLOSED_LOOP
-from mechsim.simulation import driver
+from mechsim.simulation import plant
 from mechsim.dynamics.system import COORDINATE
 from mechsim.simulation.events import compile_signals
 from mechsim.simulation.problem import events, system
@@ -50,8 +50,8 @@ def test_a_start_corrected_by_the_stepper_equals_the_one_python_corrects(monkeyp
     A run without events corrects it in its stepper's start; a run with an event (that never fires) in Python
     first. Both give the same first sample, on the constraints."""
     calls = []
-    python_correct = driver.system_correct
-    monkeypatch.setattr(driver, "system_correct", lambda *args: calls.append(args[1]) or python_correct(*args))
+    python_correct = plant.correct
+    monkeypatch.setattr(plant, "correct", lambda *args: calls.append(args[1]) or python_correct(*args))
     m = loop_model(2.0)
     plain = m.simulate(t_end=0.05)
     assert calls == []
@@ -74,8 +74,8 @@ def test_a_stepper_watches_events_only_where_it_has_them():
     problem = system(cm.arrays, cm.new_data(), cm.is_tree)
     assert isinstance(problem, System)
     y0 = np.concatenate([cm.q0, cm.v0])
-    assert CompiledStepper(problem, "RK45", 0.0, y0, 1.0).watch is None
-    assert CompiledStepper(problem, "RK45", 0.0, y0, 1.0, n_events=1).watch is True
+    assert CompiledStepper(problem, "RK45", 0.0, y0, 1.0).watching is None
+    assert CompiledStepper(problem, "RK45", 0.0, y0, 1.0, n_events=1).watching is True
 
 
 def test_the_results_kernel_starts_compiling_before_the_assembly(monkeypatch):

@@ -26,7 +26,7 @@ from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, keyword
 from ..modeling.joints import PRIM_NV, PRIM_S
-from ..results.result import Result
+from ..results.result import Mode, Result
 from ..results.state import State
 from ..simulation.options import CHECKS, is_number
 
@@ -222,7 +222,7 @@ class _Linearizer:
         self.h0, self.adaptive = perturbation, adaptive
         self.G, self.active = np.zeros((0, cm.nv)), None
         if cm.n_rows:
-            h, hd, self.G = constraint_values(cm, q, v, t)
+            h, hd, self.G = constraint_values(cm, self.q, self.v, t)
             error = max(np.abs(h).max(), np.abs(hd).max())
             if error > OFF_MANIFOLD:
                 raise MechsimError(f"linearize(): the state at t = {t:.6g} violates the constraints (max |g|, |G v - "
@@ -294,7 +294,7 @@ class _Linearizer:
         """Accelerations and outputs (N, nv + ny) at the perturbed states (columns of the d* arrays)."""
         cm, n = self.cm, dq.shape[1]
         res = Result(cm, np.full(n, self.t), self._moved(dq), self.v[None] + dv.T, self.u[None] + du.T,
-                     tau=self.tau[None] + dtau.T, active=self.active)
+                     tau=self.tau[None] + dtau.T, mode=Mode(self.active))
         qdd = res._node_dynamics()[0]
         if not np.all(np.isfinite(qdd)):
             raise MechsimError(f"linearize(): the dynamics cannot be evaluated near the state at t = {self.t:.6g} "

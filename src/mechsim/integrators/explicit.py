@@ -35,7 +35,8 @@ from . import STEP_CONTROLS
 from ..status import EVENT, NON_FINITE, OK, PAUSED, STEP_TOO_SMALL, UNHANDLED, describe
 from .base import Stepper, stepper_options
 from .dense import RK, Interpolant, interpolate
-from .locator import CROSSED, G_OLD, Watch, instant, locate, new_watch, scan
+from .locator import CROSSED, G_OLD, Watch, instant, new_watch
+from .locator import locate_compiled as locate, scan_compiled as scan
 from .problem import correct, event_values, jump, rhs
 from .tableaux import TABLEAUX
 

@@ -8,17 +8,18 @@ its rate, where a level reached and left between two samples lies (``bracket``).
 bracketed root by Brent's method on the corrected dense output (on the raw one where the correction moves
 the crossing out of its bracket) to a few ulps of t; roots within SIMULTANEOUS of the earliest are one instant.
 
-Each function is written once and runs two ways (numba's register_jitable). Compiled, inlined in numba's IR
-into the compiled loop (explicit.py) or an entry of it, where the problem's functions are compiled; and
-interpreted, for a Python problem: an object with the methods correct(t, y) and event_values(t, y, g), which
-problem.py's stubs call from Python. A Watcher is one: it watches event functions given from Python (a
-Python condition, values given from Python at each instant) along any stepper's steps, scipy's included,
-their dense output evaluated compiled all the same.
+Each function is written once and runs two ways (``two_ways``). Interpreted, as written, for a Python problem:
+an object with the methods correct(t, y) and event_values(t, y, g), which problem.py's stubs call from Python.
+A Watcher is one: it watches event functions given from Python (a Python condition, values given from Python at
+each instant) along any stepper's steps, scipy's included, their dense output evaluated compiled all the same.
+And compiled (COMPILED): twins of the functions that call each other's twins, inlined in numba's IR into the
+compiled loop (explicit.py) or an entry of it, where the problem's functions are compiled.
 """
 from collections import namedtuple
+from types import FunctionType
 
 import numpy as np
-from numba.extending import register_jitable
+from numba import njit
 
 from ..status import OK
 from .dense import interpolate
@@ -26,10 +27,13 @@ from .problem import correct, event_values
 
 SIMULTANEOUS = 1e-12     # event roots within this (relative to max(1, |t|)) of each other: one instant
 ROOT_ITERATIONS = 200
-# where compiled: inlined in numba's IR (as explicit.ONCE) where they call the problem's functions, else by LLVM
-# (as spatial.algebra.INLINE: numba's IR inlining of a short-circuit `and` leaves phi nodes out of scope)
-TWO_WAYS = dict(inline="always", error_model="numpy", _nrt=False)
-TWO_WAYS_SMALL = dict(forceinline=True, error_model="numpy", _nrt=False)
+# the compiled twins: inlined in numba's IR (as explicit.ONCE) where they call the problem's functions, by LLVM
+# (as spatial.algebra.INLINE) the small rules (numba's IR inlining of a short-circuit `and` leaves phi nodes out of
+# scope). IR inlining of a plain njit function types it where it is inlined; an overload's (numba's
+# register_jitable) compiles it whole first, the problem's functions included: ~60 s more for a closed loop.
+IN_IR = dict(inline="always", error_model="numpy", _nrt=False)
+BY_LLVM = dict(forceinline=True, error_model="numpy", _nrt=False)
+TWO_WAYS = {}            # name -> (the function as written, the options of its compiled twin)
 
 G_OLD, G_NEW, G_PROBE, FROM, TO, ROOT = range(6)
 DIRECTION, CROSSED, RATE = range(3)
@@ -57,8 +61,16 @@ def new_watch(n_events, directions=None, rates=None):
     return Watch(np.zeros((6, max(n_events, rates.max(initial=-1) + 1))), events)
 
 
+def two_ways(options):
+    """Decorator: the function, as written, runs interpreted; its compiled twin (COMPILED) with ``options``."""
+    def register(function):
+        TWO_WAYS[function.__name__] = function, options
+        return function
+    return register
+
+
 # ------------------------------------------------------------------------------------------ the rules
-@register_jitable(**TWO_WAYS_SMALL)
+@two_ways(BY_LLVM)
 def crossing(a, b, direction):
     """Whether event values a -> b at consecutive sample points are a crossing in ``direction``
     (> 0 rising only, < 0 falling only, 0 both): a < 0 <= b rising, a > 0 >= b falling. A pair
@@ -70,14 +82,14 @@ def crossing(a, b, direction):
     return False
 
 
-@register_jitable(**TWO_WAYS_SMALL)
+@two_ways(BY_LLVM)
 def rate(watch, i, row):
     """Event i's rate in row ``row`` of watch.g, 0 where it has none."""
     r = watch.events[RATE][i]
     return watch.g[row][r] if r >= 0 else 0.0
 
 
-@register_jitable(**TWO_WAYS)
+@two_ways(IN_IR)
 def value(problem, dense, watch, point, k, t, corrected):
     """Event function k at t on the dense output, ``corrected`` by the problem or raw (point: the state there;
     every function's value in G_PROBE). Returns (status, value)."""
@@ -90,7 +102,7 @@ def value(problem, dense, watch, point, k, t, corrected):
     return status, watch.g[G_PROBE][k]
 
 
-@register_jitable(**TWO_WAYS)
+@two_ways(IN_IR)
 def root(problem, dense, watch, point, k, a, b, fa, fb, corrected):
     """The root of event function k in [a, b] on the dense output (``corrected`` or raw, as ``value``), fa and
     fb its values at a and b, of opposite signs, by Brent's method (R. P. Brent, Algorithms for Minimization
@@ -134,7 +146,7 @@ def root(problem, dense, watch, point, k, a, b, fa, fb, corrected):
     return OK, b
 
 
-@register_jitable(**TWO_WAYS)
+@two_ways(IN_IR)
 def bracket(problem, dense, watch, point, i, a, b):
     """Whether event i crosses in the sample interval [a, b], from its values (G_OLD, G_NEW) and its rate's
     there, and the bracket of the crossing: [a, b] when the values are one (``crossing``); else, where the
@@ -159,7 +171,7 @@ def bracket(problem, dense, watch, point, i, a, b):
 
 
 # --------------------------------------------------------------------------------- scan and location
-@register_jitable(**TWO_WAYS)
+@two_ways(IN_IR)
 def scan(problem, dense, watch, point, t_from, t, y, n_samples):
     """The event functions along [t_from, t] of the step of ``dense``: at n_samples interior points t_from +
     (k / (n_samples + 1)) (t - t_from) of the raw dense output and at the corrected end (t, y), each pair of
@@ -195,7 +207,7 @@ def scan(problem, dense, watch, point, t_from, t, y, n_samples):
     return OK, fired
 
 
-@register_jitable(**TWO_WAYS)
+@two_ways(IN_IR)
 def crossing_root(problem, dense, watch, point, i):
     """Event i's root in its bracket [FROM, TO]: refined on the corrected dense output where the values at the
     bracket's ends cross there, else on the raw output where those do (the correction moved the crossing out
@@ -214,7 +226,7 @@ def crossing_root(problem, dense, watch, point, i):
     return OK, b
 
 
-@register_jitable(**TWO_WAYS)
+@two_ways(IN_IR)
 def locate(problem, dense, watch, point):
     """The roots of the events that crossed in the last scan (crossing_root), in ROOT (inf for the others).
     Returns (status, t, k, alone): the earliest root t (inf: none), its event k, and whether no other
@@ -235,6 +247,20 @@ def locate(problem, dense, watch, point):
         elif t < second:
             second = t
     return OK, first, k_first, second - first > SIMULTANEOUS * max(1.0, abs(first))
+
+
+def compiled_twins(functions):
+    """The compiled twins of ``functions`` (TWO_WAYS): copies of the functions whose globals are the module's with
+    each name bound to its twin, so that compiled twins call compiled twins, njit-compiled with their options."""
+    names = dict(globals())
+    for name, (function, options) in functions.items():
+        twin = FunctionType(function.__code__, names, name, function.__defaults__, function.__closure__)
+        names[name] = njit(**options)(twin)
+    return {name: names[name] for name in functions}
+
+
+COMPILED = compiled_twins(TWO_WAYS)
+scan_compiled, locate_compiled = COMPILED["scan"], COMPILED["locate"]    # explicit.py's
 
 
 # ----------------------------------------------------------------------------------------- from Python

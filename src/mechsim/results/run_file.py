@@ -16,7 +16,7 @@ import numpy as np
 
 from ..dynamics.kernels import normalize_quaternions
 from ..errors import MechsimError
-from .result import Result
+from .result import Outcome, Result
 from .state import State
 
 
@@ -34,7 +34,7 @@ def load_run(model, path):
     t = np.asarray(columns["t"], dtype=float)
     q, v = (np.column_stack([columns[n] for n in wanted[kind]] or [np.zeros((len(t), 0))]) for kind in ("q", "v"))
     forces = np.array([cm.force_values(ti) for ti in t]).reshape(len(t), cm.n_slots)
-    return Result(cm, t, q, v, forces, message=f"read from {path}")
+    return Result(cm, t, q, v, forces, outcome=Outcome(message=f"read from {path}"))
 
 
 def _flat(name, kind, joint):
