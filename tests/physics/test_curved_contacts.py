@@ -144,7 +144,7 @@ def test_compliant_ball_stays_in_a_bowl_at_the_hertz_depth():
     (dict(surface_shape="cylinder", surface_radius=1.0, shape="disk"), "a disk's rim touches planes only"),
     (dict(surface_shape="sphere", surface_radius=0.1, inside=True), "does not fit inside the sphere"),
     (dict(surface_shape="sphere", surface_radius=1.0, inside="yes"), "inside must be true or false"),
-    (dict(surface_shape="sphere", surface_radius=1.0, surface_velocity=1.0), "surface_velocity is for a plane"),
+    (dict(surface_shape="sphere", surface_radius=1.0, surface_velocity=1.0), "surface_velocity= is not for a sphere"),
 ])
 def test_bad_curved_surfaces_are_refused_naming_the_contact(options, message):
     model = ms.Model("m")

@@ -8,7 +8,6 @@ angles to F's locked axes (a unit vector of F stays perpendicular to one of M).
 import numpy as np
 
 from ..expressions import Expression
-from ..modeling.contacts import SURFACES
 from ..modeling.joints import plane_axes
 from . import layout as L
 
@@ -97,13 +96,13 @@ class ConstraintRows:
         target rates t . surface_velocity)."""
         cm = self.cm
         na, origin = cm.body_point_in_node(c.surface, c.origin)
-        kind, radius, direction, e = c.surface_frame()
+        code, radius, direction, e = c.surface_frame()
         axis = cm.body_direction_in_node(c.body, c.axis)
         slips = []
         for centre, labels in zip(c.points(), c.labels()):
             nb, centre = cm.body_point_in_node(c.body, centre)
             shape = dict(PA=origin, EA=cm.body_direction_in_node(c.surface, direction), PB=centre, DB=axis,
-                         C1=c.radius, SURF=SURFACES.index(kind), RS=radius)
+                         C1=c.radius, SURF=code, RS=radius)
             self._row(L.ROW_CONTACT_GAP, na, nb, ("contact", c.name, labels[0]), **shape)
             for k, label in enumerate(labels[1:]):
                 self._row(L.ROW_CONTACT_SLIP, na, nb, ("contact", c.name, label),

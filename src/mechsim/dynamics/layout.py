@@ -29,14 +29,13 @@ GRAVITY, FORCE_VALUES = 0, 3      # columns of model_f's last row
 # second direction fixed in a), the constant C0 subtracted from the residual and a coefficient C1;
 # ROW_COORD rows have no points: KA and KB are their coordinates' places within nodes a and b (a
 # translation T has three).
-# Contacts (dynamics/motion.py contact_geometry): a surface fixed in a — of kind SURF: a plane through
-# PA with normal EA, a sphere of centre PA, or a cylinder about the axis EA through PA; of signed radius
-# RS, > 0 with the shape outside it, < 0 inside (concave) — and a shape on b: a point or sphere (centre
-# PB, radius C1) or a disk (centre PB, axis DB, rim radius C1; planes only). ROW_CONTACT_GAP: the gap
+# Contacts (dynamics/motion.py contact_geometry): a surface fixed in a — of the kind whose code is SURF
+# (modeling/contacts/surfaces: a plane through PA with normal EA, a sphere of centre PA, or a cylinder about
+# the axis EA through PA); of signed radius RS, > 0 with the shape outside it, < 0 inside (concave) — and a
+# shape's point on b: centre PB, radius C1 and, for a disk, axis DB (modeling/contacts/shapes). ROW_CONTACT_GAP: the gap
 # between the shape's point nearest the surface and the surface; ROW_CONTACT_SLIP: the slip along the
 # surface's tangent TK (1 or 2: t1 = e x n / |e x n|, t2 = n x t1, e = DA fixed in a) of b's material
 # point there (velocity level only: residual 0).
-SURFACE_PLANE, SURFACE_SPHERE, SURFACE_CYLINDER = range(3)
 ROW_POINT_DIR, ROW_PERP, ROW_DISTANCE, ROW_COORD, ROW_SCREW, ROW_CONTACT_GAP, ROW_CONTACT_SLIP = range(7)
 ROW_TYPE, NODE_A, NODE_B = 0, 1, 2
 SWITCHED_ROWS = ("limit", "lock", "contact")      # owners of rows held only in some modes (simulation/hybrid)

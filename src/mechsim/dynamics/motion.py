@@ -5,8 +5,8 @@ constraints.py, kernels.py). Small steps, inlined by LLVM wherever they are used
 import numpy as np
 from numba import njit
 
-from ..spatial.algebra import INLINE
-from .layout import SURFACE_CYLINDER, SURFACE_PLANE
+from ..spatial.algebra import INLINE, PASS
+from ..modeling.contacts import SURFACE_KINDS
 
 
 @njit(**INLINE)
@@ -101,29 +101,11 @@ def contact_point(R, p, vel, acc0, na, nb, normal, shape):
 
 
 @njit(**INLINE)
-def contact_geometry(R, p, vel, acc0, na, nb, surface, shape):
-    """(gap, c, cd, n, nd) of a contact (layout.py: contacts): the gap between the shape on b and the
-    surface on a, the shape's point c nearest the surface with its rate as a geometric point, the
-    surface's normal n there (out of the surface, towards the shape) with its rate. surface = (kind,
-    surface_radius, origin, direction) fixed in a, shape = (centre, axis, radius) fixed in b (contact_point).
-    A plane: as in contact_point, gap = n . (c - o). A sphere of centre o or a cylinder about the axis s
-    through o: d the shape's centre x relative to o (its part normal to s for a cylinder), n = +-d / |d| (+
-    with the shape outside, surface_radius > 0; - inside), gap = +-(|d| - |surface_radius|) - radius,
-    c = x - r n, ndot = +-(ddot - u (u . ddot)) / |d| with u = d / |d|."""
-    kind, surface_radius, origin, direction = surface
-    centre, _, radius = shape
-    if kind == SURFACE_PLANE:
-        c, cd, n, nd = contact_point(R, p, vel, acc0, na, nb, direction, shape)
-        o, _, _ = point_motion(R, p, vel, acc0, na, origin)
-        return dot(n, add_scaled(c, o, -1.0)), c, cd, n, nd
-    o, od, _ = point_motion(R, p, vel, acc0, na, origin)
-    x, xd, _ = point_motion(R, p, vel, acc0, nb, centre)
-    d, dd = add_scaled(x, o, -1.0), add_scaled(xd, od, -1.0)
-    if kind == SURFACE_CYLINDER:              # d - (d . s) s and its rate
-        s, sd, _ = direction_motion(R, vel, acc0, na, direction)
-        ds = dot(d, s)
-        dd = add_scaled(add_scaled(dd, s, -(dot(dd, s) + dot(d, sd))), sd, -ds)
-        d = add_scaled(d, s, -ds)
+def round_surface(d, dd, x, xd, surface_radius, radius, direction):
+    """(gap, c, cd, n, nd) of a shape of centre x (rate xd) and radius ``radius`` on a round surface, d (rate
+    dd) the centre's offset from the surface's centre or axis (direction: the axis, or the sphere's
+    surface_axis): n = +-d / |d| (+ with the shape outside, surface_radius > 0; - inside), gap = +-(|d| -
+    |surface_radius|) - radius, c = x - radius n, ndot = +-(ddot - u (u . ddot)) / |d| with u = d / |d|."""
     size = np.sqrt(dot(d, d))
     sign = 1.0 if surface_radius > 0.0 else -1.0
     gap = sign * (size - abs(surface_radius)) - radius
@@ -165,3 +147,27 @@ def surface_tangent(n, nd, e, ed, second):
     if not second:
         return t, td
     return cross(n, t), add_scaled(cross(nd, t), cross(n, td), 1.0)
+
+
+def geometry_dispatch(cases, code=0):
+    """contact_geometry over the surface kinds' cases (modeling/contacts/surfaces/base.py): the case of the
+    surface's code (surface[0]) by comparisons inlined in numba's IR, the last case without one."""
+    case = cases[0]
+    if len(cases) == 1:
+        return case
+    others = geometry_dispatch(cases[1:], code + 1)
+
+    @njit(**PASS)
+    def geometry_of(R, p, vel, acc0, na, nb, surface, shape):
+        if surface[0] == code:
+            return case(R, p, vel, acc0, na, nb, surface, shape)
+        return others(R, p, vel, acc0, na, nb, surface, shape)
+    return geometry_of
+
+
+SURFACE_TOOLS = dict(contact_point=contact_point, point_motion=point_motion, direction_motion=direction_motion,
+                     dot=dot, add_scaled=add_scaled, round_surface=round_surface)
+contact_geometry = geometry_dispatch(tuple(kind.kernel(njit(**PASS), **SURFACE_TOOLS) for kind in SURFACE_KINDS))
+contact_geometry.__doc__ = """(gap, c, cd, n, nd) of a contact (layout.py: contacts) for surface = (code, signed
+radius, origin, direction) fixed in node na and shape = (centre, axis, radius) fixed in nb: the case of the
+surface's kind (modeling/contacts/surfaces/base.py)."""

@@ -7,46 +7,33 @@ or rolling) the run switches (simulation/hybrid), impacts by Newton's law with C
 ``damping``, ``exponent``: 1.5 for a sphere or disk, Hertz's) with Coulomb friction regularized over
 ``slip_tolerance`` (m/s), a force element evaluated in the compiled dynamics, no modes or events.
 
-Shapes: "point" (a point of the body), "sphere" (centre ``point``, ``radius``), "disk" (centre
-``point``, ``axis``, rim ``radius``: a wheel or a coin) and "box" (centre ``point``, edge lengths
-``size`` along the body's axes: its eight corners, each a point contact with the rows of its own,
-summed in the contact's forces). Points, axes and sizes are in the body's frame. The plane passes
-through ``origin`` with unit ``normal`` (pointing out of the surface, towards the body), both in the
-surface body's frame; its tangents (t1, t2) follow from the normal (t1 x t2 = normal).
-``surface_velocity``: the surface material's velocity relative to its body (a conveyor belt): a
-number along t1 or a 3-vector in the surface body's frame (its normal part is ignored).
-
-Curved surfaces (``surface_shape``): "sphere" (centre ``origin``, ``surface_radius``) and "cylinder"
-(axis ``surface_axis`` through ``origin``, ``surface_radius``), with the shape outside (convex: balls of
-a Newton's cradle) or, ``inside=True``, inside (concave: a ball in a bowl, a disk in a circular fence);
-the shape is a point, sphere or box there (a disk's rim touches planes only). The tangents are
-t1 = e x n / |e x n|, t2 = n x t1 with e the cylinder's axis (t1 around it, t2 along it) or, for a
-sphere, ``surface_axis`` (default z; at its two poles another fixed direction takes its place).
+The shape on the body (``shape``: shapes/, one module per kind: point, sphere, disk, box) and the surface
+(``surface_shape``: surfaces/, one module per kind: plane, sphere, cylinder) are kinds of their own, each with
+its options. Points, axes and sizes are in the body's frame, the surface's origin, normal and axis in the
+surface body's frame. ``surface_velocity``: the surface material's velocity relative to its body (a conveyor
+belt): a number along t1 or a 3-vector in the surface body's frame (its normal part is ignored).
 """
 import numpy as np
 
-from ..errors import ModelError
-from ..spatial.rotations import as_vector3
-from .element import Element
-from .forces.base import MIN_BOUNCE_SPEED, ForceRow, finite_number
-from .joints import plane_axes, unit_axis
+from ...errors import ModelError
+from ...spatial.rotations import as_vector3
+from ..element import Element
+from ..forces.base import MIN_BOUNCE_SPEED, ForceRow, finite_number
+from .shapes import SHAPE_CLASSES, SHAPE_OPTIONS
+from .surfaces import SURFACE_CLASSES, SURFACE_CODE, SURFACE_OPTIONS
 
-SHAPES = ("point", "sphere", "disk", "box")
-SURFACES = ("plane", "sphere", "cylinder")
 CONTACT_SIGNALS = ("normal_force", "friction_force", "slip_velocity", "gap", "mode")
-CONTACT_OPTIONS = ("body", "shape", "radius", "point", "axis", "size", "surface", "origin", "normal",
-                   "surface_velocity", "restitution", "static", "kinetic", "min_bounce_speed", "model", "stiffness",
-                   "damping", "exponent", "slip_tolerance", "surface_shape", "surface_radius", "surface_axis", "inside",
-                   "impact_law")
+CONTACT_OPTIONS = ("body", "shape", *SHAPE_OPTIONS, "point", "surface", "surface_shape", "origin", *SURFACE_OPTIONS,
+                   "restitution", "static", "kinetic", "min_bounce_speed", "model", "stiffness", "damping", "exponent",
+                   "slip_tolerance", "impact_law")
 RIGID_ONLY = ("restitution", "min_bounce_speed", "impact_law")
 COMPLIANT_ONLY = ("stiffness", "damping", "exponent", "slip_tolerance")
 IMPACT_LAWS = ("newton", "smith")       # simulation/hybrid/impulses.py contact_impact
-CORNERS = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
 # a compliant contact point's row of the force table (force_rows; its law: dynamics/forces.py compliant_contact):
 # a = the surface's node, b = the body's; params: Hunt-Crossley stiffness, damping and exponent, kinetic friction
 # and the slip speed that regularizes it, the surface's point and direction (in the surface's node), the shape's
 # centre and disk axis (in the body's node), its radius, the surface material's velocity (surface node), the
-# surface's kind (SURFACES) and signed radius
+# surface's kind (its code, surfaces.SURFACE_CODE) and signed radius
 K_STIFF, K_DAMP, K_EXP, K_MU, K_SLIP, K_ORIGIN, K_NORMAL, K_CENTRE, K_AXIS, K_RADIUS, K_SURFACE, K_KIND, K_SRADIUS = \
     0, 1, 2, 3, 4, 5, 8, 11, 14, 17, 18, 21, 22
 K_COLS = 23
@@ -74,8 +61,8 @@ class Contact(Element):
         if self.body == self.surface:
             raise ModelError(f"{what}: body and surface are the same body '{self.body}'")
         self.shape = opts.get("shape", "point")
-        if self.shape not in SHAPES:
-            raise ModelError(f"{what}: shape {self.shape!r} is not available; the shapes are {', '.join(SHAPES)}")
+        if self.shape not in SHAPE_CLASSES:
+            raise ModelError(f"{what}: shape {self.shape!r} is not available; the shapes are {', '.join(SHAPE_CLASSES)}")
         self.model = opts.get("model", "rigid")
         if self.model not in ("rigid", "compliant"):
             raise ModelError(f"{what}: model must be 'rigid' or 'compliant', got {self.model!r}")
@@ -83,23 +70,19 @@ class Contact(Element):
         if wrong:
             raise ModelError(f"{what}: {', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not for a "
                              f"{self.model} contact")
-        self.radius = finite_number(opts, "radius", 0.0, what)
-        if self.shape in ("sphere", "disk") and not self.radius > 0:
-            raise ModelError(f"{what}: a {self.shape} needs radius > 0")
-        if self.shape in ("point", "box") and self.radius != 0:
-            raise ModelError(f"{what}: a {self.shape} contact takes no radius (use shape='sphere' or 'disk')")
-        if "axis" in opts and self.shape != "disk" or "size" in opts and self.shape != "box":
-            raise ModelError(f"{what}: axis= is for a disk and size= for a box")
+        refuse_others(opts, SHAPE_CLASSES[self.shape], SHAPE_CLASSES, "", what)
+        self.shape_kind = SHAPE_CLASSES[self.shape](opts, what)
+        self.radius, self.axis, self.size = self.shape_kind.radius, self.shape_kind.axis, self.shape_kind.size
         self.point = as_vector3(opts.get("point", (0, 0, 0)), f"{what} point")
-        self.axis = unit_axis(opts.get("axis", (0, 0, 1)), f"{what} axis") if self.shape == "disk" else np.zeros(3)
-        self.size = as_vector3(opts.get("size", (0, 0, 0)), f"{what} size")
-        if self.shape == "box" and not np.all(self.size > 0):
-            raise ModelError(f"{what}: a box needs size= (three positive edge lengths)")
         self.origin = as_vector3(opts.get("origin", (0, 0, 0)), f"{what} origin")
-        self._surface(opts, what)
+        self.surface_shape = opts.get("surface_shape", "plane")
+        if self.surface_shape not in SURFACE_CLASSES:
+            raise ModelError(f"{what}: surface_shape {self.surface_shape!r} is not available; the surfaces are "
+                             f"{', '.join(SURFACE_CLASSES)}")
+        refuse_others(opts, SURFACE_CLASSES[self.surface_shape], SURFACE_CLASSES, " surface", what)
+        self.surface_kind = SURFACE_CLASSES[self.surface_shape](opts, self.shape_kind, what)
+        self.normal, self.tangents = self.surface_kind.normal, self.surface_kind.tangents
         velocity = opts.get("surface_velocity")
-        if velocity is not None and self.surface_shape != "plane":
-            raise ModelError(f"{what}: surface_velocity is for a plane surface")
         if velocity is None:
             velocity = np.zeros(3)
         elif np.ndim(velocity) == 0:
@@ -125,62 +108,33 @@ class Contact(Element):
         if self.model == "compliant":
             self.stiffness = finite_number(opts, "stiffness", 0.0, what)
             self.damping = finite_number(opts, "damping", 0.0, what)
-            self.exponent = finite_number(opts, "exponent", 1.5 if self.shape in ("sphere", "disk") else 1.0, what)
+            self.exponent = finite_number(opts, "exponent", 1.5 if self.shape_kind.hertz else 1.0, what)
             self.slip_tolerance = finite_number(opts, "slip_tolerance", 1e-3, what)
             if not (self.stiffness > 0 and self.damping >= 0 and self.exponent >= 1 and self.slip_tolerance > 0):
                 raise ModelError(f"{what}: a compliant contact needs stiffness > 0, damping >= 0, exponent >= 1 and "
                                  "slip_tolerance > 0")
 
-    def _surface(self, opts, what):
-        """The surface's shape, radius (signed: < 0 inside), normal (plane) or axis, and tangents."""
-        self.surface_shape = opts.get("surface_shape", "plane")
-        if self.surface_shape not in SURFACES:
-            raise ModelError(f"{what}: surface_shape {self.surface_shape!r} is not available; the surfaces are "
-                             f"{', '.join(SURFACES)}")
-        curved = self.surface_shape != "plane"
-        for option in ("surface_radius", "surface_axis", "inside") if not curved else ("normal",):
-            if option in opts:
-                raise ModelError(f"{what}: {option}= is not for a {self.surface_shape} surface")
-        self.normal = unit_axis(opts.get("normal", (0, 0, 1)), f"{what} normal")
-        self.tangents = plane_axes(self.normal)
-        self.surface_axis = unit_axis(opts.get("surface_axis", (0, 0, 1)), f"{what} surface_axis")
-        self.inside = opts.get("inside", False)
-        if not isinstance(self.inside, bool):
-            raise ModelError(f"{what}: inside must be true or false, got {self.inside!r}")
-        self.surface_radius = finite_number(opts, "surface_radius", 0.0, what)
-        if curved and not self.surface_radius > 0:
-            raise ModelError(f"{what}: a {self.surface_shape} surface needs surface_radius > 0")
-        if curved and self.shape == "disk":
-            raise ModelError(f"{what}: a disk's rim touches planes only; use shape='sphere' on a "
-                             f"{self.surface_shape}")
-        if self.inside and self.surface_radius <= self.radius:
-            raise ModelError(f"{what}: the {self.shape} (radius {self.radius:g}) does not fit inside the "
-                             f"{self.surface_shape} of radius {self.surface_radius:g}")
-
     def surface_frame(self):
-        """(kind, signed radius, direction, tangent reference e) of the surface for the kernels (layout.py
-        contacts): a plane's normal and e = t2 (so that e x n = t1); a curved surface's axis for both."""
-        if self.surface_shape == "plane":
-            return "plane", 0.0, self.normal, self.tangents[1]
-        return self.surface_shape, -self.surface_radius if self.inside else self.surface_radius, \
-            self.surface_axis, self.surface_axis
+        """(code, signed radius, direction, tangent reference e) of the surface for the kernels (layout.py
+        contacts; surfaces/base.py Surface.frame)."""
+        return (SURFACE_CODE[self.surface_shape], *self.surface_kind.frame())
 
     def points(self):
-        """The centres of the shape's contact points on the body: a box's eight corners, else ``point``."""
-        return list(self.point + CORNERS * self.size) if self.shape == "box" else [self.point]
+        """The centres of the shape's contact points on the body (a box's eight corners)."""
+        return self.shape_kind.centres(self.point)
 
     def force_rows(self, cm):
         """A compliant contact's rows of the force table, one per point (K_* above); a rigid one has none."""
         if self.model != "compliant":
             return
-        kind, radius, direction, _ = self.surface_frame()
+        code, radius, direction, _ = self.surface_frame()
         surface_node, origin = cm.body_point_in_node(self.surface, self.origin)
         for centre in self.points():
             node, centre = cm.body_point_in_node(self.body, centre)
             prm = np.zeros(K_COLS)
             prm[[K_STIFF, K_DAMP, K_EXP, K_MU, K_SLIP, K_RADIUS, K_KIND, K_SRADIUS]] = \
                 self.stiffness, self.damping, self.exponent, self.kinetic, self.slip_tolerance, self.radius, \
-                SURFACES.index(kind), radius
+                code, radius
             for column, value in ((K_ORIGIN, origin), (K_NORMAL, cm.body_direction_in_node(self.surface, direction)),
                                   (K_CENTRE, centre), (K_AXIS, cm.body_direction_in_node(self.body, self.axis)),
                                   (K_SURFACE, cm.body_direction_in_node(self.surface, self.surface_velocity))):
@@ -201,5 +155,14 @@ class Contact(Element):
 
     def labels(self):
         """The labels of the rows of each point: ("normal", "t1", "t2"), indexed for a box's corners."""
-        suffix = [f"[{k}]" for k in range(8)] if self.shape == "box" else [""]
+        n = len(self.points())
+        suffix = [f"[{k}]" for k in range(n)] if n > 1 else [""]
         return [tuple(f"{row}{k}" for row in ("normal", "t1", "t2")) for k in suffix]
+
+
+def refuse_others(opts, kind, kinds, noun, what):
+    """ModelError for an option ``opts`` gives that another of ``kinds`` takes but ``kind`` does not."""
+    for option in dict.fromkeys(o for other in kinds.values() for o in other.options):
+        if option in opts and option not in kind.options:
+            owners = " or ".join(k for k, other in kinds.items() if option in other.options)
+            raise ModelError(f"{what}: {option}= is not for a {kind.kind}{noun}; {option}= for a {owners}{noun}")
