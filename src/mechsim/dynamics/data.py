@@ -104,6 +104,8 @@ def write_rows(cm, data, active):
     """The rows of a mode into the Data: ``active``, the independent rows of its redundancy analysis (sorted), and
     the held rows, every row that always holds and the switched rows of ``active``; the penalty formulation's
     penalized rows (cw.penalized) leave both."""
+    if not cm.n_rows:
+        return
     holds = ~cm.switched
     holds[active] = True
     held = np.flatnonzero(holds)

@@ -87,7 +87,12 @@ def new_state(tableau, y0, rtol, atol, **options):
     estimate). rtol below 100 eps is raised to it with a warning, as scipy does. ``rates``: per event, the index
     of the event function that is its time derivative along solutions (-1: none); the problem's event functions
     are the n_events events' and then those rates'. Call rk_start before stepping."""
-    opts = stepper_options(CompiledStepper, options)
+    return state_of(tableau, y0, stepper_options(CompiledStepper, dict(options, rtol=rtol, atol=atol)))
+
+
+def state_of(tableau, y0, opts):
+    """new_state with all of CompiledStepper's options ``opts``, checked (stepper_options)."""
+    rtol, atol = opts["rtol"], opts["atol"]
     max_step, h, n_samples, step_control = opts["max_step"], opts["h"], opts["n_samples"], opts["step_control"]
     tab = TABLEAUX[tableau] if isinstance(tableau, str) else tableau
     y = np.array(y0, dtype=float).ravel()
@@ -631,7 +636,7 @@ class CompiledStepper(Stepper):
             raise ValueError("steppers run forward in time: t_bound must be >= t0")
         opts = stepper_options(CompiledStepper, options)
         self.problem, self.method, self.tableau = problem, method, TABLEAUX[method]
-        self.state = new_state(self.tableau, y0, **opts)
+        self.state = state_of(self.tableau, y0, opts)
         self.watching = True if opts["n_events"] else None                  # rk_advance
         self.jumps = True if opts["jumps"] else None
         self.t_bound, self.message = float(t_bound), None

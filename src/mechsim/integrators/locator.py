@@ -47,9 +47,14 @@ events (3, n_events) int64: DIRECTION per event, CROSSED (the first sample inter
     crossed, -1: none), RATE (the event function that is its time derivative along solutions, -1: none)."""
 
 
+NO_EVENTS = Watch(np.zeros((6, 0)), np.zeros((3, 0), dtype=np.int64))     # the Watch of no events (new_watch)
+
+
 def new_watch(n_events, directions=None, rates=None):
     """A Watch of n_events events: ``directions`` (> 0 rising crossings only, < 0 falling, 0 both; default 0),
     ``rates`` (per event, its rate's index among the event functions, -1: none; default none)."""
+    if n_events == 0 and (rates is None or len(rates) == 0) and (directions is None or len(directions) == 0):
+        return NO_EVENTS                                  # nothing to write in it: shared
     directions = np.zeros(n_events) if directions is None else np.ravel(directions)
     if directions.shape != (n_events,):
         raise ValueError(f"directions must have {n_events} entries")
