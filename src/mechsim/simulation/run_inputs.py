@@ -2,6 +2,7 @@
 a controller's commands) and the force values and constraint targets that only Python can
 evaluate (callables). They are written into the run's Data: by the compiled backend at the start,
 at each controller sample and after event actions; by the Python backend before every evaluation."""
+import weakref
 from contextlib import contextmanager
 
 import numpy as np
@@ -99,7 +100,7 @@ class RunInputs:
     Data (force values u, constraint targets con_t)."""
 
     def __init__(self, driver, opts):
-        self.driver = driver
+        self.driver = weakref.proxy(driver)     # the driver holds its inputs: no cycle for the garbage collector
         self.values = dict(self.cm.model.inputs)
         self.sources = input_sources(self.cm.model, opts["inputs"], "simulate()")
         self.controller = None if opts["controller"] is None else Controller(
