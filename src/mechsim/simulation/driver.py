@@ -112,9 +112,9 @@ class Driver:
         self.records = []
         self.near_singular = 0                # evaluations near a singular position of the Data replaced so far
         self.cm = cm
-        self.inputs = RunInputs(self, opts)
+        self.inputs = RunInputs(cm, opts, t0)
         self._use(cm, None if analysis is None else analysis.active, y0[:cm.nq])
-        self.backend = self._backend()
+        self.backend = self.inputs.backend = self._backend()
         self.t_events = [[] for _ in self.user_events]
         self.y_events = [[] for _ in self.user_events]
         self.fired = np.zeros(len(self.user_events), dtype=int)
@@ -146,6 +146,7 @@ class Driver:
                                 drift=opts["drift"], constraint_solver=opts["constraint_solver"],
                                 baumgarte=opts["baumgarte"], atol=float(opts["atol"]), formulation=opts["formulation"],
                                 penalty=self.penalty, sigma=opts["sigma"])
+        self.inputs.use(cm, self.data)
         self.plant = Plant(cm, self.data, self.inputs, self.solver_name)
         modes_at = [self.compiled_events.index(k) for k in range(len(self.user_events), len(self.events))]
         self.modes.use(self.plant, modes_at, self.data.active_rows())

@@ -2,7 +2,6 @@
 a controller's commands) and the force values and constraint targets that only Python can
 evaluate (callables). They are written into the run's Data: by the compiled backend at the start,
 at each controller sample and after event actions; by the Python backend before every evaluation."""
-import weakref
 from contextlib import contextmanager
 
 import numpy as np
@@ -99,12 +98,16 @@ class RunInputs:
     """Input values, their sources and the controller of one run, and the Python-given entries of its
     Data (force values u, constraint targets con_t)."""
 
-    def __init__(self, driver, opts):
-        self.driver = weakref.proxy(driver)     # the driver holds its inputs: no cycle for the garbage collector
-        self.values = dict(self.cm.model.inputs)
-        self.sources = input_sources(self.cm.model, opts["inputs"], "simulate()")
+    def __init__(self, cm, opts, t0):
+        self.cm, self.run_data, self.backend = cm, None, None     # the driver's, set by ``use`` and the driver
+        self.values = dict(cm.model.inputs)
+        self.sources = input_sources(cm.model, opts["inputs"], "simulate()")
         self.controller = None if opts["controller"] is None else Controller(
-            opts["controller"], self.cm, opts["outputs"], opts["sample_time"], driver.t0)
+            opts["controller"], cm, opts["outputs"], opts["sample_time"], t0)
+
+    def use(self, cm, data):
+        """Write into the Data ``data`` of compiled model ``cm`` from now on."""
+        self.cm, self.run_data = cm, data
 
     def python_reasons(self):
         """Why this run needs the Python backend (empty: it can run compiled)."""
@@ -125,11 +128,7 @@ class RunInputs:
     @property
     def data(self):
         """The run's DataArrays, where the values are written."""
-        return self.driver.data.arrays
-
-    @property
-    def cm(self):
-        return self.driver.cm
+        return self.run_data.arrays
 
     def _evaluate_sources(self, t):
         if not self.sources:
@@ -143,7 +142,7 @@ class RunInputs:
         self._evaluate_sources(t)
         self._write(t)
         if self.controller is not None:
-            self.values.update(self.controller.commands(t, y, self.data.u, self.driver.data.active_rows()))
+            self.values.update(self.controller.commands(t, y, self.data.u, self.run_data.active_rows()))
             self._write(t)
 
     def python_values(self, t, y, sample_controller=True):
@@ -151,7 +150,7 @@ class RunInputs:
         self._evaluate_sources(t)
         if sample_controller and self.controller is not None and self.controller.sample_time is None:
             self._write(t)
-            self.values.update(self.controller.commands(t, y, self.data.u, self.driver.data.active_rows()))
+            self.values.update(self.controller.commands(t, y, self.data.u, self.run_data.active_rows()))
         self._write(t)
 
     def _write(self, t):
@@ -173,7 +172,7 @@ class RunInputs:
     def sample(self, t, y):
         """A sampled controller's update at t."""
         self._write(t)
-        self.values.update(self.controller.commands(t, y, self.data.u, self.driver.data.active_rows()))
+        self.values.update(self.controller.commands(t, y, self.data.u, self.run_data.active_rows()))
         self._write(t)
 
     def set(self, name, value, t):
@@ -182,7 +181,7 @@ class RunInputs:
             raise MechsimError(f"set_input(): unknown input {name!r}; the model's inputs are "
                                f"{', '.join(self.values) or 'none'}")
         source = Source(value, f"input '{name}'")
-        if not source.is_constant and self.driver.backend == "compiled":
+        if not source.is_constant and self.backend == "compiled":
             raise MechsimError(f"set_input({name!r}): a value varying with time needs the Python backend "
                                "(simulate(..., backend='python'))")
         self.sources[name] = source
@@ -191,13 +190,13 @@ class RunInputs:
 
     def force_values(self, t, y):
         """The force values applied at a recorded sample (t, y)."""
-        if self.driver.backend == "python":
+        if self.backend == "python":
             self.python_values(t, y, sample_controller=False)
         return self.cm.force_values(t, self.values)
 
     def recorded_force_values(self, T, Y):
         """The force values applied at recorded samples (T[k], Y[k]), one array each (one shared array
         when nothing varies within a compiled stretch: inputs change only between stretches)."""
-        if self.driver.backend == "python" or self.cm.expression_slots:
+        if self.backend == "python" or self.cm.expression_slots:
             return [self.force_values(float(t), y) for t, y in zip(T, Y)]
         return [self.cm.force_values(0.0, self.values)] * len(T)
