@@ -5,7 +5,7 @@ constraints.py, kernels.py). Small steps, inlined by LLVM wherever they are used
 import numpy as np
 from numba import njit
 
-from ..spatial.algebra import INLINE
+from ..spatial.algebra import INLINE, PASS
 from ..modeling.contacts import SURFACE_KINDS
 
 
@@ -149,21 +149,15 @@ def surface_tangent(n, nd, e, ed, second):
     return cross(n, t), add_scaled(cross(nd, t), cross(n, td), 1.0)
 
 
-# the surface kinds' cases and their dispatch: as INLINE, not cached (closures share one name; their callers,
-# which are cached, hold their code)
-CASE = dict(INLINE, cache=False)
-
-
 def geometry_dispatch(cases, code=0):
     """contact_geometry over the surface kinds' cases (modeling/contacts/surfaces/base.py): the case of the
-    surface's code (surface[0]) by a chain of comparisons, the last case without one; each link compiled once
-    and inlined by LLVM (CASE)."""
+    surface's code (surface[0]) by comparisons inlined in numba's IR, the last case without one."""
     case = cases[0]
     if len(cases) == 1:
         return case
     others = geometry_dispatch(cases[1:], code + 1)
 
-    @njit(**CASE)
+    @njit(**PASS)
     def geometry_of(R, p, vel, acc0, na, nb, surface, shape):
         if surface[0] == code:
             return case(R, p, vel, acc0, na, nb, surface, shape)
@@ -173,7 +167,7 @@ def geometry_dispatch(cases, code=0):
 
 SURFACE_TOOLS = dict(contact_point=contact_point, point_motion=point_motion, direction_motion=direction_motion,
                      dot=dot, add_scaled=add_scaled, round_surface=round_surface)
-contact_geometry = geometry_dispatch(tuple(kind.kernel(njit(**CASE), **SURFACE_TOOLS) for kind in SURFACE_KINDS))
+contact_geometry = geometry_dispatch(tuple(kind.kernel(njit(**PASS), **SURFACE_TOOLS) for kind in SURFACE_KINDS))
 contact_geometry.__doc__ = """(gap, c, cd, n, nd) of a contact (layout.py: contacts) for surface = (code, signed
 radius, origin, direction) fixed in node na and shape = (centre, axis, radius) fixed in nb: the case of the
 surface's kind (modeling/contacts/surfaces/base.py)."""
