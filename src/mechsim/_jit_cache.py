@@ -21,7 +21,7 @@ from pathlib import Path
 
 # packages and modules whose code or constants end up compiled (a package: every module in it)
 COMPILED_SOURCES = ("spatial", "expressions", "dynamics", "integrators", "simulation/problem.py",
-                    "modeling/joints.py", "modeling/forces", "modeling/contacts")   # the kinds' kernel cases
+                    "modeling/primitives", "modeling/forces", "modeling/contacts")   # the kinds' kernel cases
 
 NOTICE = ("note: compiling mechsim's kernels for this machine, once (15-30 s for an open chain, 45-90 s "
           "for closed loops; later runs load them from {})")
@@ -35,7 +35,7 @@ def configure():
         return
     root = Path(__file__).resolve().parent
     files = [path for name in COMPILED_SOURCES
-             for path in (sorted((root / name).glob("*.py")) if (root / name).is_dir() else [root / name])]
+             for path in (sorted((root / name).rglob("*.py")) if (root / name).is_dir() else [root / name])]
     digest = hashlib.sha1(b"".join(path.read_bytes() for path in files)).hexdigest()[:16]
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     directory = base / "mechsim" / "numba" / digest

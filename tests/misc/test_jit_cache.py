@@ -24,11 +24,15 @@ def keep_numba_cache_dir(monkeypatch):
 
 
 def test_every_module_with_compiled_code_or_its_constants_is_keyed():
+    """Kernels, the kinds' kernel cases (``def kernel(inline)``, compiled by dynamics: contact surfaces, joint
+    primitives, in subpackages too) and the constants frozen into kernels."""
     compiled = {p.relative_to(SRC).as_posix() for p in compiled_modules()}
-    constants = {"dynamics/layout.py", "modeling/joints.py", "expressions/language.py"}   # constants frozen into kernels
+    cases = {p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py") if re.search(r"def kernel\(", p.read_text())}
+    constants = {"dynamics/layout.py", "modeling/primitives/__init__.py", "expressions/language.py"}
     keyed = {p.relative_to(SRC).as_posix() for name in _jit_cache.COMPILED_SOURCES
-             for p in ((SRC / name).glob("*.py") if (SRC / name).is_dir() else [SRC / name])}
-    assert compiled | constants <= keyed
+             for p in ((SRC / name).rglob("*.py") if (SRC / name).is_dir() else [SRC / name])}
+    assert {"modeling/primitives/spherical.py", "modeling/contacts/surfaces/plane.py"} <= cases
+    assert compiled | cases | constants <= keyed
 
 
 def compiled_modules():

@@ -25,7 +25,7 @@ from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, keyword
-from ..modeling.joints import PRIM_NV, PRIM_S
+from ..modeling.primitives import PRIMITIVES
 from ..results.result import Mode, Result
 from ..results.state import State
 from ..simulation.options import CHECKS, is_number
@@ -363,8 +363,8 @@ class _Linearizer:
         """|q| per velocity coordinate (R, P, H, T coordinates; 0 for rotation vectors)."""
         out = np.zeros(self.cm.nv)
         for ptype, qi, vi in self.cm.node_i[:, 1:4]:
-            if ptype != PRIM_S:
-                n = PRIM_NV[ptype]
+            if not PRIMITIVES[ptype].quaternion:
+                n = PRIMITIVES[ptype].nv
                 out[vi:vi + n] = np.abs(self.q[qi:qi + n])
         return out
 
@@ -374,7 +374,7 @@ class _Linearizer:
         nv = self.cm.nv
         Omega = np.zeros((nv, nv))
         for ptype, qi, vi in self.cm.node_i[:, 1:4]:
-            if ptype == PRIM_S:
+            if PRIMITIVES[ptype].quaternion:
                 w = self.v[vi:vi + 3]
                 Omega[vi:vi + 3, vi:vi + 3] = -np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
         return np.hstack([Omega, np.eye(nv)])

@@ -8,7 +8,7 @@ from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import ModelError, keyword
-from ..modeling.joints import PRIM_NQ, PRIM_S
+from ..modeling.primitives import PRIMITIVES
 from ..results.state import State
 from .redundancy import RANK_TOL, Analysis, analyse
 
@@ -102,8 +102,9 @@ def _velocity_of_position(cm):
     """For every q index, the v indices it moves with: its own, or a quaternion's 3 for each of its 4."""
     out = {}
     for ptype, qi, vi in cm.node_i[:, 1:4]:
-        for k in range(PRIM_NQ[ptype]):
-            out[qi + k] = list(range(vi, vi + 3)) if ptype == PRIM_S else [vi + k]
+        kind = PRIMITIVES[ptype]
+        for k in range(kind.nq):
+            out[qi + k] = list(range(vi, vi + kind.nv)) if kind.quaternion else [vi + k]
     return out
 
 

@@ -9,7 +9,7 @@ from ..expressions.language import Expression, compile_programs
 from ..modeling.contacts import CONTACT_SIGNALS
 from ..modeling.forces.joint_force import JointForce
 from ..modeling.forces.joint_friction import JointFriction
-from ..modeling.joints import PRIM_NQ, PRIM_NV, PRIM_P, PRIM_S
+from ..modeling.primitives import PRIMITIVES
 from . import layout as L
 from .layout import SWITCHED_ROWS, ModelArrays
 from .closure import ConstraintRows
@@ -72,7 +72,7 @@ class CompiledModel:
         for k, f in enumerate(self.load_frictions):
             node, _, vi = self.coordinate_slot(f)
             table[k, [F_VI, F_NODE, F_PRISMATIC, F_KINETIC, F_MU]] = \
-                vi, node, self.node_i[node, L.PTYPE] == PRIM_P, f.kinetic, f.mu_kinetic * f.radius
+                vi, node, PRIMITIVES[self.node_i[node, L.PTYPE]].slides, f.kinetic, f.mu_kinetic * f.radius
         return table
 
     def _model_arrays(self):
@@ -120,9 +120,9 @@ class CompiledModel:
                 self.node_joint.append(jname)
                 self.joint_nodes.setdefault(jname, []).append(len(node_i) - 1)
                 node_f.append(row_f)
-                if ptype == PRIM_S:
+                if PRIMITIVES[ptype].quaternion:
                     self.quat_q.append(nq)
-                nq, nv = nq + PRIM_NQ[ptype], nv + PRIM_NV[ptype]
+                nq, nv = nq + PRIMITIVES[ptype].nq, nv + PRIMITIVES[ptype].nv
                 parent = len(node_i) - 1
             # the child body hangs on the last node, whose frame is the joint's M frame
             p_c, R_c = joint.child_pose

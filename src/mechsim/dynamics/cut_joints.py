@@ -27,7 +27,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import ModelError
-from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T, plane_axes
+from ..modeling.joints import plane_axes
+from ..modeling.primitives import PRIMITIVES
 from ..spatial.algebra import INLINE, JIT, matvec3
 from ..spatial.rotations import matrix_to_quat
 from .layout import (CUT_EDGE, CUT_F_COLS, CUT_FA, CUT_I_COLS, CUT_LAMBDA, CUT_MB, CUT_NODE_A, CUT_NODE_B, CUT_PA,
@@ -222,14 +223,15 @@ class CutJointCoordinates:
     def _rows(cm, joint):
         """(cut_i row, cut_f row) of a cut joint; ModelError if its primitives are not of the shape the module
         docstring measures."""
-        types = [ptype for ptype, _, _ in joint.primitives]
-        n_trans = next((k for k, ptype in enumerate(types) if ptype not in (PRIM_P, PRIM_T)), len(types))
-        T = np.array([e for ptype, axis, _ in joint.primitives[:n_trans]
-                      for e in (np.eye(3) if ptype == PRIM_T else [axis])]).reshape(-1, 3)
-        turns = joint.primitives[n_trans:]
-        axes = np.array([axis for ptype, axis, _ in turns if ptype != PRIM_S]).reshape(-1, 3)   # the revolutes'
-        quaternion = types[n_trans:] == [PRIM_S]
-        if not (quaternion or (len(turns) <= 3 and all(ptype in (PRIM_R, PRIM_H) for ptype, _, _ in turns))) \
+        kinds = [PRIMITIVES[ptype] for ptype, _, _ in joint.primitives]
+        n_trans = next((k for k, kind in enumerate(kinds) if not kind.slides), len(kinds))
+        T = np.array([e for kind, (_, axis, _) in zip(kinds, joint.primitives[:n_trans])
+                      for e in kind.slide_axes(axis)]).reshape(-1, 3)
+        turns = kinds[n_trans:]
+        axes = np.array([axis for kind, (_, axis, _) in zip(turns, joint.primitives[n_trans:])
+                         if kind.axial]).reshape(-1, 3)                                  # the revolutes'
+        quaternion = len(turns) == 1 and turns[0].quaternion
+        if not (quaternion or (len(turns) <= 3 and all(kind.turns and kind.axial for kind in turns))) \
                 or not np.allclose(T @ T.T, np.eye(len(T)), rtol=0, atol=1e-12) \
                 or (len(turns) == 3 and max(abs(axes[1] @ axes[0]), abs(axes[1] @ axes[2])) > 1e-12):
             raise ModelError(f"joint '{joint.name}' ({joint.kind}) is cut, and mechsim measures a cut joint's "
@@ -247,7 +249,7 @@ class CutJointCoordinates:
         row_f[CUT_Q0:CUT_Q0 + joint.nq] = joint.q0
         if len(axes):
             row_f[CUT_EDGE:CUT_EDGE + 3] = plane_axes(axes[-1])[0]
-            row_f[CUT_PITCH] = turns[-1][2] if len(axes) == 1 else 0.0
+            row_f[CUT_PITCH] = joint.primitives[-1][2] if len(axes) == 1 else 0.0
         if len(axes) == 3:
             row_f[CUT_LAMBDA] = np.arctan2(axes[2] @ np.cross(axes[0], axes[1]), axes[2] @ axes[0])
         return row_i, row_f

@@ -24,9 +24,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T
-from ..spatial.algebra import (INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
-                               matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
+from ..modeling.primitives import PRIMITIVES
+from ..spatial.algebra import INLINE, JIT, PASS, body_inertia_world, crf, crm, matvec3, matvec6, transform_point
 from ..status import OK, WRONG_SIZE
 from .forces import applied_forces
 from .layout import (AXIS, COM, FORCE_VALUES, GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI,
@@ -61,12 +60,36 @@ def carve(ws):
         vel=ws[:, 19], c=ws[:, 20], pA=ws[:, 21], acc=ws[:, 22])
 
 
+def by_code(cases, code=0):
+    """One kernel ``case_of(code, args)`` over the kinds' cases: case ``code`` called with the tuple args, by
+    comparisons inlined in numba's IR (a kind's code is its index in its registry)."""
+    case = cases[0]
+    if len(cases) == 1:
+        @njit(**PASS)
+        def last(_, args):
+            return case(args)
+        return last
+    others = by_code(cases[1:], code + 1)
+
+    @njit(**PASS)
+    def case_of(kind, args):
+        if kind == code:
+            return case(args)
+        return others(kind, args)
+    return case_of
+
+
+# the joint primitives' kernel cases (modeling/primitives/base.py Case), each dispatched on a node's PTYPE
+_CASES = [kind.kernel(njit(**PASS)) for kind in PRIMITIVES]
+place, subspace, rate, advance, slide = (by_code(tuple(getattr(case, job) for case in _CASES)) for job in _CASES[0]._fields)
+NQ = np.array([kind.nq for kind in PRIMITIVES], dtype=np.int64)
+NV = np.array([kind.nv for kind in PRIMITIVES], dtype=np.int64)
+
+
 @njit(**INLINE)
 def dof(ptype):
-    """Velocity coordinates of a primitive: R, P, H one; S and T three; weld none."""
-    if ptype == PRIM_S or ptype == PRIM_T:
-        return 3
-    return 1 if ptype <= PRIM_H else 0
+    """Velocity coordinates of a primitive (R, P, H one; S and T three; weld none)."""
+    return NV[ptype]
 
 
 @njit(**INLINE)
@@ -75,8 +98,8 @@ def coordinate_counts(node_i):
     n = node_i.shape[0]
     if n == 0:
         return 0, 0
-    ptype, nd = node_i[n - 1, PTYPE], dof(node_i[n - 1, PTYPE])
-    return node_i[n - 1, QI] + (4 if ptype == PRIM_S else nd), node_i[n - 1, VI] + nd
+    ptype = node_i[n - 1, PTYPE]
+    return node_i[n - 1, QI] + NQ[ptype], node_i[n - 1, VI] + NV[ptype]
 
 
 @njit(**INLINE)
@@ -99,52 +122,12 @@ def joint_frame(node_i, node_f, R, p, RF, i):
 
 
 @njit(**INLINE)
-def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
-    """The dof(ptype) columns of S at the reference point (the kernels read no others): a screw of the
-    given pitch (0 for R) about the axis through pi (R, H), a translation along it (P), rotations
-    about the node axes through pi (S), or translations along them (T)."""
-    if ptype == PRIM_R or ptype == PRIM_H:
-        cross3(pi, axis, Si[3:6, 0])
-        for r in range(3):
-            Si[r, 0] = axis[r]
-            Si[3 + r, 0] += pitch * axis[r]
-    elif ptype == PRIM_P:
-        for r in range(3):
-            Si[r, 0] = 0.0
-            Si[3 + r, 0] = axis[r]
-    elif ptype == PRIM_S:
-        for k in range(3):
-            cross3(pi, Ri[:, k], Si[3:6, k])
-            for r in range(3):
-                Si[r, k] = Ri[r, k]
-    elif ptype == PRIM_T:
-        for k in range(3):
-            for r in range(3):
-                Si[r, k] = 0.0
-                Si[3 + r, k] = Ri[r, k]
-
-
-@njit(**INLINE)
 def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
-    """World pose (R, p) of node i's frame and its motion subspace S."""
+    """World pose (R, p) of node i's frame and its motion subspace S: its primitive's place and subspace."""
     ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
     pF, axis = joint_frame(node_i, node_f, R, p, RF, i)
-    if ptype == PRIM_R or ptype == PRIM_H:
-        axis_angle_matrix(f[AXIS:AXIS + 3], q[qi], RJ[i])
-        matmul3(RF[i], RJ[i], R[i])
-    elif ptype == PRIM_S:
-        quat_matrix(q[qi:qi + 4], RJ[i])
-        matmul3(RF[i], RJ[i], R[i])
-    else:
-        for r in range(3):
-            for k in range(3):
-                R[i, r, k] = RF[i, r, k]
-    shift = q[qi] if ptype == PRIM_P else (f[PITCH] * q[qi] if ptype == PRIM_H else 0.0)
-    for r in range(3):
-        p[i, r] = pF[r] + axis[r] * shift
-        if ptype == PRIM_T:                  # q[qi:qi + 3] along F's axes
-            p[i, r] += RF[i, r, 0] * q[qi] + RF[i, r, 1] * q[qi + 1] + RF[i, r, 2] * q[qi + 2]
-    motion_subspace(ptype, f[PITCH], axis, R[i], p[i], S[i])
+    place(ptype, (f[AXIS:AXIS + 3], f[PITCH], q, qi, RF[i], RJ[i], axis, pF, R[i], p[i]))
+    subspace(ptype, (f[PITCH], axis, R[i], p[i], S[i]))
 
 
 @njit(**INLINE)
@@ -193,15 +176,12 @@ def reference_point(node_i, node_f, q, p):
     n = node_i.shape[0]
     t0, t1, t2 = 0.0, 0.0, 0.0                       # the translations, in node 0's frame F axes
     for i in range(n):
-        ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
         if i > 0 and not (node_i[i, PARENT] == i - 1 and same_frame(node_f, i)):
             break
-        if ptype == PRIM_P:
-            t0, t1, t2 = t0 + f[AXIS] * q[qi], t1 + f[AXIS + 1] * q[qi], t2 + f[AXIS + 2] * q[qi]
-        elif ptype == PRIM_T:
-            t0, t1, t2 = t0 + q[qi], t1 + q[qi + 1], t2 + q[qi + 2]
-        else:
+        moves, d0, d1, d2 = slide(node_i[i, PTYPE], (node_f[i, AXIS:AXIS + 3], q, node_i[i, QI]))
+        if not moves:
             break
+        t0, t1, t2 = t0 + d0, t1 + d1, t2 + d2
     if n > 0:
         f = node_f[0]
         for r in range(3):
@@ -487,14 +467,9 @@ def crba(model, data, q, M):
 
 @njit(**JIT)
 def kinematic_map(node_i, q, v, qdot):
-    """qdot = H(q) v: identity for R, P, H, T; 1/2 q (x) (0, w) for quaternions."""
+    """qdot = H(q) v, each primitive's rate: identity for R, P, H, T; 1/2 q (x) (0, w) for quaternions."""
     for i in range(node_i.shape[0]):
-        ptype, qi, vi = node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
-        if ptype == PRIM_S:
-            quat_rate(q[qi:qi + 4], v[vi:vi + 3], qdot[qi:qi + 4])
-        else:
-            for k in range(dof(ptype)):
-                qdot[qi + k] = v[vi + k]
+        rate(node_i[i, PTYPE], (q, v, node_i[i, QI], node_i[i, VI], qdot))
 
 
 @njit(**JIT)

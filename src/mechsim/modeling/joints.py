@@ -1,5 +1,6 @@
-"""Joints as sequences of primitives (SPEC §2): revolute R, prismatic P, helical H (screw), spherical S,
-and the translation T along the three axes of F (a free joint's first node, one node instead of three).
+"""Joints as sequences of primitives (SPEC §2; modeling/primitives, one module per kind): revolute R, prismatic
+P, helical H (screw), spherical S, weld, and the translation T along the three axes of F (a free joint's first
+node, one node instead of three).
 
 Primitive axes are given in the joint's base frame F; each later primitive moves with the
 ones before it (so ``universal`` axes=(a1, a2): a1 on the parent side, a2 carried by a1).
@@ -9,14 +10,12 @@ from typing import Callable, NamedTuple, Optional
 import numpy as np
 
 from ..errors import ModelError
-from ..spatial.rotations import as_rotation, as_vector3, matrix_to_quat
+from ..spatial.rotations import as_vector3
 from .element import Element
+from .primitives import (CUSTOM_PRIMITIVES, PRIMITIVES, Helical, Prismatic, Revolute, Spherical, Translation,
+                         Weld)
 
-# primitive type codes shared with the compiled kernels
-PRIM_R, PRIM_P, PRIM_H, PRIM_S, PRIM_WELD, PRIM_T = 0, 1, 2, 3, 4, 5
-PRIM_NQ = {PRIM_R: 1, PRIM_P: 1, PRIM_H: 1, PRIM_S: 4, PRIM_WELD: 0, PRIM_T: 3}
-PRIM_NV = {PRIM_R: 1, PRIM_P: 1, PRIM_H: 1, PRIM_S: 3, PRIM_WELD: 0, PRIM_T: 3}
-
+R, P, H, S, WELD, T = (kind.code for kind in (Revolute, Prismatic, Helical, Spherical, Weld, Translation))
 EX, EY, EZ = np.eye(3)
 COMMON_OPTIONS = {"parent_frame", "child_frame", "q0", "v0", "cut"}
 
@@ -60,7 +59,7 @@ def _axis(what, opts):
 def _screw(what, opts):
     if "lead" not in opts:
         raise ModelError(f"{what}: a screw joint needs lead= (m per revolution)")
-    return [(PRIM_H, _axis(what, opts), float(opts["lead"]) / (2 * np.pi))]
+    return [(H, _axis(what, opts), float(opts["lead"]) / (2 * np.pi))]
 
 
 def _universal(what, opts):
@@ -70,20 +69,20 @@ def _universal(what, opts):
     a1, a2 = (unit_axis(a, f"{what} axes[{i}]") for i, a in enumerate(axes))
     if abs(a1 @ a2) > 1 - 1e-9:
         raise ModelError(f"{what}: universal axes must not be parallel")
-    return [(PRIM_R, a1, 0.0), (PRIM_R, a2, 0.0)]
+    return [(R, a1, 0.0), (R, a2, 0.0)]
 
 
 def _gimbal(what, opts):
     seq = str(opts.get("seq", "xyz"))
     if len(seq) != 3 or set(seq) - set("xyz") or seq[0] == seq[1] or seq[1] == seq[2]:
         raise ModelError(f"{what}: gimbal seq must be 3 letters of x, y, z with no two neighbours equal, got {seq!r}")
-    return [(PRIM_R, np.eye(3)["xyz".index(c)], 0.0) for c in seq]
+    return [(R, np.eye(3)["xyz".index(c)], 0.0) for c in seq]
 
 
 def _planar(what, opts):
     n = unit_axis(opts.get("normal", (0, 0, 1)), f"{what} normal")
     e1, e2 = plane_axes(n)
-    return [(PRIM_P, e1, 0.0), (PRIM_P, e2, 0.0), (PRIM_R, n, 0.0)]
+    return [(P, e1, 0.0), (P, e2, 0.0), (R, n, 0.0)]
 
 
 def _point():                      # M's origin stays on F's
@@ -105,14 +104,14 @@ def _along(axis):                  # M's axis stays F's
 
 
 JOINT_KINDS = {
-    "weld": JointKind(frozenset(), lambda what, o: [(PRIM_WELD, EZ, 0.0)],
+    "weld": JointKind(frozenset(), lambda what, o: [(WELD, EZ, 0.0)],
                       lambda p: _point() + _orientation()),
-    "revolute": JointKind(frozenset({"axis"}), lambda what, o: [(PRIM_R, _axis(what, o), 0.0)],
+    "revolute": JointKind(frozenset({"axis"}), lambda what, o: [(R, _axis(what, o), 0.0)],
                           lambda p: _point() + _along(p[0][1])),
-    "prismatic": JointKind(frozenset({"axis"}), lambda what, o: [(PRIM_P, _axis(what, o), 0.0)],
+    "prismatic": JointKind(frozenset({"axis"}), lambda what, o: [(P, _axis(what, o), 0.0)],
                            lambda p: _orientation() + _on_line(p[0][1])),
-    "cylindrical": JointKind(frozenset({"axis"}), lambda what, o: [(PRIM_P, _axis(what, o), 0.0),
-                                                                   (PRIM_R, _axis(what, o), 0.0)],
+    "cylindrical": JointKind(frozenset({"axis"}), lambda what, o: [(P, _axis(what, o), 0.0),
+                                                                   (R, _axis(what, o), 0.0)],
                              lambda p: _on_line(p[0][1]) + _along(p[0][1])),
     "screw": JointKind(frozenset({"axis", "lead"}), _screw,
                        lambda p: _on_line(p[0][1]) + _along(p[0][1]) + [("screw",)]),
@@ -121,11 +120,11 @@ JOINT_KINDS = {
     "gimbal": JointKind(frozenset({"seq"}), _gimbal, lambda p: _point()),
     "planar": JointKind(frozenset({"normal"}), _planar,
                         lambda p: _along(p[2][1]) + [("offset", p[2][1])]),
-    "spherical": JointKind(frozenset(), lambda what, o: [(PRIM_S, EZ, 0.0)], lambda p: _point()),
-    "bushing": JointKind(frozenset(), lambda what, o: [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0),
-                                                       (PRIM_R, EX, 0.0), (PRIM_R, EY, 0.0), (PRIM_R, EZ, 0.0)],
+    "spherical": JointKind(frozenset(), lambda what, o: [(S, EZ, 0.0)], lambda p: _point()),
+    "bushing": JointKind(frozenset(), lambda what, o: [(P, EX, 0.0), (P, EY, 0.0), (P, EZ, 0.0),
+                                                       (R, EX, 0.0), (R, EY, 0.0), (R, EZ, 0.0)],
                          lambda p: []),
-    "free": JointKind(frozenset(), lambda what, o: [(PRIM_T, EZ, 0.0), (PRIM_S, EZ, 0.0)], lambda p: []),
+    "free": JointKind(frozenset(), lambda what, o: [(T, EZ, 0.0), (S, EZ, 0.0)], lambda p: []),
     "custom": JointKind(frozenset({"primitives"}), lambda what, o: _custom_primitives(what, o.get("primitives")),
                         None),
 }
@@ -139,17 +138,15 @@ def _custom_primitives(what, spec):
         p = [p] if isinstance(p, str) else list(p) if isinstance(p, (list, tuple)) else []
         if not p:
             raise ModelError(f"{what}: primitive {i} must be ('R', axis), ('P', axis) or 'S', got {spec[i]!r}")
-        code = str(p[0]).upper()
-        if code == "S":
-            if len(p) != 1:
-                raise ModelError(f"{what}: primitive {i} ('S') takes no axis")
-            prims.append((PRIM_S, EZ, 0.0))
-        elif code in ("R", "P"):
-            if len(p) != 2:
-                raise ModelError(f"{what}: primitive {i} ('{code}') takes one axis, e.g. ('{code}', (0, 0, 1))")
-            prims.append((PRIM_R if code == "R" else PRIM_P, unit_axis(p[1], f"{what} primitive {i} axis"), 0.0))
-        else:
-            raise ModelError(f"{what}: primitive {i} has unknown type {p[0]!r}; use 'R', 'P' or 'S'")
+        kind = CUSTOM_PRIMITIVES.get(str(p[0]).upper())
+        if kind is None:
+            *others, last = (repr(letter) for letter in CUSTOM_PRIMITIVES)
+            raise ModelError(f"{what}: primitive {i} has unknown type {p[0]!r}; use {', '.join(others)} or {last}")
+        if kind.axial and len(p) != 2:
+            raise ModelError(f"{what}: primitive {i} ('{kind.letter}') takes one axis, e.g. ('{kind.letter}', (0, 0, 1))")
+        if not kind.axial and len(p) != 1:
+            raise ModelError(f"{what}: primitive {i} ('{kind.letter}') takes no axis")
+        prims.append((kind.code, unit_axis(p[1], f"{what} primitive {i} axis") if kind.axial else EZ, 0.0))
     return prims
 
 
@@ -173,8 +170,8 @@ class Joint(Element):
         self.options = options
         self.cut = bool(cut)
         self.primitives = JOINT_KINDS[kind].primitives(f"joint '{name}'", options)
-        self.nq = sum(PRIM_NQ[p[0]] for p in self.primitives)
-        self.nv = sum(PRIM_NV[p[0]] for p in self.primitives)
+        self.nq = sum(PRIMITIVES[p[0]].nq for p in self.primitives)
+        self.nv = sum(PRIMITIVES[p[0]].nv for p in self.primitives)
         self.q0 = self._initial_q(q0)
         self.v0 = self._vector(v0, self.nv, "v0")
 
@@ -191,13 +188,7 @@ class Joint(Element):
         parts = []
         items = self._split_q0(q0)
         for (ptype, _, _), item in zip(self.primitives, items):
-            if ptype == PRIM_S:
-                if item is None:
-                    parts.append(np.array([1.0, 0, 0, 0]))
-                else:
-                    parts.append(matrix_to_quat(as_rotation(item, f"joint '{self.name}' q0")))
-            elif ptype != PRIM_WELD:
-                parts.append(np.zeros(PRIM_NQ[ptype]) if item is None else np.array(item, dtype=float).ravel())
+            parts.append(PRIMITIVES[ptype].initial(item, f"joint '{self.name}' q0"))
         q = np.concatenate(parts) if parts else np.zeros(0)
         if not np.all(np.isfinite(q)):
             raise ModelError(f"joint '{self.name}': q0 must be finite, got {q0!r}")
@@ -220,7 +211,7 @@ class Joint(Element):
             raise ModelError(f"joint '{self.name}' ({self.kind}): q0 must have {self.nq} number(s), got {flat.size}")
         items, i = [], 0
         for ptype, _, _ in self.primitives:
-            k = PRIM_NQ[ptype]
+            k = PRIMITIVES[ptype].nq
             items.append(flat[i:i + k] if k > 1 else (flat[i] if k else None))
             i += k
         return items
@@ -242,9 +233,9 @@ def primitive_of_coordinate(joint, coordinate, what):
     translation T (spherical ones refused)."""
     k = 0
     for index, (ptype, _, _) in enumerate(joint.primitives):
-        n = PRIM_NV[ptype]
+        n = PRIMITIVES[ptype].nv
         if k <= coordinate < k + n:
-            if ptype == PRIM_S:
+            if PRIMITIVES[ptype].quaternion:
                 raise ModelError(f"{what}: coordinate {coordinate} of joint '{joint.name}' is part of a spherical "
                                  "(quaternion) primitive, which cannot be driven; use a gimbal joint instead")
             return index

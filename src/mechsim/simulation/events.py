@@ -11,7 +11,7 @@ from ..dynamics.data import SIGNAL_F_COLS, SIGNAL_I_COLS
 from ..dynamics.layout import PTYPE, QI, VI
 from ..dynamics.system import BODY_OMEGA, BODY_POSITION, BODY_VELOCITY, COORDINATE
 from ..errors import MechsimError
-from ..modeling.joints import PRIM_NQ, PRIM_S
+from ..modeling.primitives import PRIMITIVES
 
 BODY_SIGNALS = {"position": BODY_POSITION, "velocity": BODY_VELOCITY, "omega": BODY_OMEGA}
 
@@ -54,7 +54,7 @@ def rate_signal(cm, row_i, row_f):
     kind, index, component = row_i[:3]
     if kind == COORDINATE and index < cm.nq:
         for ptype, q_start, v_start in cm.node_i[:, [PTYPE, QI, VI]]:
-            if ptype != PRIM_S and q_start <= index < q_start + PRIM_NQ[ptype]:
+            if not PRIMITIVES[ptype].quaternion and q_start <= index < q_start + PRIMITIVES[ptype].nq:
                 return [COORDINATE, cm.nq + v_start + index - q_start, 0, 0], [0.0] * SIGNAL_F_COLS
     if kind == BODY_POSITION:
         return [BODY_VELOCITY, index, component, 0], [0.0, *row_f[1:]]

@@ -7,16 +7,8 @@ matplotlib state, so it is safe inside interactive sessions and in worker proces
 import numpy as np
 
 from ..errors import MechsimError
-from ..modeling.joints import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T, PRIM_WELD
+from ..modeling.primitives import PRIMITIVES
 
-ANGULAR = {"q": ["rad"], "v": ["rad/s"], "a": ["rad/s²"], "force": ["N·m"]}
-PRIMITIVE_UNITS = {        # units of a joint primitive's coordinates in the signals .q, .v, .a, .force
-    PRIM_R: ANGULAR, PRIM_H: ANGULAR,
-    PRIM_P: {"q": ["m"], "v": ["m/s"], "a": ["m/s²"], "force": ["N"]},
-    PRIM_S: {"q": [""] * 4, "v": ["rad/s"] * 3, "a": ["rad/s²"] * 3, "force": ["N·m"] * 3},   # q: a quaternion
-    PRIM_WELD: {"q": [], "v": [], "a": [], "force": []},
-    PRIM_T: {"q": ["m"] * 3, "v": ["m/s"] * 3, "a": ["m/s²"] * 3, "force": ["N"] * 3},
-}
 BODY_UNITS = {"position": ["m"] * 3, "rotation": [""] * 9, "quat": [""] * 4, "velocity": ["m/s"] * 3,
               "omega": ["rad/s"] * 3, "acceleration": ["rad/s²"] * 3 + ["m/s²"] * 3}
 WRENCH = ["N·m"] * 3 + ["N"] * 3
@@ -35,8 +27,8 @@ def load_matplotlib():
 def signal_units(model, name):
     """The unit of each component of a signal (row-major, as in saved files; "" for none)."""
     owner, _, kind = name.rpartition(".")
-    if owner in model.joints and kind in ANGULAR:
-        return [u for ptype, _, _ in model.joints[owner].primitives for u in PRIMITIVE_UNITS[ptype][kind]]
+    if owner in model.joints and kind in ("q", "v", "a", "force"):
+        return [u for ptype, _, _ in model.joints[owner].primitives for u in PRIMITIVES[ptype].units[kind]]
     if kind == "reaction" and owner in model.constraints and model.constraints[owner].kind == "gear":
         return signal_units(model, f"{model.constraints[owner].joints[0]}.force")
     if kind == "reaction":

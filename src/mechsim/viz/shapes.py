@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import MechsimError
-from ..modeling.joints import PRIM_S
+from ..modeling.primitives import PRIMITIVES
 
 BODY_MODES = ("geometry", "ellipsoid", "hull")
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
@@ -260,6 +260,6 @@ def joint_axes(model, index):
             ends.insert(0, (joint.parent, joint.parent_pose, primitives[0]))
         for body, (position, rotation), (ptype, axis, _) in ends:
             entries.append({"joint": joint.name, "body": index.get(body, -1), "point": position.tolist(),
-                            "axis": None if ptype == PRIM_S else (rotation @ axis).tolist(),
-                            "type": "RPHS"[ptype]})
+                            "axis": (rotation @ axis).tolist() if PRIMITIVES[ptype].axial else None,
+                            "type": PRIMITIVES[ptype].letter})
     return entries

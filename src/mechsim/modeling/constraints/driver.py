@@ -4,7 +4,8 @@ import numpy as np
 from ...errors import ModelError
 from ..element import Element
 from ..forces.base import Source
-from ..joints import PRIM_NQ, PRIM_NV, primitive_of_coordinate
+from ..joints import primitive_of_coordinate
+from ..primitives import PRIMITIVES
 from .motion import Motion
 
 
@@ -37,7 +38,8 @@ class Driver(Element):
         """Index in the joint's q block of the driven coordinate (a quaternion before it takes 4)."""
         i = k = 0
         for ptype, _, _ in joint.primitives:
-            if k <= self.coordinate < k + PRIM_NV[ptype]:
+            kind = PRIMITIVES[ptype]
+            if k <= self.coordinate < k + kind.nv:
                 return i + self.coordinate - k
-            i, k = i + PRIM_NQ[ptype], k + PRIM_NV[ptype]
+            i, k = i + kind.nq, k + kind.nv
         raise AssertionError

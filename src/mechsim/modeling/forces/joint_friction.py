@@ -3,7 +3,7 @@ lock row whose modes the run switches, simulation/hybrid) or regularized (a smoo
 import numpy as np
 
 from ...errors import ModelError
-from ..joints import PRIM_P, PRIM_R
+from ..primitives import PRIMITIVES
 from .base import ForceElement, ForceRow, finite_number
 
 
@@ -49,15 +49,15 @@ class JointFriction(ForceElement):
         self.mu_static, self.mu_kinetic = (finite_number({"mu": x}, "mu", 0.0, what) for x in mu)
         if not 0 <= self.mu_kinetic <= self.mu_static:
             raise ModelError(f"{what}: need 0 <= kinetic <= static friction coefficients, got mu={opts.get('mu')!r}")
-        ptype = model.joint(self.joint, what).primitives[self.primitive][0]
-        rotational = ptype == PRIM_R
+        load_friction = PRIMITIVES[model.joint(self.joint, what).primitives[self.primitive][0]].load_friction
+        rotational = load_friction == "pin"
         self.radius = self._number(opts, "radius", 0.0) if rotational else 1.0
         if "radius" in opts and not rotational:
             raise ModelError(f"{what}: radius= is the pin radius of a revolute coordinate; a prismatic guide's "
                              "friction is mu times its transverse load")
         if self.mu_static > 0 and rotational and not self.radius > 0:
             raise ModelError(f"{what}: mu= on a revolute coordinate needs the pin's radius= (> 0)")
-        if self.mu_static > 0 and not (self.exact and ptype in (PRIM_R, PRIM_P)):
+        if self.mu_static > 0 and not (self.exact and load_friction):
             raise ModelError(f"{what}: mu= (friction from the joint's load) needs model='exact' on a revolute or "
                              "prismatic coordinate")
 

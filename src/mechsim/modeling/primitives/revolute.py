@@ -1,0 +1,35 @@
+"""R: a turn by q about the axis through F's origin."""
+from .base import ANGULAR, Case, Primitive, copy_kernels, fixed_kernels
+
+
+class Revolute(Primitive):
+    letter, custom, nq, nv, units = "R", True, 1, 1, ANGULAR
+    axial = turns = True
+    load_friction = "pin"
+
+    @staticmethod
+    def kernel(inline):
+        """The cases of a screw about the axis (helical.py): a revolute's pitch is 0."""
+        from ...spatial.algebra import axis_angle_matrix, cross3, matmul3
+        _, _, _, _, no_slide = fixed_kernels(inline)
+        rate, advance = copy_kernels(inline, 1)
+
+        @inline
+        def place(args):
+            """R = RF RJ(a, q); p = pF + pitch q axis."""
+            a, pitch, q, qi, RF, RJ, axis, pF, R, p = args
+            axis_angle_matrix(a, q[qi], RJ)
+            matmul3(RF, RJ, R)
+            for r in range(3):
+                p[r] = pF[r] + axis[r] * (pitch * q[qi])
+
+        @inline
+        def subspace(args):
+            """S = (axis; p x axis + pitch axis): a screw about the axis through p (RBDA Table 4.1)."""
+            pitch, axis, R, p, S = args
+            cross3(p, axis, S[3:6, 0])
+            for r in range(3):
+                S[r, 0] = axis[r]
+                S[3 + r, 0] += pitch * axis[r]
+
+        return Case(place, subspace, rate, advance, no_slide)
