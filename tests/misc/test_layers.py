@@ -164,6 +164,6 @@ def test_the_checks_see_the_imports():
     sibling, the ``__init__`` run by importing a module of another package, and a lazy import."""
     assert "mechsim.modeling.model" in IMPORTS["mechsim.modeling"][0]
     assert "mechsim.dynamics.kernels" in IMPORTS["mechsim.dynamics.system"][0]
-    assert {"mechsim.modeling", "mechsim.modeling.joints"} <= IMPORTS["mechsim.dynamics.compiled"][0]
+    assert {"mechsim.modeling", "mechsim.modeling.primitives"} <= IMPORTS["mechsim.dynamics.compiled"][0]
     assert "mechsim.simulation.simulate" in IMPORTS["mechsim.modeling.model"][1]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -63,7 +63,7 @@ def rate_signal(cm, row_i, row_f):
 
 def condition_signal(cm, event):
     """(signal_i row, signal_f row) of ``event``'s condition when the compiled loop can watch it, else None. An
-    event of the modes has its own, which depends on the mode (simulation/hybrid/events.py ModeEvent.compiled_signal);
+    event of the modes has its own, which depends on the mode (simulation/hybrid/switched.py ModeEvent.compiled_signal);
     a user event's is its signal's, crossing its value."""
     if hasattr(event, "compiled_signal"):
         return event.compiled_signal(cm)

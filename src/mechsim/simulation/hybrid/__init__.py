@@ -4,8 +4,9 @@ mode iteration.
 
 A mode (mode.py) is the set of switched rows that hold (dynamics/closure.py: a stop side's row q - value = 0,
 a friction's lock row q - q_stuck = 0, a contact point's normal and tangent rows) and the slip direction of each
-slipping friction and sliding contact. The run driver watches, compiled, the events of the current mode
-(events.py):
+slipping friction and sliding contact. Each kind of switched element is one module holding its rows, events,
+switches and tests (switched.py: the contract; elements.py SWITCHED_KINDS: stops.py, frictions.py, contacts.py).
+The run driver watches, compiled, the events of the current mode:
 
 - a stop side, open: *hit* when q crosses the stop towards it. Newton's impact law (Glocker &
   Pfeiffer 1995; Brogliato, *Nonsmooth Mechanics*, 2016, §4.2) over every row that holds: the
@@ -18,8 +19,8 @@ slipping friction and sliding contact. The run driver watches, compiled, the eve
 - a friction, slipping in direction d (kinetic friction -d F_k as a generalized force): *stick*
   when its velocity reaches zero.
 - a friction, stuck: *unlock* when its holding force |lambda| reaches the static level F_s
-  (joints.py; records "limit" for stops, "lock"/"unlock" for friction).
-- a contact (modeling/contacts.py), open: *hit* when its gap crosses zero: Newton's law on its normal
+  (stops.py, frictions.py; records "limit" for stops, "lock"/"unlock" for friction).
+- a contact (modeling/contacts), open: *hit* when its gap crosses zero: Newton's law on its normal
   row with a sticking impulse (slip after = 0) if that lies in the static friction cone, else a
   sliding one; it closes below min_bounce_speed, else bounces. The impact is passed on through the
   contacts resting at its instant: they are free during it and strike in turn if it leaves them
@@ -43,12 +44,10 @@ from ...dynamics.data import LAGRANGE, NULLSPACE, write_rows
 from ...dynamics.impacts import new_impacts
 from ...dynamics.nullspace import VALID
 from .contacts import ContactSwitches
-from .elements import Elements
-from .events import mode_events
+from .elements import SWITCHED_KINDS, Elements, mode_events
 from .impulses import ImpactLaws
 from .iteration import consistent, settle, start
-from .joints import JointSwitches
-from .mode import Mode, analysis, write_forces
+from .mode import Mode, analysis
 
 
 class Modes:
@@ -60,7 +59,6 @@ class Modes:
         self.mode = Mode() if previous is None else previous.mode.carried(previous.elements, self.elements)
         self.laws = ImpactLaws(self.mode)
         self.contacts = ContactSwitches(self.elements, self.mode, self.laws)
-        self.joints = JointSwitches(self.mode, self.laws, self.contacts)
         self.events = mode_events(self)
         self.plant, self.signal_rows = None, []
 
@@ -79,12 +77,13 @@ class Modes:
 
     def write(self, active):
         """The mode into the run's Data, in place: its rows (``active``: its redundancy analysis; dynamics/data.py
-        write_rows), lock targets, friction forces and sliding contacts (mode.py write_forces), its events'
+        write_rows), lock targets, friction forces and sliding contacts (each kind's write), its events'
         compiled signals and the contact points' hits resolved compiled (while no switched row holds and nothing
         slips, in the Lagrange formulation); a null-space chart made on other rows is dropped."""
         cm, data = self.plant.cm, self.plant.data
         write_rows(cm, data, active)
-        write_forces(cm, self.elements, self.mode, data)
+        for kind in SWITCHED_KINDS:
+            kind.write(cm, self.elements, self.mode, data)
         free = data.formulation == LAGRANGE and not self.mode.switched()
         for event, row in zip(self.events, self.signal_rows):
             data.signal_i[row], data.signal_f[row] = event.compiled_signal(cm)

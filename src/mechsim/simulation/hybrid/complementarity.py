@@ -19,7 +19,8 @@ from ...dynamics.api import constraint_accelerations
 from ...dynamics.impacts import RESTING_GAP, TOUCH_SPEED
 from ...dynamics.kernels import rnea
 from .impulses import mass_matrix
-from .joints import TOUCH, static_levels
+from .frictions import static_levels
+from .stops import TOUCH
 
 # What takes part in the solve: contact points touching their surface and, of those, at rest; stop sides touching
 # and not moving; frictions at rest (stuck, or slipping from rest)

@@ -1,15 +1,146 @@
-"""The switches of rigid contacts (SPEC §3 ``add_contact``; simulation/hybrid/__init__.py): a point hitting its
-surface (Newton's law with a sticking or sliding impulse, simulation/hybrid/impulses.py), passing an impact on
-through the points resting at its instant (Newton's cradle), separating, sliding and sticking; and the tests the
-mode iteration makes of them. Each takes the run's Plant (simulation/plant.py) and the instant: the event action's
-handle ``sim`` (t, y, set_state, stop_at, log), or (t, y) and a ``log(kind, name, detail)``."""
+"""Rigid contacts as switched elements (SPEC §3 ``add_contact`` with model="rigid"; simulation/hybrid/__init__.py): a
+contact point's normal row (gap = 0) and its two tangent rows hold while it is closed and sticking; a point hitting
+its surface (Newton's law with a sticking or sliding impulse, impulses.py) passes the impact on through the points
+resting at its instant (Newton's cradle); closed points separate, slide and stick. A switched kind's module
+(elements.py SWITCHED_KINDS): ``rows``, ``events``, ``start``, ``change`` and ``logged``. The switches take the run's
+Plant (simulation/plant.py) and the instant: the event action's handle ``sim`` (t, y, set_state, stop_at, log), or
+(t, y) and a ``log(kind, name, detail)``."""
 import numpy as np
 
 from ...dynamics.api import constraint_values
 from ...dynamics.impacts import RESTING_GAP, TOUCH_GAP, TOUCH_SPEED
+from ...dynamics.system import CONE, GAP, MULTIPLIER, SLIP
 from ...errors import SimulationError
+from .switched import ModeEvent, Switched
 
 TOUCH_ACCELERATION = 1e-6            # an open point at rest presses into the surface faster than this (m/s^2)
+
+
+class ContactRows(Switched):
+    """The rows of one point of a contact (dynamics/closure.py: a box has eight): its gap row, its slip
+    rows t1 and t1 + 1; ``key`` names the point (the contact's name, with a box corner's index)."""
+
+    def __init__(self, cm, contact, labels):
+        self.contact, self.name, self.labels = contact, contact.name, labels
+        self.key = contact.name + labels[0][len("normal"):]
+        self.row = cm.rows.owner.index(("contact", contact.name, labels[0]))
+        self.t1 = self.row + 1
+        self.tangents = [self.t1, self.t1 + 1]
+        self.rows = [self.row] + self.tangents
+
+    def labelled_rows(self):
+        return list(zip(self.rows, self.labels))
+
+    def impact_row(self, role, free):
+        """Its row of Impacts.table (dynamics/impacts.py) for its event of ``role``: its hit resolved compiled
+        while ``free`` (every switched row open, nothing slipping, the Lagrange formulation), else none."""
+        if free and role == "hit":
+            return [self.contact.restitution, self.contact.min_bounce_speed, self.contact.static, 1.0]
+        return [0.0] * 4
+
+
+ELEMENTS = "contacts"
+
+
+def rows(cm):
+    """The points of the rigid contacts of compiled model cm."""
+    return [ContactRows(cm, c, labels) for c in cm.model.contacts.values() if c.model == "rigid"
+            for labels in c.labels()]
+
+
+def events(modes, elements):
+    """Each point's hit, separate and stick, and each contact's slide."""
+    return [e for c in elements.contacts for e in point_events(modes, c)] + \
+        [slide_event(modes, points) for points in elements.groups.values()]
+
+
+def point_events(modes, c):
+    """A contact point's hit (open), separate (closed: its normal force falls through zero; the mode iteration
+    decides) and stick (sliding: its slip falls through zero)."""
+    mode, contacts = modes.mode, modes.contacts
+    # hit: the gap falls a few ulps below where it opened (a projected gap may be off 0 by the
+    # projection's tolerance: a threshold at 0 could start on the wrong side and miss the return)
+    hit = lambda: None if c.row in mode.closed else ([GAP, c.row, 0, 0], [mode.touch.get(c.key, TOUCH_GAP),
+                                                                          0.0, 0.0, 0.0])
+    separate = lambda: ([MULTIPLIER, c.row, 0, 0], [0.0, 1.0, 0.0, 0.0]) if c.row in mode.closed else None
+    stick = lambda: ([SLIP, c.t1, 0, 0], [0.0, *mode.sliding[c.key], 0.0]) \
+        if c.key in mode.sliding and c.contact.static > 0.0 else None          # frictionless: slides for good
+    return [ModeEvent(c, "hit", -1, hit, lambda sim: contacts.touch(modes.plant, sim, c)),
+            ModeEvent(c, "separate", -1, separate, lambda sim: mode.due.add(c.row)),
+            ModeEvent(c, "stick", -1, stick, lambda sim: contacts.stick(c, "slip stops", sim.log))]
+
+
+def slide_event(modes, points):
+    """A contact's friction reaching its static cone, summed over its sticking points (a box resting
+    flat holds by a resultant whose share per corner is not determined)."""
+    mode, first = modes.mode, points[0]
+    cone = lambda: ([CONE, first.row, len(points), 0], [0.0, first.contact.static, 0.0, 0.0]) \
+        if any(c.t1 in mode.closed for c in points) else None
+    return ModeEvent(first, "slide", -1, cone,
+                     lambda sim: modes.contacts.slide(modes.plant, sim.t, sim.y, points, sim.log))
+
+
+def start(modes, sim):
+    """Points touching and approaching strike, those at rest close if they would press (the mode iteration);
+    SimulationError for a point that starts inside its surface. Returns whether some point is near its surface."""
+    plant, nq = modes.plant, modes.elements.nq
+    touching, near = [], False
+    for c in modes.elements.contacts:
+        gap, hd, _ = contact_rows(plant, sim.t, sim.y[:nq], sim.y[nq:], c)
+        if gap[c.row] < -1e-9:
+            raise SimulationError(f"contact '{c.name}': body '{c.contact.body}' starts {-gap[c.row]:.6g} inside "
+                                  f"the surface of '{c.contact.surface}'; start it on or above the surface")
+        near = near or gap[c.row] <= RESTING_GAP
+        if gap[c.row] <= RESTING_GAP and hd[c.row] < -TOUCH_SPEED:
+            touching.append(c)
+    for c in touching:
+        modes.contacts.touch(plant, sim, c)
+    return near
+
+
+def change(modes, t, y, dynamics, log):
+    """The mode iteration's tests (iteration.py): a closed point must push (under some split of the load among the
+    contact's points), an open one touching at rest must not press in, a sticking contact must hold within its
+    static cone."""
+    lam, elements, mode, contacts, plant = dynamics[0], modes.elements, modes.mode, modes.contacts, modes.plant
+    # at the located root of its separate event a normal force is ~0 on either side: it counts as pulling
+    pulling = [c for c in elements.contacts if c.row in mode.closed and (lam[c.row] <= 0.0 or c.row in mode.due)]
+    if pulling and not contacts.can_all_push(plant, t, y, lam):
+        c = min(pulling, key=lambda c: lam[c.row])
+        contacts.separate(plant, t, y, c, "its normal force would pull", log)
+        return True
+    pressing = [c for c in elements.contacts if c.row not in mode.closed and contacts.pressing(plant, t, y, c)]
+    for c in pressing:
+        contacts.touch_at_rest(plant, t, y, c, log)
+    if pressing:
+        return True
+    for points in elements.groups.values():
+        normal, friction = resultant(lam, points)
+        if any(c.t1 in mode.closed for c in points) and np.hypot(*friction) > points[0].contact.static * normal:
+            contacts.slide(plant, t, y, points, log)
+            return True
+    return False
+
+
+def logged(modes, before, why, log):
+    """A record of each point closed, opened, stuck or set sliding since the mode ``before`` (its key), ``why``."""
+    closed_before, mode = before[0], modes.mode
+    for c in modes.elements.contacts:
+        if (c.row in closed_before) != (c.row in mode.closed):
+            log("contact" if c.row in mode.closed else "separate", c.name,
+                f"{'closes' if c.row in mode.closed else 'opens'} {why}")
+        elif c.row in mode.closed and (c.t1 in closed_before) != (c.t1 in mode.closed):
+            log("stick" if c.t1 in mode.closed else "slide", c.name,
+                f"{'sticks' if c.t1 in mode.closed else 'slides'} {why}")
+
+
+def write(cm, elements, mode, data):
+    """Each sliding point's kinetic friction (its slip direction, kinetic coefficient) into a run's Data
+    (ConstraintWorkspace.slide, dynamics/multipliers.py); none for the others."""
+    for c in elements.contacts:
+        d = mode.sliding.get(c.key)
+        data.cw.slide[c.row] = (-1.0, 0.0, 0.0, 0.0, 0.0, 0.0) if d is None else \
+            (c.t1, c.contact.kinetic, d[0], d[1], d[0], d[1])
 
 
 def contact_rows(plant, t, q, v, c):
@@ -120,7 +251,7 @@ class ContactSwitches:
                 sim.log("slide", p.name, "set slipping by an impact")
 
     def watch_gap_apex(self, plant, sim, c, rebound):
-        """Stop the stepper at the apex of a point's bounce (JointSwitches.watch_apex): the gap's rate falls at
+        """Stop the stepper at the apex of a point's bounce (stops.py watch_apex): the gap's rate falls at
         a = d/dt(G_n v), taken along the flow."""
         nq, y = self.nq, sim.y
         ydot = plant.dynamics(sim.t, y)[0]

@@ -5,7 +5,6 @@ import numpy as np
 
 from ...assembly.redundancy import analyse
 from ...dynamics.api import constraint_values
-from ...dynamics.multipliers import F_SIGN
 
 
 class Mode:
@@ -65,16 +64,14 @@ class Mode:
 
     def names(self, elements):
         """The mode by the elements' names, not their rows: (held {(name, side or label)}, {friction: q stuck})."""
-        held = {(e.name, getattr(e, "side", "")) for e in elements.sides + elements.locks if e.row in self.closed}
-        held |= {(c.name, label) for c in elements.contacts for r, label in zip(c.rows, c.labels) if r in self.closed}
+        held = {(e.name, label) for e in elements.every() for r, label in e.labelled_rows() if r in self.closed}
         return held, {lk.name: self.stuck_at[lk.row] for lk in elements.locks if lk.row in self.stuck_at}
 
     def carried(self, before, after):
         """This mode, of the elements ``before``, on the elements ``after`` of a recompiled model."""
         held, stuck = self.names(before)
         mode = Mode()
-        mode.closed = {e.row for e in after.sides + after.locks if (e.name, getattr(e, "side", "")) in held}
-        mode.closed |= {r for c in after.contacts for r, label in zip(c.rows, c.labels) if (c.name, label) in held}
+        mode.closed = {r for e in after.every() for r, label in e.labelled_rows() if (e.name, label) in held}
         mode.slip = {lk.name: self.slip[lk.name] for lk in after.locks if self.slip.get(lk.name)}
         mode.stuck_at = {lk.row: stuck[lk.name] for lk in after.locks if lk.name in stuck}
         mode.sliding = {c.key: self.sliding[c.key] for c in after.contacts if c.key in self.sliding}
@@ -87,23 +84,3 @@ def analysis(cm, mode, q, v, t):
     rows = np.union1d(cm.every_row, sorted(mode.closed)).astype(np.int64)
     return analyse(cm, constraint_values(cm, q, v, t, rows=rows, targets=mode.targets())[2],
                    closed=sorted(mode.closed))
-
-
-def write_forces(cm, elements, mode, data):
-    """The mode's lock targets (the model's where open), kinetic friction forces and sliding contacts into a run's
-    Data."""
-    for c in elements.contacts:
-        d = mode.sliding.get(c.key)
-        data.cw.slide[c.row] = (-1.0, 0.0, 0.0, 0.0, 0.0, 0.0) if d is None else \
-            (c.t1, c.contact.kinetic, d[0], d[1], d[0], d[1])
-    data.arrays.tau[:] = 0.0
-    for lk in elements.locks:
-        slipping = lk.row not in mode.closed and mode.slip.get(lk.name)
-        if lk.row in mode.closed:
-            data.arrays.con_t[lk.row] = (mode.stuck_at[lk.row], 0.0, 0.0)
-        else:
-            data.arrays.con_t[lk.row] = cm.rows.constant_targets[lk.row]
-        if slipping:
-            data.arrays.tau[lk.vi] = -mode.slip[lk.name] * lk.force.kinetic     # the load's part: solved with qdd
-        if lk.load is not None:
-            data.cw.friction[lk.load, F_SIGN] = mode.slip[lk.name] if slipping else 0.0
