@@ -14,7 +14,8 @@ class Case(NamedTuple):
 
     place((a, pitch, q, qi, RF, RJ, axis, pF, R, p)): the node's world rotation R and origin p from its joint
     frame F (rotation RF, origin pF), its axis (a in F, ``axis`` in world), pitch and q; RJ the joint's rotation.
-    subspace((pitch, axis, R, p, S)): the nv columns of S at the reference point (Sdot = v x S holds).
+    subspace((pitch, axis, R, p, S)): the nv columns of S at the reference point (world axes), fixed in the node's
+    frame: the kernels take Sdot = v x S (Wood & Kennedy 2003, §2.1).
     rate((q, v, qi, vi, qdot)): qdot = H(q) v.     advance((q, dv, qi, vi)): q <- q (+) dv.
     slide((a, q, qi)): (whether the primitive translates, its translation in F's axes), for reference_point."""
     place: Callable

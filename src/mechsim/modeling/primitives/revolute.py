@@ -20,8 +20,9 @@ class Revolute(Primitive):
             a, pitch, q, qi, RF, RJ, axis, pF, R, p = args
             axis_angle_matrix(a, q[qi], RJ)
             matmul3(RF, RJ, R)
+            shift = pitch * q[qi]
             for r in range(3):
-                p[r] = pF[r] + axis[r] * (pitch * q[qi])
+                p[r] = pF[r] + axis[r] * shift
 
         @inline
         def subspace(args):
