@@ -55,8 +55,7 @@ MECHSIM_STEPS = {
     "joint_frame": (FORWARD, "joint frame R_F = R_parent R_tree, its origin, the axis in world"),
     "axis_angle_matrix": (FORWARD, "joint rotation R_J (Rodrigues)"),
     "matmul3": (FORWARD, "node rotation R = R_F R_J"),
-    "place": (FORWARD, "node origin p = p_F + pitch q axis (modeling/primitives/revolute.py; pitch 0)"),
-    "subspace": (FORWARD, "S = (axis, p x axis + pitch axis)"),
+    "move": (FORWARD, "node origin p = p_F + pitch q axis, S = (axis, p x axis + pitch axis) (pitch 0)"),
     "node_velocity": (FORWARD, "v = v_parent + S qd, c = v_parent x v"),
     "node_inertia": (FORWARD, "body inertia at the reference point (RBDA eq. 2.63)"),
     "matvec6": (FORWARD, "I v"),
@@ -74,7 +73,7 @@ MECHSIM_STEPS = {
 # functions whose callees are steps of their own; the operations written in them are charged to their commented
 # loops (e.g. "# U = IA S" in aba_passes), or else to themselves
 CONTAINERS = {"aba_packed", "aba_tables", "first_pass", "forward_kinematics", "node_pose", "applied_forces", "aba_passes",
-              "case_of", "last", "place"}      # case_of, last: the dispatch over a kind's cases (kernels.py by_code)
+              "case_of", "last", "move"}      # case_of, last: the dispatch over a kind's cases (kernels.py by_code)
 
 # Pinocchio 4.1.0 (pip package "pin"), headers under include/pinocchio/src/ as installed; the same code sits in
 # include/pinocchio/ of the GitHub tag v3.7.0. Per revolute link with a parent link, LOCAL convention.

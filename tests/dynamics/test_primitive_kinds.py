@@ -1,5 +1,5 @@
 """Every joint primitive in the registry (modeling/primitives) keeps the contract its kernel cases state (base.py
-Case), checked by finite differences of its own place: a new primitive is checked here by its registry line."""
+Case), checked by finite differences of its own move: a new primitive is checked here by its registry line."""
 import numpy as np
 import pytest
 from numba import njit
@@ -13,20 +13,13 @@ H = 1e-6
 
 
 @njit
-def place(code, a, pitch, q, RF, pF):
-    """(R, p, axis in world) of a node at q: its primitive's place."""
-    R, p, RJ = np.zeros((3, 3)), np.zeros(3), np.zeros((3, 3))
+def move(code, a, pitch, q, RF, pF, nv):
+    """(R, p, S) of a node at q: its primitive's move."""
+    R, p, RJ, S = np.zeros((3, 3)), np.zeros(3), np.zeros((3, 3)), np.zeros((6, 3))
     axis = (RF[0, 0] * a[0] + RF[0, 1] * a[1] + RF[0, 2] * a[2], RF[1, 0] * a[0] + RF[1, 1] * a[1] + RF[1, 2] * a[2],
             RF[2, 0] * a[0] + RF[2, 1] * a[1] + RF[2, 2] * a[2])
-    kernels.place(code, (a, pitch, q, 0, RF, RJ, axis, (pF[0], pF[1], pF[2]), R, p))
-    return R, p, axis
-
-
-@njit
-def subspace(code, pitch, axis, R, p, nv):
-    S = np.zeros((6, 3))
-    kernels.subspace(code, (pitch, axis, R, p, S))
-    return S[:, :nv]
+    kernels.move(code, (a, pitch, q, 0, RF, RJ, axis, (pF[0], pF[1], pF[2]), R, p, S))
+    return R, p, S[:, :nv]
 
 
 @njit
@@ -58,20 +51,19 @@ def state(kind, rng):
 
 
 @pytest.mark.parametrize("kind", PRIMITIVES, ids=lambda kind: kind.__name__)
-def test_subspace_is_the_velocity_of_place(kind):
-    """S v = (w; pdot - w x p): the spatial velocity at the world origin of the frame placed at q(t) moving with
-    qdot = rate(q, v), by central differences; and place's R is a rotation."""
+def test_subspace_is_the_velocity_of_the_pose(kind):
+    """S v = (w; pdot - w x p): the spatial velocity at the world origin of the frame moved to q(t) with
+    qdot = rate(q, v), by central differences; and move's R is a rotation."""
     rng = np.random.default_rng(kind.code)
     a, q, v, RF, pF = state(kind, rng)
     pitch = 0.3 if kind.turns and kind.axial else 0.0
-    R, p, axis = place(kind.code, a, pitch, q, RF, pF)
+    R, p, S = move(kind.code, a, pitch, q, RF, pF, kind.nv)
     assert np.allclose(R.T @ R, np.eye(3), atol=1e-12) and np.linalg.det(R) > 0
     qdot = rate(kind.code, q, v)
-    (R1, p1, _), (R0, p0, _) = (place(kind.code, a, pitch, q + s * H * qdot, RF, pF) for s in (1, -1))
+    (R1, p1, _), (R0, p0, _) = (move(kind.code, a, pitch, q + s * H * qdot, RF, pF, kind.nv) for s in (1, -1))
     W = (R1 - R0) / (2 * H) @ R.T
     w = np.array([W[2, 1], W[0, 2], W[1, 0]])
     expected = np.concatenate([w, (p1 - p0) / (2 * H) - np.cross(w, p)])
-    S = subspace(kind.code, pitch, axis, R, p, kind.nv)
     assert S.shape == (6, kind.nv)
     np.testing.assert_allclose(S @ v, expected, atol=1e-7 * (1 + np.abs(expected).max()))
 
@@ -93,7 +85,7 @@ def test_slide_is_the_translation_in_the_joint_frame(kind):
     a, q, _, RF, pF = state(kind, rng)
     moves, *t = slide(kind.code, a, q)
     assert moves == kind.slides
-    _, p, _ = place(kind.code, a, 0.0, q, RF, pF)
+    _, p, _ = move(kind.code, a, 0.0, q, RF, pF, kind.nv)
     np.testing.assert_allclose(t, RF.T @ (p - pF) if kind.slides else np.zeros(3), atol=1e-14)
     if kind.slides:
         np.testing.assert_allclose(kind.slide_axes(a).T @ q, t, atol=1e-14)

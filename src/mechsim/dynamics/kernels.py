@@ -24,7 +24,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..modeling.primitives import PRIMITIVES
+from ..modeling.primitives import PRIMITIVES, Case
 from ..spatial.algebra import INLINE, JIT, PASS, body_inertia_world, crf, crm, matvec3, matvec6, transform_point
 from ..status import OK, WRONG_SIZE
 from .forces import applied_forces
@@ -60,28 +60,46 @@ def carve(ws):
         vel=ws[:, 19], c=ws[:, 20], pA=ws[:, 21], acc=ws[:, 22])
 
 
-def by_code(cases, code=0):
-    """One kernel ``case_of(code, args)`` over the kinds' cases: case ``code`` called with the tuple args, by
-    comparisons inlined in numba's IR (a kind's code is its index in its registry)."""
-    case = cases[0]
-    if len(cases) == 1:
+def by_code(cases):
+    """One kernel ``case_of(code, args)`` over the kinds' cases (cases[code]: a kind's code is its index in its
+    registry): the case of ``code`` called with the tuple args, by comparisons inlined in numba's IR. Kinds that
+    share a case share its branch (it is compiled once where the dispatch is)."""
+    branches = {}
+    for code, case in enumerate(cases):
+        branches.setdefault(case, []).append(code)
+    return branch_chain(tuple((tuple(codes), case) for case, codes in branches.items()))
+
+
+def branch_chain(branches):
+    (codes, case), others = branches[0], branches[1:]
+    if not others:
         @njit(**PASS)
         def last(_, args):
             return case(args)
         return last
-    others = by_code(cases[1:], code + 1)
+    rest = branch_chain(others)
 
     @njit(**PASS)
     def case_of(kind, args):
-        if kind == code:
+        if kind in codes:
             return case(args)
-        return others(kind, args)
+        return rest(kind, args)
     return case_of
 
 
-# the joint primitives' kernel cases (modeling/primitives/base.py Case), each dispatched on a node's PTYPE
-_CASES = [kind.kernel(njit(**PASS)) for kind in PRIMITIVES]
-place, subspace, rate, advance, slide = (by_code(tuple(getattr(case, job) for case in _CASES)) for job in _CASES[0]._fields)
+def primitive_cases(inline):
+    """Each joint primitive's Case (modeling/primitives/base.py), made once for kinds that share a kernel (a screw's
+    is the revolute's)."""
+    made = {}
+    for kind in PRIMITIVES:
+        if kind.kernel not in made:
+            made[kind.kernel] = kind.kernel(inline)
+    return [made[kind.kernel] for kind in PRIMITIVES]
+
+
+# the primitives' kernel cases, each job dispatched on a node's PTYPE
+_CASES = primitive_cases(njit(**INLINE))
+move, rate, advance, slide = (by_code([getattr(case, job) for case in _CASES]) for job in Case._fields)
 NQ = np.array([kind.nq for kind in PRIMITIVES], dtype=np.int64)
 NV = np.array([kind.nv for kind in PRIMITIVES], dtype=np.int64)
 
@@ -123,11 +141,10 @@ def joint_frame(node_i, node_f, R, p, RF, i):
 
 @njit(**INLINE)
 def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
-    """World pose (R, p) of node i's frame and its motion subspace S: its primitive's place and subspace."""
-    ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
+    """World pose (R, p) of node i's frame and its motion subspace S: its primitive's move."""
+    f = node_f[i]
     pF, axis = joint_frame(node_i, node_f, R, p, RF, i)
-    place(ptype, (f[AXIS:AXIS + 3], f[PITCH], q, qi, RF[i], RJ[i], axis, pF, R[i], p[i]))
-    subspace(ptype, (f[PITCH], axis, R[i], p[i], S[i]))
+    move(node_i[i, PTYPE], (f[AXIS:AXIS + 3], f[PITCH], q, node_i[i, QI], RF[i], RJ[i], axis, pF, R[i], p[i], S[i]))
 
 
 @njit(**INLINE)

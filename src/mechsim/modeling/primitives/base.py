@@ -1,6 +1,7 @@
 """The contract of a joint primitive kind (SPEC §2: a joint is a sequence of primitives). One module per kind;
 primitives/__init__.py PRIMITIVES is the registry, and a kind's code in the compiled nodes (layout.py PTYPE)
 is its index there."""
+from functools import cache
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -12,14 +13,13 @@ LINEAR = {"q": ["m"], "v": ["m/s"], "a": ["m/s²"], "force": ["N"]}
 class Case(NamedTuple):
     """A primitive's kernel cases (dynamics/kernels.py dispatches on the node's code), each taking one tuple:
 
-    place((a, pitch, q, qi, RF, RJ, axis, pF, R, p)): the node's world rotation R and origin p from its joint
-    frame F (rotation RF, origin pF), its axis (a in F, ``axis`` in world), pitch and q; RJ the joint's rotation.
-    subspace((pitch, axis, R, p, S)): the nv columns of S at the reference point (world axes), fixed in the node's
-    frame: the kernels take Sdot = v x S (Wood & Kennedy 2003, §2.1).
+    move((a, pitch, q, qi, RF, RJ, axis, pF, R, p, S)): the node's world rotation R and origin p from its joint
+    frame F (rotation RF, origin pF), its axis (a in F, ``axis`` in world), pitch and q (RJ: the joint's rotation),
+    then the nv columns of its motion subspace S at the reference point (world axes), fixed in the node's frame:
+    the kernels take Sdot = v x S (Wood & Kennedy 2003, §2.1).
     rate((q, v, qi, vi, qdot)): qdot = H(q) v.     advance((q, dv, qi, vi)): q <- q (+) dv.
     slide((a, q, qi)): (whether the primitive translates, its translation in F's axes), for reference_point."""
-    place: Callable
-    subspace: Callable
+    move: Callable
     rate: Callable
     advance: Callable
     slide: Callable
@@ -55,20 +55,18 @@ class Primitive:
         raise NotImplementedError
 
 
+@cache
 def fixed_kernels(inline):
-    """(keep_frame, no_columns, no_rate, no_advance, no_slide): the cases of a primitive that does not move
-    in that way (R = RF and p = pF, none of S's columns, ...)."""
+    """(keep_frame, no_rate, no_advance, no_slide): the cases of a primitive that does not move in that way (R = RF
+    and p = pF with no column of S, ...); made once, so that the kinds share them (and their branch of the kernels'
+    dispatch)."""
     @inline
     def keep_frame(args):
-        a, pitch, q, qi, RF, RJ, axis, pF, R, p = args
+        a, pitch, q, qi, RF, RJ, axis, pF, R, p, S = args
         for r in range(3):
             p[r] = pF[r]
             for k in range(3):
                 R[r, k] = RF[r, k]
-
-    @inline
-    def no_columns(args):
-        pass
 
     @inline
     def no_rate(args):
@@ -78,11 +76,12 @@ def fixed_kernels(inline):
     def no_slide(args):
         return False, 0.0, 0.0, 0.0
 
-    return keep_frame, no_columns, no_rate, no_rate, no_slide
+    return keep_frame, no_rate, no_rate, no_slide
 
 
+@cache
 def copy_kernels(inline, n):
-    """(rate, advance) of n coordinates that are v's own: qdot = v, q <- q + dv."""
+    """(rate, advance) of n coordinates that are v's own: qdot = v, q <- q + dv; made once for each n, shared."""
     @inline
     def rate(args):
         q, v, qi, vi, qdot = args

@@ -1,7 +1,7 @@
 """P: a slide by q along the axis."""
 import numpy as np
 
-from .base import LINEAR, Case, Primitive, copy_kernels, fixed_kernels
+from .base import LINEAR, Case, Primitive, copy_kernels
 
 
 class Prismatic(Primitive):
@@ -18,25 +18,19 @@ class Prismatic(Primitive):
         rate, advance = copy_kernels(inline, 1)
 
         @inline
-        def place(args):
-            """R = RF; p = pF + q axis."""
-            a, pitch, q, qi, RF, RJ, axis, pF, R, p = args
+        def move(args):
+            """R = RF; p = pF + q axis; S = (0; axis)."""
+            a, pitch, q, qi, RF, RJ, axis, pF, R, p, S = args
             for r in range(3):
                 p[r] = pF[r] + axis[r] * q[qi]
-                for k in range(3):
-                    R[r, k] = RF[r, k]
-
-        @inline
-        def subspace(args):
-            """S = (0; axis)."""
-            pitch, axis, R, p, S = args
-            for r in range(3):
                 S[r, 0] = 0.0
                 S[3 + r, 0] = axis[r]
+                for k in range(3):
+                    R[r, k] = RF[r, k]
 
         @inline
         def slide(args):
             a, q, qi = args
             return True, a[0] * q[qi], a[1] * q[qi], a[2] * q[qi]
 
-        return Case(place, subspace, rate, advance, slide)
+        return Case(move, rate, advance, slide)

@@ -11,26 +11,22 @@ class Revolute(Primitive):
     def kernel(inline):
         """The cases of a screw about the axis (helical.py): a revolute's pitch is 0."""
         from ...spatial.algebra import axis_angle_matrix, cross3, matmul3
-        _, _, _, _, no_slide = fixed_kernels(inline)
+        no_slide = fixed_kernels(inline)[-1]
         rate, advance = copy_kernels(inline, 1)
 
         @inline
-        def place(args):
-            """R = RF RJ(a, q); p = pF + pitch q axis."""
-            a, pitch, q, qi, RF, RJ, axis, pF, R, p = args
+        def move(args):
+            """R = RF RJ(a, q); p = pF + pitch q axis; S = (axis; p x axis + pitch axis): a screw about the axis
+            through p (RBDA Table 4.1)."""
+            a, pitch, q, qi, RF, RJ, axis, pF, R, p, S = args
             axis_angle_matrix(a, q[qi], RJ)
             matmul3(RF, RJ, R)
             shift = pitch * q[qi]
             for r in range(3):
                 p[r] = pF[r] + axis[r] * shift
-
-        @inline
-        def subspace(args):
-            """S = (axis; p x axis + pitch axis): a screw about the axis through p (RBDA Table 4.1)."""
-            pitch, axis, R, p, S = args
             cross3(p, axis, S[3:6, 0])
             for r in range(3):
                 S[r, 0] = axis[r]
                 S[3 + r, 0] += pitch * axis[r]
 
-        return Case(place, subspace, rate, advance, no_slide)
+        return Case(move, rate, advance, no_slide)

@@ -19,21 +19,16 @@ class Spherical(Primitive):
     @staticmethod
     def kernel(inline):
         from ...spatial.algebra import cross3, matmul3, quat_matrix, quat_rate
-        _, _, _, _, no_slide = fixed_kernels(inline)
+        no_slide = fixed_kernels(inline)[-1]
 
         @inline
-        def place(args):
-            """R = RF R(q); p = pF."""
-            a, pitch, q, qi, RF, RJ, axis, pF, R, p = args
+        def move(args):
+            """R = RF R(q); p = pF; S = (R; p x R): turns about the node's axes through p."""
+            a, pitch, q, qi, RF, RJ, axis, pF, R, p, S = args
             quat_matrix(q[qi:qi + 4], RJ)
             matmul3(RF, RJ, R)
             for r in range(3):
                 p[r] = pF[r]
-
-        @inline
-        def subspace(args):
-            """S = (R; p x R): turns about the node's axes through p."""
-            pitch, axis, R, p, S = args
             for k in range(3):
                 cross3(p, R[:, k], S[3:6, k])
                 for r in range(3):
@@ -60,4 +55,4 @@ class Spherical(Primitive):
             q[qi + 2] = a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1
             q[qi + 3] = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
 
-        return Case(place, subspace, rate, advance, no_slide)
+        return Case(move, rate, advance, no_slide)

@@ -18,26 +18,19 @@ class Translation(Primitive):
         rate, advance = copy_kernels(inline, 3)
 
         @inline
-        def place(args):
-            """R = RF; p = pF + RF q."""
-            a, pitch, q, qi, RF, RJ, axis, pF, R, p = args
+        def move(args):
+            """R = RF; p = pF + RF q; S = (0; R): translations along the node's axes."""
+            a, pitch, q, qi, RF, RJ, axis, pF, R, p, S = args
             for r in range(3):
                 p[r] = pF[r] + RF[r, 0] * q[qi] + RF[r, 1] * q[qi + 1] + RF[r, 2] * q[qi + 2]
                 for k in range(3):
                     R[r, k] = RF[r, k]
-
-        @inline
-        def subspace(args):
-            """S = (0; R): translations along the node's axes."""
-            pitch, axis, R, p, S = args
-            for k in range(3):
-                for r in range(3):
                     S[r, k] = 0.0
-                    S[3 + r, k] = R[r, k]
+                    S[3 + r, k] = RF[r, k]
 
         @inline
         def slide(args):
             a, q, qi = args
             return True, q[qi], q[qi + 1], q[qi + 2]
 
-        return Case(place, subspace, rate, advance, slide)
+        return Case(move, rate, advance, slide)
