@@ -56,6 +56,7 @@ MECHSIM_STEPS = {
     "axis_angle_matrix": (FORWARD, "joint rotation R_J (Rodrigues)"),
     "matmul3": (FORWARD, "node rotation R = R_F R_J"),
     "move": (FORWARD, "node origin p = p_F + pitch q axis, S = (axis, p x axis + pitch axis) (pitch 0)"),
+    "cross3": (FORWARD, "p x axis, S's moment part"),
     "node_velocity": (FORWARD, "v = v_parent + S qd, c = v_parent x v"),
     "node_inertia": (FORWARD, "body inertia at the reference point (RBDA eq. 2.63)"),
     "matvec6": (FORWARD, "I v"),
