@@ -34,7 +34,6 @@ import math
 import os
 import subprocess
 import sys
-import textwrap
 from collections import Counter, namedtuple
 from pathlib import Path
 
@@ -51,12 +50,11 @@ MECHSIM_STEPS = {
     "coordinate_counts": (SETUP, "sizes of q and v (index reads)"),
     "aba_tables": (SETUP, "tau copied into qdd"),
     "reference_point": (SETUP, "the point spatial quantities are referred to (node 0's joint frame)"),
-    "node_pose": (FORWARD, "the node's primitive (index reads; its cases by its code)"),
+    "node_pose": (FORWARD, "node origin p = p_F + axis * shift (shift = 0 for R)"),
     "joint_frame": (FORWARD, "joint frame R_F = R_parent R_tree, its origin, the axis in world"),
     "axis_angle_matrix": (FORWARD, "joint rotation R_J (Rodrigues)"),
     "matmul3": (FORWARD, "node rotation R = R_F R_J"),
-    "move": (FORWARD, "node origin p = p_F + pitch q axis, S = (axis, p x axis + pitch axis) (pitch 0)"),
-    "cross3": (FORWARD, "p x axis, S's moment part"),
+    "motion_subspace": (FORWARD, "S = (axis, p x axis + pitch axis)"),
     "node_velocity": (FORWARD, "v = v_parent + S qd, c = v_parent x v"),
     "node_inertia": (FORWARD, "body inertia at the reference point (RBDA eq. 2.63)"),
     "matvec6": (FORWARD, "I v"),
@@ -73,8 +71,7 @@ MECHSIM_STEPS = {
 }
 # functions whose callees are steps of their own; the operations written in them are charged to their commented
 # loops (e.g. "# U = IA S" in aba_passes), or else to themselves
-CONTAINERS = {"aba_packed", "aba_tables", "first_pass", "forward_kinematics", "node_pose", "applied_forces", "aba_passes",
-              "case_of", "last", "move"}      # case_of, last: the dispatch over a kind's cases (kernels.py by_code)
+CONTAINERS = {"aba_packed", "aba_tables", "first_pass", "forward_kinematics", "node_pose", "applied_forces", "aba_passes"}
 
 # Pinocchio 4.1.0 (pip package "pin"), headers under include/pinocchio/src/ as installed; the same code sits in
 # include/pinocchio/ of the GitHub tag v3.7.0. Per revolute link with a parent link, LOCAL convention.
@@ -232,7 +229,7 @@ def commented_loops(code):
     """(first line, last line, comment) of every for loop of a function whose first line has a comment."""
     lines, start = inspect.getsourcelines(code)
     loops = []
-    for node in ast.walk(ast.parse(textwrap.dedent("".join(lines)))):     # a kind's case is a nested function
+    for node in ast.walk(ast.parse("".join(lines))):
         if isinstance(node, ast.For) and "#" in lines[node.lineno - 1]:
             loops.append((start + node.lineno - 1, start + node.end_lineno - 1,
                           lines[node.lineno - 1].split("#", 1)[1].strip()))

@@ -4,9 +4,9 @@ cases, and the evaluation of one element's rows along a Result.
 FORCE_TABLE is the order of the kinds in the compiled force table: a row's code (force_i[e, 0]) is its kind's
 place there, the force element kinds of the registry (modeling/forces/__init__.py FORCE_KINDS) and the compliant
 contact. Each kind brings its case (ForceElement.kernel), given KERNEL_TOOLS; ``applied_forces`` calls
-the case of every row's code through a chain of comparisons built from FORCE_TABLE, inlined in numba's IR into
-``applied_forces``, which is compiled once for the passes and inlined into them by LLVM (cached with them:
-_jit_cache.py keys the cache on these sources).
+the case of every row's code through a chain of comparisons built from FORCE_TABLE, inlined in numba's IR, so
+that the kernels compile as if the chain were written out (cached with them: _jit_cache.py keys the cache on
+these sources).
 """
 import numpy as np
 from numba import njit
@@ -131,12 +131,10 @@ def dispatch(cases, code=0):
 force_case = dispatch(tuple(kind.kernel(**KERNEL_TOOLS) for kind in FORCE_TABLE))
 
 
-@njit(**INLINE)
+@njit(**PASS)
 def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
     """Force elements, after first_pass: wrenches on nodes (taken off their bias forces pA) and
-    generalized forces (added to tau), each row by its kind's case. Compiled once and inlined by LLVM into
-    the passes that call it: the kinds' cases inlined in numba's IR into each pass made every pass compile
-    them again."""
+    generalized forces (added to tau), each row by its kind's case."""
     for e in range(force_i.shape[0]):
         force_case(force_i[e], force_f[e], u, q, v, R, p, vel, pA, tau)
 

@@ -24,8 +24,9 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..modeling.primitives import PRIMITIVES, Case
-from ..spatial.algebra import INLINE, JIT, PASS, body_inertia_world, crf, crm, matvec3, matvec6, transform_point
+from ..modeling.primitives import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T
+from ..spatial.algebra import (INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
+                               matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
 from ..status import OK, WRONG_SIZE
 from .forces import applied_forces
 from .layout import (AXIS, COM, FORCE_VALUES, GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI,
@@ -60,54 +61,12 @@ def carve(ws):
         vel=ws[:, 19], c=ws[:, 20], pA=ws[:, 21], acc=ws[:, 22])
 
 
-def by_code(cases):
-    """One kernel ``case_of(code, args)`` over the kinds' cases (cases[code]: a kind's code is its index in its
-    registry): the case of ``code`` called with the tuple args, by comparisons inlined in numba's IR. Kinds that
-    share a case share its branch (it is compiled once where the dispatch is)."""
-    branches = {}
-    for code, case in enumerate(cases):
-        branches.setdefault(case, []).append(code)
-    return branch_chain(tuple((tuple(codes), case) for case, codes in branches.items()))
-
-
-def branch_chain(branches):
-    (codes, case), others = branches[0], branches[1:]
-    if not others:
-        @njit(**PASS)
-        def last(_, args):
-            return case(args)
-        return last
-    rest = branch_chain(others)
-
-    @njit(**PASS)
-    def case_of(kind, args):
-        if kind in codes:
-            return case(args)
-        return rest(kind, args)
-    return case_of
-
-
-def primitive_cases(inline):
-    """Each joint primitive's Case (modeling/primitives/base.py), made once for kinds that share a kernel (a screw's
-    is the revolute's)."""
-    made = {}
-    for kind in PRIMITIVES:
-        if kind.kernel not in made:
-            made[kind.kernel] = kind.kernel(inline)
-    return [made[kind.kernel] for kind in PRIMITIVES]
-
-
-# the primitives' kernel cases, each job dispatched on a node's PTYPE
-_CASES = primitive_cases(njit(**INLINE))
-move, rate, advance, slide = (by_code([getattr(case, job) for case in _CASES]) for job in Case._fields)
-NQ = np.array([kind.nq for kind in PRIMITIVES], dtype=np.int64)
-NV = np.array([kind.nv for kind in PRIMITIVES], dtype=np.int64)
-
-
 @njit(**INLINE)
 def dof(ptype):
-    """Velocity coordinates of a primitive (R, P, H one; S and T three; weld none)."""
-    return NV[ptype]
+    """Velocity coordinates of a primitive: R, P, H one; S and T three; weld none."""
+    if ptype == PRIM_S or ptype == PRIM_T:
+        return 3
+    return 1 if ptype <= PRIM_H else 0
 
 
 @njit(**INLINE)
@@ -116,8 +75,8 @@ def coordinate_counts(node_i):
     n = node_i.shape[0]
     if n == 0:
         return 0, 0
-    ptype = node_i[n - 1, PTYPE]
-    return node_i[n - 1, QI] + NQ[ptype], node_i[n - 1, VI] + NV[ptype]
+    ptype, nd = node_i[n - 1, PTYPE], dof(node_i[n - 1, PTYPE])
+    return node_i[n - 1, QI] + (4 if ptype == PRIM_S else nd), node_i[n - 1, VI] + nd
 
 
 @njit(**INLINE)
@@ -140,11 +99,52 @@ def joint_frame(node_i, node_f, R, p, RF, i):
 
 
 @njit(**INLINE)
+def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
+    """The dof(ptype) columns of S at the reference point (the kernels read no others): a screw of the
+    given pitch (0 for R) about the axis through pi (R, H), a translation along it (P), rotations
+    about the node axes through pi (S), or translations along them (T)."""
+    if ptype == PRIM_R or ptype == PRIM_H:
+        cross3(pi, axis, Si[3:6, 0])
+        for r in range(3):
+            Si[r, 0] = axis[r]
+            Si[3 + r, 0] += pitch * axis[r]
+    elif ptype == PRIM_P:
+        for r in range(3):
+            Si[r, 0] = 0.0
+            Si[3 + r, 0] = axis[r]
+    elif ptype == PRIM_S:
+        for k in range(3):
+            cross3(pi, Ri[:, k], Si[3:6, k])
+            for r in range(3):
+                Si[r, k] = Ri[r, k]
+    elif ptype == PRIM_T:
+        for k in range(3):
+            for r in range(3):
+                Si[r, k] = 0.0
+                Si[3 + r, k] = Ri[r, k]
+
+
+@njit(**INLINE)
 def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
-    """World pose (R, p) of node i's frame and its motion subspace S: its primitive's move."""
-    f = node_f[i]
+    """World pose (R, p) of node i's frame and its motion subspace S."""
+    ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
     pF, axis = joint_frame(node_i, node_f, R, p, RF, i)
-    move(node_i[i, PTYPE], (f[AXIS:AXIS + 3], f[PITCH], q, node_i[i, QI], RF[i], RJ[i], axis, pF, R[i], p[i], S[i]))
+    if ptype == PRIM_R or ptype == PRIM_H:
+        axis_angle_matrix(f[AXIS:AXIS + 3], q[qi], RJ[i])
+        matmul3(RF[i], RJ[i], R[i])
+    elif ptype == PRIM_S:
+        quat_matrix(q[qi:qi + 4], RJ[i])
+        matmul3(RF[i], RJ[i], R[i])
+    else:
+        for r in range(3):
+            for k in range(3):
+                R[i, r, k] = RF[i, r, k]
+    shift = q[qi] if ptype == PRIM_P else (f[PITCH] * q[qi] if ptype == PRIM_H else 0.0)
+    for r in range(3):
+        p[i, r] = pF[r] + axis[r] * shift
+        if ptype == PRIM_T:                  # q[qi:qi + 3] along F's axes
+            p[i, r] += RF[i, r, 0] * q[qi] + RF[i, r, 1] * q[qi + 1] + RF[i, r, 2] * q[qi + 2]
+    motion_subspace(ptype, f[PITCH], axis, R[i], p[i], S[i])
 
 
 @njit(**INLINE)
@@ -193,12 +193,15 @@ def reference_point(node_i, node_f, q, p):
     n = node_i.shape[0]
     t0, t1, t2 = 0.0, 0.0, 0.0                       # the translations, in node 0's frame F axes
     for i in range(n):
+        ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
         if i > 0 and not (node_i[i, PARENT] == i - 1 and same_frame(node_f, i)):
             break
-        moves, d0, d1, d2 = slide(node_i[i, PTYPE], (node_f[i, AXIS:AXIS + 3], q, node_i[i, QI]))
-        if not moves:
+        if ptype == PRIM_P:
+            t0, t1, t2 = t0 + f[AXIS] * q[qi], t1 + f[AXIS + 1] * q[qi], t2 + f[AXIS + 2] * q[qi]
+        elif ptype == PRIM_T:
+            t0, t1, t2 = t0 + q[qi], t1 + q[qi + 1], t2 + q[qi + 2]
+        else:
             break
-        t0, t1, t2 = t0 + d0, t1 + d1, t2 + d2
     if n > 0:
         f = node_f[0]
         for r in range(3):
@@ -484,9 +487,14 @@ def crba(model, data, q, M):
 
 @njit(**JIT)
 def kinematic_map(node_i, q, v, qdot):
-    """qdot = H(q) v, each primitive's rate: identity for R, P, H, T; 1/2 q (x) (0, w) for quaternions."""
+    """qdot = H(q) v: identity for R, P, H, T; 1/2 q (x) (0, w) for quaternions."""
     for i in range(node_i.shape[0]):
-        rate(node_i[i, PTYPE], (q, v, node_i[i, QI], node_i[i, VI], qdot))
+        ptype, qi, vi = node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
+        if ptype == PRIM_S:
+            quat_rate(q[qi:qi + 4], v[vi:vi + 3], qdot[qi:qi + 4])
+        else:
+            for k in range(dof(ptype)):
+                qdot[qi + k] = v[vi + k]
 
 
 @njit(**JIT)

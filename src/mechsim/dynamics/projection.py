@@ -23,10 +23,11 @@ Position corrections are velocity-space increments mapped onto q (quaternions by
 import numpy as np
 from numba import njit
 
+from ..modeling.primitives import PRIM_S
 from ..spatial.algebra import INLINE, JIT
 from .constraints import active_rows, evaluate_rows, held_rows, velocity_product_accelerations
 from ..status import NOT_CONVERGED, OK, SINGULAR
-from .kernels import aba_tables, advance, carve, forward_kinematics, normalize_quaternions
+from .kernels import aba_tables, carve, dof, forward_kinematics, normalize_quaternions
 from .layout import PTYPE, QI, VI
 from .multipliers import (CHOLESKY, QR, constraint_jacobian_solves, form_lambda, join_penalized, n_augmented,
                           nonzero_rows, solve_symmetric)
@@ -37,10 +38,23 @@ MAX_ITERATIONS = 12
 
 @njit(**JIT)
 def integrate_coordinates(node_i, q, dv):
-    """q <- q (+) dv, each primitive's advance: R, P, H, T coordinates add; a quaternion turns by the body-frame
-    rotation vector dv."""
+    """q <- q (+) dv: R, P, H, T coordinates add; a quaternion turns by the body-frame rotation vector dv."""
     for i in range(node_i.shape[0]):
-        advance(node_i[i, PTYPE], (q, dv, node_i[i, QI], node_i[i, VI]))
+        ptype, qi, vi = node_i[i, PTYPE], node_i[i, QI], node_i[i, VI]
+        if ptype != PRIM_S:
+            for k in range(dof(ptype)):
+                q[qi + k] += dv[vi + k]
+        else:                                     # spherical: q <- q (x) exp(dv / 2)
+            x, y, z = dv[vi], dv[vi + 1], dv[vi + 2]
+            angle = np.sqrt(x * x + y * y + z * z)
+            c = np.cos(0.5 * angle)
+            s = 0.5 if angle < 1e-12 else np.sin(0.5 * angle) / angle
+            b0, b1, b2, b3 = c, s * x, s * y, s * z
+            a0, a1, a2, a3 = q[qi], q[qi + 1], q[qi + 2], q[qi + 3]
+            q[qi] = a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3
+            q[qi + 1] = a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2
+            q[qi + 2] = a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1
+            q[qi + 3] = a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0
 
 
 @njit(**JIT)

@@ -1,8 +1,8 @@
 """Joint primitives, one module per kind (base.py: the contract). PRIMITIVES is the registry: a kind's code in
-the compiled nodes is its index here (Revolute.code), Joint reads its coordinates and q0 through it, and
-dynamics/kernels.py dispatches the kinematics over its kernel cases; a new primitive is a module and a line
-here."""
-from .base import Case, Primitive
+the compiled nodes is its index here (Revolute.code; the kernels read the codes as the PRIM_ constants), and
+Joint, the compile step, cut joints, frictions, linearization, events and plots read its coordinates through
+it."""
+from .base import Primitive
 from .helical import Helical
 from .prismatic import Prismatic
 from .revolute import Revolute
@@ -10,10 +10,11 @@ from .spherical import Spherical
 from .translation import Translation
 from .weld import Weld
 
-PRIMITIVES = (Revolute, Prismatic, Helical, Spherical, Weld, Translation)
+PRIMITIVES = (Revolute, Prismatic, Helical, Spherical, Weld, Translation)   # R, P, H before S: kernels.py dof
 for _code, _kind in enumerate(PRIMITIVES):
     _kind.code = _code
+PRIM_R, PRIM_P, PRIM_H, PRIM_S, PRIM_WELD, PRIM_T = (kind.code for kind in PRIMITIVES)
 CUSTOM_PRIMITIVES = {kind.letter: kind for kind in PRIMITIVES if kind.custom}
 
-__all__ = ["PRIMITIVES", "CUSTOM_PRIMITIVES", "Case", "Primitive", "Revolute", "Prismatic", "Helical", "Spherical",
-           "Weld", "Translation"]
+__all__ = ["PRIMITIVES", "CUSTOM_PRIMITIVES", "Primitive", "Revolute", "Prismatic", "Helical", "Spherical", "Weld",
+           "Translation", "PRIM_R", "PRIM_P", "PRIM_H", "PRIM_S", "PRIM_WELD", "PRIM_T"]

@@ -1,8 +1,8 @@
 """H: a screw, a turn by q about the axis with a slide of pitch q along it (joint kind ``screw``: pitch =
-lead / 2 pi); its kernel cases are the revolute's, whose pitch is 0."""
+lead / 2 pi)."""
 from .revolute import Revolute
 
 
 class Helical(Revolute):
-    letter, custom = "H", False
+    letter, custom, screw = "H", False, True
     load_friction = None
