@@ -12,10 +12,8 @@ import numpy as np
 from ..errors import ModelError
 from ..spatial.rotations import as_vector3
 from .element import Element
-from .primitives import (CUSTOM_PRIMITIVES, PRIMITIVES, Helical, Prismatic, Revolute, Spherical, Translation,
-                         Weld)
+from .primitives import CUSTOM_PRIMITIVES, PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T, PRIM_WELD, PRIMITIVES
 
-R, P, H, S, WELD, T = (kind.code for kind in (Revolute, Prismatic, Helical, Spherical, Weld, Translation))
 EX, EY, EZ = np.eye(3)
 COMMON_OPTIONS = {"parent_frame", "child_frame", "q0", "v0", "cut"}
 
@@ -59,7 +57,7 @@ def _axis(what, opts):
 def _screw(what, opts):
     if "lead" not in opts:
         raise ModelError(f"{what}: a screw joint needs lead= (m per revolution)")
-    return [(H, _axis(what, opts), float(opts["lead"]) / (2 * np.pi))]
+    return [(PRIM_H, _axis(what, opts), float(opts["lead"]) / (2 * np.pi))]
 
 
 def _universal(what, opts):
@@ -69,20 +67,20 @@ def _universal(what, opts):
     a1, a2 = (unit_axis(a, f"{what} axes[{i}]") for i, a in enumerate(axes))
     if abs(a1 @ a2) > 1 - 1e-9:
         raise ModelError(f"{what}: universal axes must not be parallel")
-    return [(R, a1, 0.0), (R, a2, 0.0)]
+    return [(PRIM_R, a1, 0.0), (PRIM_R, a2, 0.0)]
 
 
 def _gimbal(what, opts):
     seq = str(opts.get("seq", "xyz"))
     if len(seq) != 3 or set(seq) - set("xyz") or seq[0] == seq[1] or seq[1] == seq[2]:
         raise ModelError(f"{what}: gimbal seq must be 3 letters of x, y, z with no two neighbours equal, got {seq!r}")
-    return [(R, np.eye(3)["xyz".index(c)], 0.0) for c in seq]
+    return [(PRIM_R, np.eye(3)["xyz".index(c)], 0.0) for c in seq]
 
 
 def _planar(what, opts):
     n = unit_axis(opts.get("normal", (0, 0, 1)), f"{what} normal")
     e1, e2 = plane_axes(n)
-    return [(P, e1, 0.0), (P, e2, 0.0), (R, n, 0.0)]
+    return [(PRIM_P, e1, 0.0), (PRIM_P, e2, 0.0), (PRIM_R, n, 0.0)]
 
 
 def _point():                      # M's origin stays on F's
@@ -104,14 +102,14 @@ def _along(axis):                  # M's axis stays F's
 
 
 JOINT_KINDS = {
-    "weld": JointKind(frozenset(), lambda what, o: [(WELD, EZ, 0.0)],
+    "weld": JointKind(frozenset(), lambda what, o: [(PRIM_WELD, EZ, 0.0)],
                       lambda p: _point() + _orientation()),
-    "revolute": JointKind(frozenset({"axis"}), lambda what, o: [(R, _axis(what, o), 0.0)],
+    "revolute": JointKind(frozenset({"axis"}), lambda what, o: [(PRIM_R, _axis(what, o), 0.0)],
                           lambda p: _point() + _along(p[0][1])),
-    "prismatic": JointKind(frozenset({"axis"}), lambda what, o: [(P, _axis(what, o), 0.0)],
+    "prismatic": JointKind(frozenset({"axis"}), lambda what, o: [(PRIM_P, _axis(what, o), 0.0)],
                            lambda p: _orientation() + _on_line(p[0][1])),
-    "cylindrical": JointKind(frozenset({"axis"}), lambda what, o: [(P, _axis(what, o), 0.0),
-                                                                   (R, _axis(what, o), 0.0)],
+    "cylindrical": JointKind(frozenset({"axis"}), lambda what, o: [(PRIM_P, _axis(what, o), 0.0),
+                                                                   (PRIM_R, _axis(what, o), 0.0)],
                              lambda p: _on_line(p[0][1]) + _along(p[0][1])),
     "screw": JointKind(frozenset({"axis", "lead"}), _screw,
                        lambda p: _on_line(p[0][1]) + _along(p[0][1]) + [("screw",)]),
@@ -120,11 +118,11 @@ JOINT_KINDS = {
     "gimbal": JointKind(frozenset({"seq"}), _gimbal, lambda p: _point()),
     "planar": JointKind(frozenset({"normal"}), _planar,
                         lambda p: _along(p[2][1]) + [("offset", p[2][1])]),
-    "spherical": JointKind(frozenset(), lambda what, o: [(S, EZ, 0.0)], lambda p: _point()),
-    "bushing": JointKind(frozenset(), lambda what, o: [(P, EX, 0.0), (P, EY, 0.0), (P, EZ, 0.0),
-                                                       (R, EX, 0.0), (R, EY, 0.0), (R, EZ, 0.0)],
+    "spherical": JointKind(frozenset(), lambda what, o: [(PRIM_S, EZ, 0.0)], lambda p: _point()),
+    "bushing": JointKind(frozenset(), lambda what, o: [(PRIM_P, EX, 0.0), (PRIM_P, EY, 0.0), (PRIM_P, EZ, 0.0),
+                                                       (PRIM_R, EX, 0.0), (PRIM_R, EY, 0.0), (PRIM_R, EZ, 0.0)],
                          lambda p: []),
-    "free": JointKind(frozenset(), lambda what, o: [(T, EZ, 0.0), (S, EZ, 0.0)], lambda p: []),
+    "free": JointKind(frozenset(), lambda what, o: [(PRIM_T, EZ, 0.0), (PRIM_S, EZ, 0.0)], lambda p: []),
     "custom": JointKind(frozenset({"primitives"}), lambda what, o: _custom_primitives(what, o.get("primitives")),
                         None),
 }
@@ -143,7 +141,8 @@ def _custom_primitives(what, spec):
             *others, last = (repr(letter) for letter in CUSTOM_PRIMITIVES)
             raise ModelError(f"{what}: primitive {i} has unknown type {p[0]!r}; use {', '.join(others)} or {last}")
         if kind.axial and len(p) != 2:
-            raise ModelError(f"{what}: primitive {i} ('{kind.letter}') takes one axis, e.g. ('{kind.letter}', (0, 0, 1))")
+            raise ModelError(f"{what}: primitive {i} ('{kind.letter}') takes one axis, "
+                             f"e.g. ('{kind.letter}', (0, 0, 1))")
         if not kind.axial and len(p) != 1:
             raise ModelError(f"{what}: primitive {i} ('{kind.letter}') takes no axis")
         prims.append((kind.code, unit_axis(p[1], f"{what} primitive {i} axis") if kind.axial else EZ, 0.0))
