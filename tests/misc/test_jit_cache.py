@@ -156,3 +156,16 @@ def test_scipy_solvers_and_results_call_the_kernels_with_c_contiguous_arrays():
     assert np.isfinite(Result(m.compile(), res.t, *fortran, tau=np.asfortranarray(res.tau))["upper.position"]).all()
     signatures = derivative.signatures + constrained_trajectory.signatures
     assert signatures and set().union(*(array_layouts(t) for sig in signatures for t in sig)) == {"C"}
+
+
+def test_the_force_elements_loop_compiles_once_for_runs_and_forward_dynamics():
+    """applied_forces types the force tables and values read-only: the runs' model tables (read-only) with their
+    Data's force values (written by the run) and forward_dynamics' packed tables share one compiled loop over the
+    rows (each compile of it takes seconds)."""
+    from mechsim.cli.warmup import LOAD_FRICTION
+    from mechsim.dynamics.forces import each_force
+    drive = dict(LOAD_FRICTION, forces=LOAD_FRICTION["forces"][:1])   # a wheel turned by 2 t: a tree whose force
+    m = ms.load_dict(drive)                                             # varies (forward_dynamics' own tables)
+    assert np.isfinite(m.simulate(t_end=0.01)["axle.q"]).all()
+    assert np.isfinite(ms.forward_dynamics(m, [0.0], [0.0], t=1.0)).all()
+    assert len(each_force.signatures) == 1

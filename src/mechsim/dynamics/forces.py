@@ -4,12 +4,13 @@ cases, and the evaluation of one element's rows along a Result.
 FORCE_TABLE is the order of the kinds in the compiled force table: a row's code (force_i[e, 0]) is its kind's
 place there, the force element kinds of the registry (modeling/forces/__init__.py FORCE_KINDS) and the compliant
 contact. Each kind brings its case (ForceElement.kernel), given KERNEL_TOOLS; ``applied_forces`` calls
-the case of every row's code through a chain of comparisons built from FORCE_TABLE, inlined in numba's IR, so
-that the kernels compile as if the chain were written out (cached with them: _jit_cache.py keys the cache on
-these sources).
+the case of every row's code through a binary search over the codes built from FORCE_TABLE, inlined in numba's IR,
+in a loop over the rows compiled once (cached with the kernels: _jit_cache.py keys the cache on these sources).
 """
 import numpy as np
 from numba import njit
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
 
 from ..modeling.contacts import (K_AXIS, K_CENTRE, K_DAMP, K_EXP, K_KIND, K_MU, K_NORMAL, K_ORIGIN, K_RADIUS, K_SLIP,
                                  K_SRADIUS, K_STIFF, K_SURFACE, Contact)
@@ -111,32 +112,47 @@ KERNEL_TOOLS = dict(inline=njit(**PASS), point_state=point_state, apply_point_fo
 
 
 def dispatch(cases, code=0):
-    """case_of(index, ...): calls cases[index[0] - code](index, ...), by comparisons inlined in numba's IR."""
-    if not cases:
-        @njit(**PASS)
-        def no_case(index, prm, u, q, v, R, p, vel, pA, tau):
-            return
-        return no_case
-    case, others = cases[0], dispatch(cases[1:], code + 1)
+    """case_of(index, ...): calls cases[index[0] - code](index, ...), by a binary search over the codes inlined in
+    numba's IR (nested log2(n) deep, not n: inlining types a function with everything it inlines)."""
+    if len(cases) == 1:
+        return cases[0]
+    half = len(cases) // 2
+    low, high, split = dispatch(cases[:half], code), dispatch(cases[half:], code + half), code + half
 
     @njit(**PASS)
     def case_of(index, prm, u, q, v, R, p, vel, pA, tau):
-        if index[0] == code:
-            case(index, prm, u, q, v, R, p, vel, pA, tau)
+        if index[0] < split:
+            low(index, prm, u, q, v, R, p, vel, pA, tau)
         else:
-            others(index, prm, u, q, v, R, p, vel, pA, tau)
+            high(index, prm, u, q, v, R, p, vel, pA, tau)
     return case_of
 
 
 force_case = dispatch(tuple(kind.kernel(**KERNEL_TOOLS) for kind in FORCE_TABLE))
 
 
+@intrinsic
+def read_only(typingctx, array):
+    """The same array, typed read-only (no copy)."""
+    def codegen(context, builder, signature, args):
+        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+    return array.copy(readonly=True)(array), codegen
+
+
+@njit(**INLINE)
+def each_force(force_i, force_f, u, q, v, R, p, vel, pA, tau):
+    for e in range(force_i.shape[0]):
+        force_case(force_i[e], force_f[e], u, q, v, R, p, vel, pA, tau)
+
+
 @njit(**PASS)
 def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
     """Force elements, after first_pass: wrenches on nodes (taken off their bias forces pA) and
-    generalized forces (added to tau), each row by its kind's case."""
-    for e in range(force_i.shape[0]):
-        force_case(force_i[e], force_f[e], u, q, v, R, p, vel, pA, tau)
+    generalized forces (added to tau), each row by its kind's case. The rows' loop is compiled once and
+    inlined by LLVM (in numba's IR, the kinds' dispatch would be compiled again in every pass), for
+    read-only tables and force values: the runs' (the model's tables, the Data's values) and forward_dynamics'
+    (the packed tables) give it one signature."""
+    each_force(read_only(force_i), read_only(force_f), read_only(u), q, v, R, p, vel, pA, tau)
 
 
 @njit(**JIT)
