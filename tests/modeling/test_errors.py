@@ -39,6 +39,21 @@ def test_massless_intermediate_body_is_fine():
     assert m.check().dof == 2
 
 
+def test_massless_leaf_welded_to_its_parent_is_fine():
+    """A massless link on a weld (a URDF's foot or tool frame) moves with its parent: the model is the pendulum's,
+    its dynamics too, and the link's frame follows the rod's tip."""
+    m = pendulum(axis=(0, 0, 1))
+    m.add_body("foot", mass=0.0)
+    m.add_joint("fix", "weld", parent="rod", child="foot", parent_frame=(1.0, 0, 0))
+    assert m.check().dof == 1
+    q, v = [0.3], [0.5]
+    np.testing.assert_allclose(ms.forward_dynamics(m, q, v), ms.forward_dynamics(pendulum(axis=(0, 0, 1)), q, v),
+                               rtol=1e-14)
+    res = m.simulate(t_end=0.1)
+    np.testing.assert_allclose(res["foot.position"][-1], [np.cos(res["j1.q"][-1]), np.sin(res["j1.q"][-1]), 0.0],
+                               atol=1e-12)
+
+
 @pytest.mark.parametrize("inertia, match", [
     ((1.0, -1.0, 1.0), "not positive definite"),
     ((1.0, 1.0, 3.0), "triangle inequality"),

@@ -151,10 +151,13 @@ class CompiledModel:
         self._check_leaf_masses(model)
 
     def _check_leaf_masses(self, model):
+        """A massless body that carries no other body and moves on a joint of its own has no defined motion; welded
+        to its parent (a URDF's tool or foot frame), it moves with it."""
         has_child = {j.parent for j in model.joints.values()}
+        moves = {j.child for j in model.joints.values() if j.nv}
         for name in self.body_names:
             body = model.bodies[name]
-            if name not in has_child and body.mass <= 0.0:
+            if name in moves and name not in has_child and body.mass <= 0.0:
                 touching = [c.name for c in model.contacts.values() if c.body == name]
                 raise ModelError(f"body '{name}' has zero mass and carries no other body: its motion is undefined"
                                  + (f" (contact '{touching[0]}' is on it)" if touching else "") +

@@ -8,7 +8,7 @@ the case of every row's code through a binary search over the codes built from F
 in a loop over the rows compiled once (cached with the kernels: _jit_cache.py keys the cache on these sources).
 """
 import numpy as np
-from numba import njit
+from numba import config, njit
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
@@ -132,11 +132,15 @@ force_case = dispatch(tuple(kind.kernel(**KERNEL_TOOLS) for kind in FORCE_TABLE)
 
 
 @intrinsic
-def read_only(typingctx, array):
-    """The same array, typed read-only (no copy)."""
+def typed_read_only(typingctx, array):
+    """The same array, typed read-only (no copy: the data model is the array's)."""
     def codegen(context, builder, signature, args):
         return impl_ret_borrowed(context, builder, signature.return_type, args[0])
     return array.copy(readonly=True)(array), codegen
+
+
+# with NUMBA_DISABLE_JIT, Python runs the kernels (benchmarks/opcount.py, debugging): the array as it is
+read_only = (lambda array: array) if config.DISABLE_JIT else typed_read_only
 
 
 @njit(**INLINE)
