@@ -159,9 +159,9 @@ def test_scipy_solvers_and_results_call_the_kernels_with_c_contiguous_arrays():
 
 
 def test_the_force_elements_loop_compiles_once_for_runs_and_forward_dynamics():
-    """applied_forces types the force tables and values read-only: the runs' model tables (read-only) with their
-    Data's force values (written by the run) and forward_dynamics' packed tables share one compiled loop over the
-    rows (each compile of it takes seconds)."""
+    """applied_forces types the force tables and values read-only: the runs' model tables (read-only) and
+    forward_dynamics' packed tables (writable: each thread writes its force values there) share one compiled loop
+    over the rows (each compile of it takes seconds)."""
     from mechsim.cli.warmup import LOAD_FRICTION
     from mechsim.dynamics.forces import each_force
     drive = dict(LOAD_FRICTION, forces=LOAD_FRICTION["forces"][:1])   # a wheel turned by 2 t: a tree whose force
