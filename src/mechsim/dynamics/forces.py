@@ -153,9 +153,9 @@ def each_force(force_i, force_f, u, q, v, R, p, vel, pA, tau):
 def applied_forces(force_i, force_f, u, q, v, R, p, vel, pA, tau):
     """Force elements, after first_pass: wrenches on nodes (taken off their bias forces pA) and
     generalized forces (added to tau), each row by its kind's case. The rows' loop is compiled once and
-    inlined by LLVM (in numba's IR, the kinds' dispatch would be compiled again in every pass), for
-    read-only tables and force values: the runs' (the model's tables, the Data's values) and forward_dynamics'
-    (the packed tables) give it one signature."""
+    inlined by LLVM (in numba's IR, the kinds' dispatch would be compiled again in every pass), for read-only
+    tables and force values: the runs' model tables (read-only) and forward_dynamics' packed ones (writable: each
+    thread writes its force values there) give it one signature."""
     each_force(read_only(force_i), read_only(force_f), read_only(u), q, v, R, p, vel, pA, tau)
 
 
