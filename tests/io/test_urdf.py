@@ -78,7 +78,8 @@ def build_pinocchio(name, floating_base):
 
 
 CASES = [("ur5", False, {}), ("panda", False, {}), ("panda", True, {}), ("solo12", False, {}),
-         ("solo12", True, {}), ("pr2", False, {"merge_fixed": True}), ("pr2", True, {"merge_fixed": True})]
+         ("solo12", True, {}), ("pr2", False, {"merge_fixed": True}), ("pr2", True, {"merge_fixed": True}),
+         ("pr2", False, {}), ("pr2", True, {})]                  # verbatim: its sensor mount's inertia joins its link
 
 
 @pytest.mark.reference
@@ -458,8 +459,6 @@ def test_missing_link(tmp_path):
 
 
 def test_bad_inertia(tmp_path):
-    text = TWO_LINKS.format(inertial=inertial(ixx=-0.1), kind="revolute", child="arm")
-    bad(tmp_path, text, r"2: body 'base': inertia is not positive definite")
     text = TWO_LINKS.format(inertial='<inertial><mass value="1"/></inertial>', kind="revolute", child="arm")
     bad(tmp_path, text, "2: link 'base': <inertial> needs <mass> and <inertia>")
     text = TWO_LINKS.format(inertial=inertial(), kind="revolute", child="arm").replace(
@@ -469,14 +468,85 @@ def test_bad_inertia(tmp_path):
     bad(tmp_path, text, r"2: link 'base': <inertia ixx=\"1e-3 2\">: expected 1 finite number")
 
 
-def test_pr2_sensor_mount_inertia_is_refused_where_it_is():
-    """PR2's sensor_mount_link (line 781) has principal moments 0.001, 0.001, 0.01: no rigid body has
-    them. Merged with its fixed neighbours (merge_fixed=True) the sum is a valid inertia."""
-    with pytest.raises(ModelError, match=r"pr2.urdf line 782: body 'sensor_mount_link': principal moments .* "
-                                         "violate the triangle inequality I1 \\+ I2 >= I3; no rigid body has this "
-                                         "inertia; load with merge_fixed=True to add it to the inertia of "
-                                         "'head_plate_frame' \\(as Pinocchio does\\), or correct the file"):
-        load("pr2")
+def inertia_warnings(messages):
+    return [message for message in messages if "link inertia(s) that no rigid body has" in message]
+
+
+def test_pr2_loads_verbatim_its_sensor_mount_joining_the_link_it_is_fixed_to():
+    """PR2's sensor_mount_link (line 781) and double_stereo_link have principal moments 0.001, 0.001, 0.01, which
+    no rigid body has: they are on fixed joints, so they join head_plate_frame, whose sum with them no rigid body
+    has either, so that joins head_tilt_link, the moving link they are all fixed to (as Pinocchio merges every
+    fixed link), with one warning. The dynamics against Pinocchio's: test_dynamics_match_pinocchio."""
+    m, messages = load_warned(robot_file("pr2"))
+    [message] = inertia_warnings(messages)
+    assert message.startswith(f"{robot_file('pr2')}: 3 link inertia(s)")
+    for link in ("sensor_mount_link", "double_stereo_link"):
+        assert (f"'{link}' (principal moments [0.001, 0.001, 0.01] violate the triangle inequality I1 + I2 >= I3) "
+                "joined 'head_tilt_link', the link it is fixed to") in message
+    assert "'head_plate_frame' (with what joined it, principal moments" in message
+    assert "corrected" not in message
+    tilt = m.bodies["head_tilt_link"]
+    assert {"sensor_mount_link", "double_stereo_link", "head_plate_frame"} <= set(tilt.frames)
+
+
+UNPHYSICAL = """
+<robot name="r">
+  <link name="base">{base}</link>
+  <link name="arm">{arm}</link>
+  <link name="tool">{tool}</link>
+  <joint name="elbow" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/>
+    <origin xyz="0 0 0.5" rpy="0.3 0 0"/><limit lower="-3" upper="3" effort="10" velocity="10"/></joint>
+  <joint name="mount" type="fixed"><parent link="arm"/><child link="tool"/><origin xyz="0.4 0 0" rpy="0 0.5 0"/></joint>
+</robot>
+"""
+
+
+@pytest.mark.reference
+def test_inertias_no_rigid_body_has_load_with_one_warning_and_pinocchios_merge(tmp_path):
+    """The tool (not positive definite) on a fixed joint joins the arm; the arm's sum (against the triangle
+    inequality) is corrected to the nearest inertia a rigid body has. Pinocchio merges the same way and takes the
+    inertias as they are: its arm's mass and COM equal mechsim's, its inertia corrected is mechsim's, and with
+    that inertia the dynamics agree."""
+    pin = pytest.importorskip("pinocchio")
+    from mechsim.modeling.body import inertia_problem, physical_inertia
+    path = write(tmp_path, UNPHYSICAL.format(base=inertial(), arm=inertial(xyz="0.2 0 0", ixx=0.1, iyy=0.1, izz=0.5),
+                                             tool=inertial(mass=0.3, xyz="0.05 0 0", ixx=-1e-3, iyy=0.02, izz=0.02)))
+    m, messages = load_warned(path)
+    [message] = inertia_warnings(messages)
+    assert "2 link inertia(s)" in message and "'tool' (inertia is not positive definite" in message
+    assert "joined 'arm', the link it is fixed to" in message
+    assert "'arm' (principal moments" in message and "corrected to the nearest inertia a rigid body has" in message
+    arm = m.bodies["arm"]
+    assert "tool" not in m.bodies and "tool" in arm.frames and inertia_problem(arm.inertia) is None
+    pm = pin.buildModelFromUrdf(str(path))
+    merged = pm.inertias[1]
+    assert arm.mass == pytest.approx(merged.mass, rel=1e-15)
+    np.testing.assert_allclose(arm.com, merged.lever, atol=1e-15)
+    assert inertia_problem(merged.inertia) is not None                       # Pinocchio took the sum as it is
+    np.testing.assert_allclose(arm.inertia, physical_inertia(merged.inertia), atol=1e-15)
+    pm.inertias[1] = pin.Inertia(arm.mass, arm.com, arm.inertia)
+    pd = pm.createData()
+    for q, v, tau in ((0.3, -1.0, 0.5), (-2.0, 0.4, 0.0)):
+        expected = pin.aba(pm, pd, np.array([q]), np.array([v]), np.array([tau]))
+        assert relative_error(ms.forward_dynamics(m, [q], [v], [tau]), expected) < 1e-13
+
+
+def test_an_unphysical_moving_link_alone_is_corrected_and_said_so(tmp_path):
+    """Moments (0.1, -1e-6, 0.1): the nearest a rigid body has is (0.1, 0, 0.1), on both links; -1e-10 is rounding
+    (within 1e-9 of 1 kg m^2), taken as it is."""
+    text = TWO_LINKS.format(inertial=inertial(ixx=0.1, iyy=-1e-6, izz=0.1), kind="revolute", child="arm")
+    m, messages = load_warned(write(tmp_path, text))
+    [message] = inertia_warnings(messages)
+    assert "2 link inertia(s)" in message and "'base' (inertia is not positive definite" in message
+    assert "'arm' (inertia is not positive definite (principal moments [-1e-06, 0.1, 0.1]))" in message
+    np.testing.assert_allclose(m.bodies["arm"].inertia, np.diag([0.1, 0.0, 0.1]), atol=1e-15)
+    text = TWO_LINKS.format(inertial=inertial(ixx=0.1, iyy=-1e-10, izz=0.1), kind="revolute", child="arm")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ms.load(write(tmp_path, text)).bodies["arm"].inertia[1, 1] == -1e-10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                    # a file with rigid bodies' inertias: no warning
+        ms.load(write(tmp_path, TWO_LINKS.format(inertial=inertial(), kind="revolute", child="arm")))
 
 
 def test_tree_errors(tmp_path):

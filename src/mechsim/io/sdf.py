@@ -8,7 +8,8 @@ the links' and joints' names:
   the link frame in the model frame, or in the frame named by ``relative_to`` (SDF 1.7: a link or
   ``__model__``); spec elements link/pose and pose/@relative_to;
 - ``<inertial>``: ``<pose>`` of the inertial frame in the link frame (the COM and the axes of
-  ``<inertia>``), ``<mass>``; the spec's defaults (mass 1, unit inertia) hold for what is left out;
+  ``<inertia>``), ``<mass>``; the spec's defaults (mass 1, unit inertia) hold for what is left out; an
+  inertia that no rigid body has is corrected to the nearest one that is, with one warning (as for URDF);
 - a joint's ``<pose>`` is the joint frame in the CHILD link frame (spec joint/pose), or in the frame
   named by ``relative_to``; the joint's frame F on the parent is then
   inverse(X_model_parent) X_model_child X_child_joint and its frame M on the child is X_child_joint,
@@ -44,8 +45,9 @@ import numpy as np
 
 from ..modeling.model import Model
 from .urdf import (IDENTITY, MODEL_FRAME, ROOT_JOINT, _add_bodies, _add_spring_damper, _compose, _Element, _flag,
-                   _inverse, _limits_and_friction, _Link, _name, _package_dirs, _read_axis_extras, _resolve_meshes,
-                   _sdf_pose, _Source, _starts_within_limits, _text_numbers, _trade_cuts, _value, read_xml)
+                   _inverse, _limits_and_friction, _Link, _name, _package_dirs, _physical_inertias, _read_axis_extras,
+                   _resolve_meshes, _sdf_pose, _Source, _starts_within_limits, _text_numbers, _trade_cuts, _value,
+                   read_xml)
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
                "ball": "spherical", "universal": "universal", "fixed": "weld"}
@@ -311,6 +313,7 @@ def load_sdf(path, floating_base=False, package_dirs=None, loops=True, limits=Tr
                                  "(leave floating_base=False)")
     missing = _resolve_meshes(src, links, folders)
     model = Model(element.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
+    _physical_inertias(src, links, {}, {})
     _add_bodies(src, model, links, root)
     kept = [joint for joint in joints if loops or not joint.cut]
     tree = [j for j in kept if not j.cut]

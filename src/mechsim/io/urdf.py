@@ -14,6 +14,10 @@ a body named after it and each joint a joint named after it, so that signals rea
   inertial frame (``<origin rpy>``) into the link frame; a link without one has no mass;
 - a link on a fixed joint that carries no mass (or any, with ``merge_fixed=True``) becomes a named
   frame of the link it hangs from, its mass and geometry added to that link's;
+- an inertia that no rigid body has (not positive semi-definite, or against the triangle inequality, as
+  CAD exports and hand-written files give): a link on a fixed joint joins the link it hangs from as above;
+  a moving link's inertia (or a sum that still is one) is corrected to the nearest a rigid body has
+  (modeling/body.py physical_inertia); one warning names each link and what was done;
 - the root link is the ground when it is named ``world``; any other root link is welded to the
   ground, or joined to it by a free joint ``root_joint`` when ``floating_base=True``;
 - ``<dynamics damping>`` -> a ``joint_spring_damper`` ``<joint>_damping`` with no stiffness;
@@ -64,6 +68,7 @@ from xml.parsers import expat
 import numpy as np
 
 from ..errors import ModelError
+from ..modeling.body import inertia_problem, physical_inertia
 from ..modeling.model import Model
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
@@ -195,7 +200,7 @@ class _Link:
     frames: dict = field(default_factory=dict)
 
     def merge(self, other, pose):
-        """Add ``other``'s mass and geometry, and ``other``'s frame as a named frame, ``other``'s frame
+        """Add ``other``'s mass, geometry and frames, and ``other``'s frame as a named frame, ``other``'s frame
         being at ``pose`` in this link's frame; the inertias add about the common COM (parallel-axis
         theorem)."""
         com = pose[0] + pose[1] @ other.com
@@ -206,6 +211,7 @@ class _Link:
                         + inertia + _shifted(other.mass, com - center))
         self.mass, self.com = mass, center
         self.geometry += [(role, _compose(pose, p), shape, e) for role, p, shape, e in other.geometry]
+        self.frames.update({name: _compose(pose, p) for name, p in other.frames.items()})
         self.frames[other.name] = pose
 
 
@@ -388,6 +394,50 @@ def _check_moving_mass(src, links, order, carried):
                                           "links it carries have mass or inertia: give it an <inertial>")
 
 
+def _unphysical(links):
+    """Link name -> why its inertia is no rigid body's (modeling/body.py inertia_problem), for the links it is not."""
+    problems = {name: inertia_problem(link.inertia) for name, link in links.items()}
+    return {name: problem for name, problem in problems.items() if problem is not None}
+
+
+def _merge_static(links, order, root, merge):
+    """_merge_fixed of the links on fixed joints for which ``merge(joint)`` holds and of those whose inertia no rigid
+    body has, then again of those whose inertia with what joined it no rigid body has, until the sums that are left
+    so are moving links' (or the root's): (links, joints, owner, the links merged for their inertia: name -> why)."""
+    unphysical = _unphysical(links)
+    links, order, owner = _merge_fixed(links, order, root, lambda joint: merge(joint) or (
+        joint.type == "fixed" and joint.child in unphysical))
+    while True:
+        fixed = {joint.child for joint in order if joint.type == "fixed"}
+        more = {name: f"with what joined it, {problem}" for name, problem in _unphysical(links).items()
+                if name in fixed}
+        if not more:
+            return links, order, owner, unphysical
+        links, order, again = _merge_fixed(links, order, root, lambda joint: joint.child in more)
+        owner = {name: (again[body][0], _compose(again[body][1], pose)) for name, (body, pose) in owner.items()}
+        unphysical.update(more)
+
+
+def _physical_inertias(src, links, unphysical, owner):
+    """Warn once of what was done to the inertias that no rigid body has (``unphysical``): a link's that was merged
+    into the link it is fixed to (``owner``: link -> (the link it is part of, pose)) joined that one's; a link's that
+    still is (a moving link's or the root's, or their sums) is corrected to the nearest a rigid body has (body.py
+    physical_inertia)."""
+    notes = [f"'{name}' ({problem}) joined '{owner[name][0]}', the link it is fixed to"
+             for name, problem in unphysical.items() if owner[name][0] not in (name, WORLD)]
+    notes += [f"'{name}' ({problem}) is fixed to the world: left out" for name, problem in unphysical.items()
+              if owner[name][0] == WORLD != name]
+    for link in links.values():
+        problem = None if link.name == WORLD else inertia_problem(link.inertia)
+        if problem is not None:
+            link.inertia = physical_inertia(link.inertia)
+            notes.append(f"'{link.name}' ({problem}) corrected to the nearest inertia a rigid body has (principal "
+                         f"moments {np.linalg.eigvalsh(link.inertia).tolist()})")
+    if notes:
+        warnings.warn(f"{src.path}: {len(notes)} link inertia(s) that no rigid body has: {'; '.join(notes)}",
+                      stacklevel=3)
+
+
 def _merge_fixed(links, order, root, merge):
     """Fold each link attached by a fixed joint for which ``merge(joint)`` holds into the link it hangs
     from: (links, joints, owner), the joints re-based on the links they now hang from, ``owner`` mapping
@@ -446,11 +496,9 @@ def _package_dirs(package_dirs):
 
 
 # ------------------------------------------------------------------------------------ the model
-def _add_bodies(src, model, links, root, fixed_to=None):
+def _add_bodies(src, model, links, root):
     """A body per link; a ``world`` root is the ground, which takes the frames of the links merged into
-    it but no mass or geometry. ``fixed_to``: link on a fixed joint -> its parent link (the link its
-    inertia may be merged into, which a refused inertia's error suggests)."""
-    fixed_to = fixed_to or {}
+    it but no mass or geometry."""
     for link in links.values():
         if link.name == root == WORLD:
             with src.at(link.element):
@@ -462,9 +510,7 @@ def _add_bodies(src, model, links, root, fixed_to=None):
             continue
         geometry = [{"role": role, "pose": _plain_pose(pose), **shape} for role, pose, shape, _ in link.geometry]
         inertial = link.element.find("inertial")
-        hint = f"; load with merge_fixed=True to add it to the inertia of '{fixed_to[link.name]}' (as Pinocchio " \
-            "does), or correct the file" if link.name in fixed_to else ""
-        with src.at(link.element if inertial is None else inertial, hint):
+        with src.at(link.element if inertial is None else inertial):
             model.add_body(link.name, mass=link.mass, com=link.com, inertia=link.inertia,
                            frames=dict(link.frames) or None, geometry=geometry or None)
 
@@ -848,13 +894,15 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
     geared = {name for joint in order + loop_joints if joint.mimic for name in (joint.name, joint.mimic[0])}
     traded = _trade_cuts({joint.child: joint for joint in order}, loop_joints, lambda joint: (
         joint.type != "fixed" and joint.name not in geared)) if limits else set()
-    # massless links on fixed joints are frames (the kernels take no massless leaf body)
-    links, order, owner = _merge_fixed(links, order, root, lambda joint: joint.type == "fixed" and (
+    # massless links on fixed joints are frames (the kernels take no massless leaf body), and links whose inertia no
+    # rigid body has join the links they are fixed to (as Pinocchio merges every fixed link)
+    links, order, owner, unphysical = _merge_static(links, order, root, lambda joint: joint.type == "fixed" and (
         merge_fixed or carried[joint.child] == 0))
+    _physical_inertias(src, links, unphysical, owner)
     tree = [joint for joint in order + loop_joints if (joint in loop_joints) == (joint.name in traded)]
     missing = _resolve_meshes(src, links, folders)
     model = Model(robot.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
-    _add_bodies(src, model, links, root, {joint.child: joint.parent for joint in order if joint.type == "fixed"})
+    _add_bodies(src, model, links, root)
     q0 = _mimic_q0(src, order + loop_joints) if mimic else {}
     q0 = _starts_within_limits(src, [joint for joint in order if joint.name not in traded], q0) if limits else q0
     _add_joints(src, model, links, order, root, floating_base, q0, traded)

@@ -1,5 +1,6 @@
 """Rigid bodies: mass properties about the center of mass and named frames (SPEC §2)."""
 import numpy as np
+from scipy.optimize import nnls
 
 from ..errors import ModelError
 from ..spatial.rotations import as_pose, as_vector3
@@ -9,8 +10,14 @@ from .geometry import read_geometry
 MAX_MASS = 1e100      # kg, kg m^2: beyond, the forces and reactions computed with it overflow
 
 
-def inertia_matrix(value, body):
-    """3x3 inertia about the COM from 3 numbers (diagonal), 6 numbers (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or 3x3."""
+# Principal moments I = SECOND_MOMENTS s of a mass distribution with second moments s = (Sxx, Syy, Szz) >= 0 along
+# the principal axes (Ixx = Syy + Szz, ...): the rigid bodies' moments are the cone of these (triangle inequality)
+SECOND_MOMENTS = np.ones((3, 3)) - np.eye(3)
+
+
+def inertia_matrix(value, body, check=True):
+    """3x3 inertia about the COM from 3 numbers (diagonal), 6 numbers (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or 3x3;
+    one no rigid body has is refused unless ``check`` is False."""
     a = np.asarray(value, dtype=float)
     if a.shape == (3,):
         J = np.diag(a)
@@ -24,15 +31,35 @@ def inertia_matrix(value, body):
                          f"or a 3x3 matrix, got shape {a.shape}")
     if not np.all(np.isfinite(J)) or not np.allclose(J, J.T, rtol=1e-9, atol=1e-12):
         raise ModelError(f"body '{body}': inertia must be a finite symmetric tensor")
+    problem = inertia_problem(J) if check else None
+    if problem is not None:
+        hint = ("check the signs of the products of inertia (SPEC §2 takes the tensor entries, not their negatives)"
+                if "positive definite" in problem else "no rigid body has this inertia")
+        raise ModelError(f"body '{body}': {problem}; {hint} (add_body(..., check_inertia=False) takes it as given)")
+    return J
+
+
+def inertia_problem(J):
+    """Why the symmetric J is no rigid body's inertia about its COM (a phrase), or None; within 1e-9 of its largest
+    principal moment (of 1 kg m^2 below that)."""
     moments = np.linalg.eigvalsh(J)
     tol = 1e-9 * max(1.0, moments[-1])
     if moments[0] < -tol:
-        raise ModelError(f"body '{body}': inertia is not positive definite (principal moments {moments.tolist()}); "
-                         "check the signs of the products of inertia (SPEC §2 takes the tensor entries, not their negatives)")
+        return f"inertia is not positive definite (principal moments {moments.tolist()})"
     if moments[0] + moments[1] < moments[2] - tol:
-        raise ModelError(f"body '{body}': principal moments {moments.tolist()} violate the triangle inequality "
-                         "I1 + I2 >= I3; no rigid body has this inertia")
-    return J
+        return f"principal moments {moments.tolist()} violate the triangle inequality I1 + I2 >= I3"
+    return None
+
+
+def physical_inertia(J):
+    """The rigid body's inertia nearest the symmetric J in the Frobenius norm: J's principal axes with its principal
+    moments projected on the cone SECOND_MOMENTS s, s >= 0 (non-negative least squares). No inertia is nearer: for
+    any B, ||J - B|| >= the distance between the spectra of J and B, matched in some order (A. J. Hoffman and
+    H. W. Wielandt, The variation of the spectrum of a normal matrix, Duke Math. J. 20, 1953), and the cone holds
+    the rigid bodies' moments in every order."""
+    moments, axes = np.linalg.eigh(J)
+    s, _ = nnls(SECOND_MOMENTS, moments)
+    return (axes * (SECOND_MOMENTS @ s)) @ axes.T
 
 
 class Body(Element):
@@ -41,7 +68,7 @@ class Body(Element):
     _noun, _section = "body", "bodies"
 
     def _arguments(self):
-        return ("mass", "com", "inertia", "frames", "geometry")
+        return ("mass", "com", "inertia", "frames", "geometry", "check_inertia")
 
     def _fixed(self):
         return set(self._arguments()) if self.name == "ground" else super()._fixed()
@@ -50,7 +77,8 @@ class Body(Element):
         return ("the ground is the fixed world frame; name frames on it with model.add_frame('ground', name, pose)"
                 if self.name == "ground" else super()._rebuild_hint())
 
-    def __init__(self, name, mass=0.0, com=(0, 0, 0), inertia=(0, 0, 0), frames=None, geometry=None):
+    def __init__(self, name, mass=0.0, com=(0, 0, 0), inertia=(0, 0, 0), frames=None, geometry=None,
+                 check_inertia=True):
         self.name = name
         try:
             self.mass = float(mass)
@@ -59,7 +87,8 @@ class Body(Element):
         if not 0 <= self.mass <= MAX_MASS:
             raise ModelError(f"body '{name}': mass must be non-negative and at most {MAX_MASS:g}, got {mass!r}")
         self.com = as_vector3(com, f"body '{name}' com")
-        self.inertia = inertia_matrix(inertia, name)
+        self.check_inertia = bool(check_inertia)
+        self.inertia = inertia_matrix(inertia, name, self.check_inertia)
         if np.max(np.abs(self.inertia)) > MAX_MASS:
             raise ModelError(f"body '{name}': inertia entries must be at most {MAX_MASS:g}, got {inertia!r}")
         self.frames = {}

@@ -76,12 +76,17 @@ class Model:
         self._compiled = None
         return name
 
-    def add_body(self, name, mass=0.0, com=(0, 0, 0), inertia=(0, 0, 0), frames=None, geometry=None):
-        """Add a rigid body; ``inertia`` is about the COM in body axes: 3, 6 numbers or 3x3 (SPEC §2)."""
+    def add_body(self, name, mass=0.0, com=(0, 0, 0), inertia=(0, 0, 0), frames=None, geometry=None,
+                 check_inertia=True):
+        """Add a rigid body; ``inertia`` is about the COM in body axes: 3, 6 numbers or 3x3 (SPEC §2), one that no
+        rigid body has (not positive semi-definite, or against the triangle inequality) taken as given only with
+        ``check_inertia=False``."""
         self._new_name(name, "body")
         with _item(f"body '{name}'"):
-            body = Body(name, mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry)
-        return self._register(body, dict(mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry))
+            body = Body(name, mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry,
+                        check_inertia=check_inertia)
+        return self._register(body, dict(mass=mass, com=com, inertia=inertia, frames=frames, geometry=geometry,
+                                         check_inertia=check_inertia))
 
     def add_frame(self, body, name, pose):
         """Name a frame (position or (position, rotation)) on a body, the ground included."""
