@@ -1,6 +1,7 @@
 """The numba cache directory is keyed on every compiled source, kernels compile aside (mechsim/_jit_cache.py), and
 they are called with one array layout."""
 import importlib
+import os
 import re
 import subprocess
 import sys
@@ -158,14 +159,27 @@ def test_scipy_solvers_and_results_call_the_kernels_with_c_contiguous_arrays():
     assert signatures and set().union(*(array_layouts(t) for sig in signatures for t in sig)) == {"C"}
 
 
-def test_the_force_elements_loop_compiles_once_for_runs_and_forward_dynamics():
+FORCE_LOOP_SIGNATURES = """
+import numpy as np
+import mechsim as ms
+from mechsim.cli.warmup import LOAD_FRICTION
+from mechsim.dynamics.forces import each_force
+drive = dict(LOAD_FRICTION, forces=LOAD_FRICTION["forces"][:1])   # a wheel turned by 2 t: a tree whose force varies
+m = ms.load_dict(drive)                                             # (forward_dynamics' own tables)
+assert np.isfinite(m.simulate(t_end=0.01)["axle.q"]).all()
+assert np.isfinite(ms.forward_dynamics(m, [0.0], [0.0], t=1.0)).all()
+print(len(each_force.signatures))
+"""
+
+
+@pytest.mark.slow
+def test_the_force_elements_loop_compiles_once_for_runs_and_forward_dynamics(tmp_path):
     """applied_forces types the force tables and values read-only: the runs' model tables (read-only) and
     forward_dynamics' packed tables (writable: each thread writes its force values there) share one compiled loop
-    over the rows (each compile of it takes seconds)."""
-    from mechsim.cli.warmup import LOAD_FRICTION
-    from mechsim.dynamics.forces import each_force
-    drive = dict(LOAD_FRICTION, forces=LOAD_FRICTION["forces"][:1])   # a wheel turned by 2 t: a tree whose force
-    m = ms.load_dict(drive)                                             # varies (forward_dynamics' own tables)
-    assert np.isfinite(m.simulate(t_end=0.01)["axle.q"]).all()
-    assert np.isfinite(ms.forward_dynamics(m, [0.0], [0.0], t=1.0)).all()
-    assert len(each_force.signatures) == 1
+    over the rows (each compile of it takes seconds). From an empty cache, in a process of its own: loaded from
+    the cache, the kernels that inline the loop do not compile it."""
+    run = subprocess.run([sys.executable, "-c", FORCE_LOOP_SIGNATURES], capture_output=True, text=True, timeout=900,
+                         env={**{k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"},
+                              "XDG_CACHE_HOME": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split()[-1] == "1"
