@@ -3,6 +3,7 @@ forward dynamics against MuJoCo's own (contacts disabled), closed loops against 
 from MuJoCo's mass matrix, bias forces and Jacobians, and the errors."""
 import builtins
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -292,3 +293,23 @@ def test_load_and_the_command_line_reach_the_mjcf_importer(tmp_path):
     run = subprocess.run([sys.executable, "-m", "mechsim", "check", str(path)], capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0 and f"dof: {m.check().dof}" in run.stdout, run.stderr
+
+
+def test_what_is_not_simulated_is_said_in_one_warning(tmp_path):
+    """Fluid forces, tendons, actuators, sensors and colliding geoms are named, never dropped without a word; a
+    file without them (contacts off) loads without a warning."""
+    head = '<mujoco><compiler angle="radian"/><option density="1000" viscosity="0.001"/>'
+    body = """<body name="b"><joint name="j" axis="0 1 0"/><geom type="capsule" size="0.05" fromto="0 0 0 0.3 0 0"/>
+      </body><body name="c" pos="0 0 1"><joint name="k" axis="0 1 0"/><geom type="sphere" size="0.1"/></body>"""
+    extra = """<tendon><fixed name="t"><joint joint="j" coef="1"/><joint joint="k" coef="-1"/></fixed></tendon>
+      <actuator><motor joint="j"/></actuator><sensor><jointpos joint="k"/></sensor>"""
+    path = tmp_path / "extras.xml"
+    path.write_text(f"{head}<worldbody>{body}</worldbody>{extra}</mujoco>")
+    with pytest.warns(UserWarning) as caught:
+        load_mjcf(path)
+    [said] = [str(w.message) for w in caught]
+    assert said == (f'{path}: not simulated: fluid forces (<option density="1000" viscosity="0.001">); '
+                    "1 tendon(s); 1 actuator(s); 1 sensor(s); the contacts of 2 geom(s)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_mjcf(write(tmp_path, body))

@@ -367,3 +367,20 @@ def test_cassie_springs_are_read():
     stiffness = sorted(float(np.ravel(o["stiffness"])[0]) for o in springs.values())
     assert stiffness == [1250.0, 1250.0, 1500.0, 1500.0]
     assert all(float(np.ravel(o["rest"])[0]) == 0.0 for o in springs.values())
+
+
+def test_an_inertia_no_rigid_body_has_is_corrected_and_said_so(tmp_path):
+    """Moments (0.1, 0.1, 0.3) break I1 + I2 >= I3 by 0.1: the nearest a rigid body has is (2/15, 2/15, 4/15)
+    (the violation over the normal (1, 1, -1), shared out), with one warning naming the link."""
+    path = write(tmp_path, """<sdf version='1.6'><model name='m'><link name='a'><inertial><mass>1</mass>
+        <inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.3</izz><ixy>0</ixy><ixz>0</ixz><iyz>0</iyz></inertia>
+        </inertial></link></model></sdf>""")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = load_sdf(path)
+    [said] = [str(w.message) for w in caught]
+    assert said.startswith(f"{path}: 1 link inertia(s) that no rigid body has: 'a' (principal moments")
+    np.testing.assert_allclose(m.bodies["a"].inertia, np.diag([2 / 15, 2 / 15, 4 / 15]), atol=1e-15)
+    given, used = m.corrected_inertias["a"]
+    np.testing.assert_array_equal(given, np.diag([0.1, 0.1, 0.3]))
+    np.testing.assert_array_equal(used, m.bodies["a"].inertia)

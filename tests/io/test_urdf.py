@@ -14,7 +14,7 @@ import mechsim as ms
 from mechsim.bench import robots as bench_robots
 from mechsim.errors import ModelError
 
-from robot_files import ROBOTS, robot_file
+from robot_files import ROBOTS, assert_agrees_with_pinocchio, random_state, relative_error, robot_file
 EXAMPLES = Path(__file__).parents[2] / "examples"
 TOL = 1e-10           # relative agreement with Pinocchio
 
@@ -45,10 +45,6 @@ def inertial(mass=1.0, xyz="0 0 0", rpy="0 0 0", ixx=0.1, iyy=0.1, izz=0.1):
             f'<inertia ixx="{ixx}" ixy="0" ixz="0" iyy="{iyy}" iyz="0" izz="{izz}"/></inertial>')
 
 
-def relative_error(actual, expected):
-    return np.abs(actual - expected).max() / np.abs(expected).max()
-
-
 # ------------------------------------------------------------------------------ Pinocchio's coordinates
 def pinocchio_state(m, pm, q, v):
     """Pinocchio's (q, v) for mechsim's (q, v), and P with v = P v_pin (mechsim.bench.robots, which
@@ -58,16 +54,6 @@ def pinocchio_state(m, pm, q, v):
 
 
 free_flyer_bias = bench_robots.free_flyer_bias
-
-
-def random_state(m, rng):
-    q_names, v_names = m.coordinates()
-    q, v = rng.uniform(-1, 1, len(q_names)), rng.uniform(-1, 1, len(v_names))
-    if "root_joint.q[3]" in q_names:
-        k = q_names.index("root_joint.q[3]")
-        q[k:k + 4] = rng.normal(size=4)
-        q[k:k + 4] /= np.linalg.norm(q[k:k + 4])
-    return q, v
 
 
 def build_pinocchio(name, floating_base):
@@ -85,25 +71,10 @@ CASES = [("ur5", False, {}), ("panda", False, {}), ("panda", True, {}), ("solo12
 @pytest.mark.reference
 @pytest.mark.parametrize("name, floating_base, options", CASES)
 def test_dynamics_match_pinocchio(name, floating_base, options):
-    """Forward and inverse dynamics and the mass matrix at random states, URDF damping included
-    (Pinocchio's aba and rnea leave it out: its model.damping is added here)."""
+    """Forward and inverse dynamics and the mass matrix at random states (robot_files.py)."""
     pin, pm, pd = build_pinocchio(name, floating_base)
     m = load(name, floating_base=floating_base, mimic=False, **options)
-    assert len(m.coordinates()[1]) == pm.nv
-    rng = np.random.default_rng(1)
-    for _ in range(4):
-        q, v = random_state(m, rng)
-        qp, vp, P = pinocchio_state(m, pm, q, v)
-        c = free_flyer_bias(m, P, vp)
-        tau = rng.uniform(-5, 5, len(v))
-        expected = P @ pin.aba(pm, pd, qp, vp, P.T @ tau - pm.damping * vp) + c
-        assert relative_error(ms.forward_dynamics(m, q, v, tau), expected) < TOL
-        a = rng.uniform(-1, 1, len(v))
-        expected = P @ (pin.rnea(pm, pd, qp, vp, P.T @ (a - c)) + pm.damping * vp)
-        assert relative_error(ms.inverse_dynamics(m, q, v, a), expected) < TOL
-        M = pin.crba(pm, pd, qp)
-        M = np.triu(M) + np.triu(M, 1).T
-        assert relative_error(ms.mass_matrix(m, q), P @ M @ P.T) < TOL
+    assert_agrees_with_pinocchio(pin, m, pm, np.random.default_rng(1), TOL, samples=4)
 
 
 def constrained_accelerations(M, h, tau, G):

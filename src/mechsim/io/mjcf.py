@@ -39,10 +39,11 @@ API reference, "mjModel"). The mapping:
   polynomial (a2..a4 nonzero) or one-joint couplings, tendon, distance and flex equalities raise
   ModelError.
 
-Not simulated, kept in ``model.mjcf_unsimulated`` (joint name -> values) with a warning: armature
-(rotor inertia, which mechsim's joints do not have: adding it to a body's inertia would be wrong),
-joint limits, ``frictionloss``, and ball/free joint damping and stiffness. Actuators, tendons,
-sensors and contacts are not imported.
+Not simulated, named in one warning: fluid forces (``<option density viscosity>``), tendons, actuators,
+sensors, the contacts of colliding geoms (unless the contact flag is off), and, kept in
+``model.mjcf_unsimulated`` (joint name -> values), armature (rotor inertia, which mechsim's joints do not
+have: adding it to a body's inertia would be wrong), joint limits, ``frictionloss``, and ball/free joint
+damping and stiffness.
 
 Every failure raises one ModelError naming the file; MuJoCo's own compiler message is included.
 """
@@ -329,6 +330,26 @@ def _unsimulated(src):
     return table
 
 
+def _not_simulated(src, joints):
+    """What of the file mechsim leaves out, as phrases: fluid forces, tendons, actuators, sensors, the contacts of
+    geoms that collide (contype or conaffinity set, the contact flag on) and the joints' parameters ``joints``
+    (_unsimulated)."""
+    mj, opt = src.mj, src.mj.opt
+    said = []
+    if opt.density or opt.viscosity:
+        said.append(f'fluid forces (<option density="{opt.density:g}" viscosity="{opt.viscosity:g}">)')
+    said += [f"{count} {what}(s)" for what, count in (("tendon", mj.ntendon), ("actuator", mj.nu),
+                                                       ("sensor", mj.nsensor)) if count]
+    contacts_off = opt.disableflags & int(src.mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    colliding = 0 if contacts_off else int(np.count_nonzero(mj.geom_contype | mj.geom_conaffinity))
+    if colliding:
+        said.append(f"the contacts of {colliding} geom(s)")
+    if joints:
+        said.append(f"armature, limits, frictionloss or ball/free damping of {len(joints)} joint(s) "
+                    "(kept in model.mjcf_unsimulated)")
+    return said
+
+
 def load_mjcf(path, floating_base=None):
     """A Model of the MJCF (MuJoCo XML) file ``path``, compiled by MuJoCo (see the module docstring
     for the mapping). ``floating_base``: None keeps the file's joints; True frees the top-level bodies
@@ -348,8 +369,7 @@ def load_mjcf(path, floating_base=None):
     for k, name, kind in equalities:
         _add_equality(src, model, k, name, kind)
     model.mjcf_unsimulated = _unsimulated(src)
-    if model.mjcf_unsimulated:
-        warnings.warn(f"{src.path}: armature, limits, frictionloss or ball/free damping of "
-                      f"{len(model.mjcf_unsimulated)} joint(s) kept in model.mjcf_unsimulated, not simulated",
-                      stacklevel=2)
+    said = _not_simulated(src, model.mjcf_unsimulated)
+    if said:
+        warnings.warn(f"{src.path}: not simulated: {'; '.join(said)}", stacklevel=2)
     return model

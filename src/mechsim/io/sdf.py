@@ -9,7 +9,8 @@ the links' and joints' names:
   ``__model__``); spec elements link/pose and pose/@relative_to;
 - ``<inertial>``: ``<pose>`` of the inertial frame in the link frame (the COM and the axes of
   ``<inertia>``), ``<mass>``; the spec's defaults (mass 1, unit inertia) hold for what is left out; an
-  inertia that no rigid body has is corrected to the nearest one that is, with one warning (as for URDF);
+  inertia that no rigid body has is corrected to the nearest one that is, with one warning, and kept in
+  ``model.corrected_inertias`` (as for URDF);
 - a joint's ``<pose>`` is the joint frame in the CHILD link frame (spec joint/pose), or in the frame
   named by ``relative_to``; the joint's frame F on the parent is then
   inverse(X_model_parent) X_model_child X_child_joint and its frame M on the child is X_child_joint,
@@ -313,7 +314,7 @@ def load_sdf(path, floating_base=False, package_dirs=None, loops=True, limits=Tr
                                  "(leave floating_base=False)")
     missing = _resolve_meshes(src, links, folders)
     model = Model(element.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
-    _physical_inertias(src, links, {}, {})
+    corrected = _physical_inertias(src, links, {}, {})
     _add_bodies(src, model, links, root)
     kept = [joint for joint in joints if loops or not joint.cut]
     tree = [j for j in kept if not j.cut]
@@ -323,4 +324,5 @@ def load_sdf(path, floating_base=False, package_dirs=None, loops=True, limits=Tr
         warnings.warn(f"{path}: {len(missing)} mesh file(s) not found, their shapes left out: "
                       f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}", stacklevel=2)
     _limits_and_friction(src, model, tree, [j for j in kept if j.cut], simulated=limits)
+    model.corrected_inertias = corrected
     return model

@@ -16,8 +16,9 @@ a body named after it and each joint a joint named after it, so that signals rea
   frame of the link it hangs from, its mass and geometry added to that link's;
 - an inertia that no rigid body has (not positive semi-definite, or against the triangle inequality, as
   CAD exports and hand-written files give): a link on a fixed joint joins the link it hangs from as above;
-  a moving link's inertia (or a sum that still is one) is corrected to the nearest a rigid body has
-  (modeling/body.py physical_inertia); one warning names each link and what was done;
+  a moving link's takes in the links fixed to it, and one (or a sum) that still is one is corrected to the
+  nearest a rigid body has (modeling/body.py physical_inertia), kept in ``model.corrected_inertias`` (link ->
+  (as given, as corrected)); one warning names each link and what was done;
 - the root link is the ground when it is named ``world``; any other root link is welded to the
   ground, or joined to it by a free joint ``root_joint`` when ``floating_base=True``;
 - ``<dynamics damping>`` -> a ``joint_spring_damper`` ``<joint>_damping`` with no stiffness;
@@ -401,41 +402,60 @@ def _unphysical(links):
 
 
 def _merge_static(links, order, root, merge):
-    """_merge_fixed of the links on fixed joints for which ``merge(joint)`` holds and of those whose inertia no rigid
-    body has, then again of those whose inertia with what joined it no rigid body has, until the sums that are left
-    so are moving links' (or the root's): (links, joints, owner, the links merged for their inertia: name -> why)."""
-    unphysical = _unphysical(links)
+    """_merge_fixed of the links on fixed joints for which ``merge(joint)`` holds, and for the inertias no rigid body
+    has (as Pinocchio merges every fixed link): such a link on a fixed joint joins the link it is fixed to, again
+    where their sum still is one; a moving link's (or the root's) takes in the links fixed to it. Returns (links,
+    joints, owner, joined: link -> why it joined, took: link -> (why, the links it took in))."""
+    joined, took = _unphysical(links), {}
     links, order, owner = _merge_fixed(links, order, root, lambda joint: merge(joint) or (
-        joint.type == "fixed" and joint.child in unphysical))
+        joint.type == "fixed" and joint.child in joined))
     while True:
         fixed = {joint.child for joint in order if joint.type == "fixed"}
-        more = {name: f"with what joined it, {problem}" for name, problem in _unphysical(links).items()
-                if name in fixed}
-        if not more:
-            return links, order, owner, unphysical
-        links, order, again = _merge_fixed(links, order, root, lambda joint: joint.child in more)
+        carrying = {joint.parent for joint in order if joint.type == "fixed"}
+        problems = _unphysical(links)
+        up = {name: f"with what joined it, {why}" for name, why in problems.items() if name in fixed}
+        heads = {name: why for name, why in problems.items() if name not in fixed and name in carrying}
+        if not up and not heads:
+            return links, order, owner, joined, took
+        taken = {name: [] for name in heads}
+        absorbed = {}                                       # link -> the head it goes into
+
+        def merge_now(joint):
+            head = absorbed.get(joint.parent, joint.parent if joint.parent in taken else None)
+            if joint.type == "fixed" and head is not None and joint.child not in up:
+                absorbed[joint.child] = head
+                taken[head].append(joint.child)
+                return True
+            return joint.child in up
+        links, order, again = _merge_fixed(links, order, root, merge_now)
         owner = {name: (again[body][0], _compose(again[body][1], pose)) for name, (body, pose) in owner.items()}
-        unphysical.update(more)
+        joined.update(up)
+        took.update({name: (why, taken[name]) for name, why in heads.items()})
 
 
-def _physical_inertias(src, links, unphysical, owner):
-    """Warn once of what was done to the inertias that no rigid body has (``unphysical``): a link's that was merged
-    into the link it is fixed to (``owner``: link -> (the link it is part of, pose)) joined that one's; a link's that
-    still is (a moving link's or the root's, or their sums) is corrected to the nearest a rigid body has (body.py
-    physical_inertia)."""
-    notes = [f"'{name}' ({problem}) joined '{owner[name][0]}', the link it is fixed to"
-             for name, problem in unphysical.items() if owner[name][0] not in (name, WORLD)]
-    notes += [f"'{name}' ({problem}) is fixed to the world: left out" for name, problem in unphysical.items()
+def _physical_inertias(src, links, joined, owner, took=None):
+    """Warn once of what was done to the inertias that no rigid body has: a link's that was merged into the link it
+    is fixed to (``joined``; ``owner``: link -> (the link it is part of, pose)) joined that one's; a moving link's
+    took in the links fixed to it (``took``); a link's that still is one is corrected to the nearest a rigid body
+    has (body.py physical_inertia). Returns {link: (its inertia as given, as corrected)} of those corrected."""
+    notes = [f"'{name}' ({why}) joined '{owner[name][0]}', the link it is fixed to"
+             for name, why in joined.items() if owner[name][0] not in (name, WORLD)]
+    notes += [f"'{name}' ({why}) is fixed to the world: left out" for name, why in joined.items()
               if owner[name][0] == WORLD != name]
+    notes += [f"'{name}' ({why}) took in the links fixed to it ({', '.join(map(repr, names))})"
+              for name, (why, names) in (took or {}).items()]
+    corrected = {}
     for link in links.values():
         problem = None if link.name == WORLD else inertia_problem(link.inertia)
         if problem is not None:
-            link.inertia = physical_inertia(link.inertia)
+            corrected[link.name] = (link.inertia, physical_inertia(link.inertia))
+            link.inertia = corrected[link.name][1]
             notes.append(f"'{link.name}' ({problem}) corrected to the nearest inertia a rigid body has (principal "
                          f"moments {np.linalg.eigvalsh(link.inertia).tolist()})")
     if notes:
         warnings.warn(f"{src.path}: {len(notes)} link inertia(s) that no rigid body has: {'; '.join(notes)}",
                       stacklevel=3)
+    return corrected
 
 
 def _merge_fixed(links, order, root, merge):
@@ -896,9 +916,9 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
         joint.type != "fixed" and joint.name not in geared)) if limits else set()
     # massless links on fixed joints are frames (the kernels take no massless leaf body), and links whose inertia no
     # rigid body has join the links they are fixed to (as Pinocchio merges every fixed link)
-    links, order, owner, unphysical = _merge_static(links, order, root, lambda joint: joint.type == "fixed" and (
+    links, order, owner, joined, took = _merge_static(links, order, root, lambda joint: joint.type == "fixed" and (
         merge_fixed or carried[joint.child] == 0))
-    _physical_inertias(src, links, unphysical, owner)
+    corrected = _physical_inertias(src, links, joined, owner, took)
     tree = [joint for joint in order + loop_joints if (joint in loop_joints) == (joint.name in traded)]
     missing = _resolve_meshes(src, links, folders)
     model = Model(robot.get("name") or path.stem, gravity=(0.0, 0.0, -9.81))
@@ -915,4 +935,5 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
                       f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}", stacklevel=3)
     _limits_and_friction(src, model, tree, [joint for joint in order + loop_joints if joint not in tree],
                          simulated=limits)
+    model.corrected_inertias = corrected
     return model
