@@ -99,11 +99,19 @@ def test_a_value_add_star_refuses_fails_that_run_only():
 
 
 def _killing_metric(marker, always_at=None):
-    """A metric that SIGKILLs its own worker process: once (the first run that finds no marker file),
-    or every time for the run with bob.com[0] == always_at."""
+    """A metric that SIGKILLs its own worker process: once (the run that creates the marker file, created
+    atomically: two workers running at once must not both die), or every time for the run with bob.com[0] ==
+    always_at."""
+    def first_to_mark():
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return False
+        return True
+
     def metric(result):
         length = result.model.bodies["bob"].com[0]
-        if not os.path.exists(marker) or length == always_at:
+        if length == always_at or first_to_mark():
             open(marker, "a").close()
             os.kill(os.getpid(), signal.SIGKILL)
         return period(result)

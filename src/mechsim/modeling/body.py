@@ -1,6 +1,5 @@
 """Rigid bodies: mass properties about the center of mass and named frames (SPEC §2)."""
 import numpy as np
-from scipy.optimize import nnls
 
 from ..errors import ModelError
 from ..spatial.rotations import as_pose, as_vector3
@@ -57,6 +56,7 @@ def physical_inertia(J):
     any B, ||J - B|| >= the distance between the spectra of J and B, matched in some order (A. J. Hoffman and
     H. W. Wielandt, The variation of the spectrum of a normal matrix, Duke Math. J. 20, 1953), and the cone holds
     the rigid bodies' moments in every order."""
+    from scipy.optimize import nnls               # here: importing mechsim stays light (tests/cli/test_startup_imports.py)
     moments, axes = np.linalg.eigh(J)
     s, _ = nnls(SECOND_MOMENTS, moments)
     return (axes * (SECOND_MOMENTS @ s)) @ axes.T
