@@ -39,8 +39,8 @@ def inertia_matrix(value, body, check=True):
 
 
 def inertia_problem(J):
-    """Why the symmetric J is no rigid body's inertia about its COM (a phrase), or None; within 1e-9 of its largest
-    principal moment (of 1 kg m^2 below that)."""
+    """Why the symmetric J is no rigid body's inertia about its COM (a phrase), or None; to within rounding:
+    1e-9 max(1 kg m^2, its largest principal moment)."""
     moments = np.linalg.eigvalsh(J)
     tol = 1e-9 * max(1.0, moments[-1])
     if moments[0] < -tol:
