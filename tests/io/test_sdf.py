@@ -206,7 +206,8 @@ def spring_torques(m, q):
 def test_cassie_tree_dynamics_match_pinocchio():
     """Forward dynamics (dampers and springs included) and the mass matrix of Cassie's open tree (loops=False)
     at random states, to 1e-10 relative; the mass matrix also of the closed model (tree-only)."""
-    from test_urdf import free_flyer_bias, pinocchio_state, random_state
+    from robot_files import random_state
+    from test_urdf import free_flyer_bias, pinocchio_state
     pin, pm, pd = pinocchio_tree(CASSIE)
     m = cassie(floating_base=True, loops=False)
     assert not m.check().cut_joints and len(m.coordinates()[1]) == pm.nv == 6 + 22
