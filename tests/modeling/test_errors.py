@@ -81,7 +81,10 @@ def test_duplicate_names():
     m = pendulum()
     raises("duplicate name 'rod'", m.add_body, "rod", mass=1.0)
     raises("duplicate name 'j1'", m.add_joint, "j1", "revolute", parent="ground", child="rod")
-    raises("duplicate name 'rod'", m.add_input, "rod")
+    m.add_force("spring", "joint_spring_damper", joint="j1", stiffness=1.0)
+    raises("duplicate name 'spring': a force of that name", m.add_constraint, "spring", "gear", joints=["j1", "j1"])
+    m.add_input("u")
+    raises("duplicate name 'u': an input of that name", m.add_input, "u")
 
 
 def test_body_not_connected_to_ground():

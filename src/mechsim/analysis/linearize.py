@@ -25,6 +25,7 @@ from ..dynamics.api import constraint_values
 from ..dynamics.kernels import normalize_quaternions
 from ..dynamics.projection import integrate_coordinates
 from ..errors import MechsimError, ModelError, keyword
+from ..modeling.names import split_index
 from ..modeling.primitives import PRIMITIVES
 from ..results.result import Mode, Result
 from ..results.state import State
@@ -157,13 +158,12 @@ class _Inputs:
             if name in model.inputs:
                 self._add(name, [slot for slot, src in cm.sources if src.input == name], [])
                 continue
-            joint, _, kind = name.rpartition(".")
-            base, _, index = kind.partition("[")
-            if joint in cm.joint_v and base == "force":
+            base, k = split_index(name)
+            section, joint, kind = cm.signals.get(base) or (None, None, None)
+            if section == "joints" and kind == "force":
                 vs = list(range(cm.joint_v[joint].start, cm.joint_v[joint].stop))
-                if index:
-                    k = int(index.rstrip("]")) if index.rstrip("]").isdigit() else -1
-                    self._add(name, [], [vs[k]]) if 0 <= k < len(vs) else self._unknown(model, name)
+                if k is not None:
+                    self._add(name, [], [vs[k]]) if k < len(vs) else self._unknown(model, name)
                 elif len(vs) == 1:
                     self._add(name, [], vs)
                 else:
@@ -191,16 +191,14 @@ class _Outputs:
         self.names, self.items = [], []
         if self.states:
             return
-        signals = set(cm.signal_names())
         probe = Result(cm, [0.0], cm.q0[None], cm.v0[None], cm.u_const[None])
         for name in names:
-            base, _, index = name.partition("[")
-            if base not in signals:
+            base, k = split_index(name)
+            if base not in cm.signals:
                 raise MechsimError(f"linearize(): unknown output {name!r}; m.signals() lists the signal names")
             width = probe[base].reshape(1, -1).shape[1] if cm.nq else 0
-            if index:
-                k = int(index.rstrip("]"))
-                if not 0 <= k < width:
+            if k is not None:
+                if not k < width:
                     raise MechsimError(f"linearize(): output {name!r}: {base} has {width} entries")
                 self.names.append(name)
                 self.items.append((base, k))

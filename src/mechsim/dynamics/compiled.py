@@ -6,9 +6,11 @@ import numpy as np
 from ..errors import ModelError
 from ..expressions.evaluator import max_stack_depth
 from ..expressions.language import Expression, compile_programs
+from ..modeling.body import Body
 from ..modeling.contacts import CONTACT_SIGNALS
 from ..modeling.forces.joint_force import JointForce
 from ..modeling.forces.joint_friction import JointFriction
+from ..modeling.names import Signal, SignalNames
 from ..modeling.primitives import PRIMITIVES
 from . import layout as L
 from .layout import SWITCHED_ROWS, ModelArrays
@@ -271,16 +273,18 @@ class CompiledModel:
 
     # ---------------------------------------------------------------- names
     def signal_names(self):
-        names = []
-        for jname in self.joint_order:
-            if self.model.joints[jname].nv:
-                names += [f"{jname}.{s}" for s in ("q", "v", "a", "force")]
-        names += [f"{jname}.{s}" for jname in self.cut_coordinates.q for s in ("q", "v", "a")]
-        names += [f"{j}.reaction" for j in self.model.joints]
-        names += [f"{c}.reaction" for c in self.model.constraints]
-        names += [f"{f.name}.{s}" for f in self.model.forces.values() for s in f.signals]
-        for c in self.model.contacts:
-            names += [f"{c}.{s}" for s in CONTACT_SIGNALS]
-        for b in self.body_names:
-            names += [f"{b}.{s}" for s in ("position", "rotation", "quat", "velocity", "omega", "acceleration")]
-        return names
+        """Every signal name a Result provides (modeling/names.py)."""
+        return list(self.signals.names)
+
+    @cached_property
+    def signals(self):
+        """The SignalNames of the model: what each signal name means (section, item, quantity)."""
+        joints, model = self.model.joints, self.model
+        items = [("joints", j, s) for j in self.joint_order if joints[j].nv for s in ("q", "v", "a", "force")]
+        items += [("joints", j, s) for j in self.cut_coordinates.q for s in ("q", "v", "a")]
+        items += [("joints", j, "reaction") for j in joints]
+        items += [("constraints", c, "reaction") for c in model.constraints]
+        items += [("forces", f.name, s) for f in model.forces.values() for s in f.signals]
+        items += [("contacts", c, s) for c in model.contacts for s in CONTACT_SIGNALS]
+        items += [("bodies", b, s) for b in self.body_names for s in Body.signals]
+        return SignalNames(Signal(*item) for item in items)

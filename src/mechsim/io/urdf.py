@@ -20,7 +20,10 @@ a body named after it and each joint a joint named after it, so that signals rea
   nearest a rigid body has (modeling/body.py physical_inertia), kept in ``model.corrected_inertias`` (link ->
   (as given, as corrected)); one warning names each link and what was done;
 - the root link is the ground when it is named ``world``; any other root link is welded to the
-  ground, or joined to it by a free joint ``root_joint`` when ``floating_base=True``;
+  ground, or joined to it by a free joint ``root_joint`` when ``floating_base=True``; a link named ``ground``
+  (mechsim's name for the ground body) fixed to ``world`` is part of the ground, a frame ``ground`` on it;
+  one anywhere else is refused;
+- links and joints keep their names as written: a link and a joint may share one (SPEC C15);
 - ``<dynamics damping>`` -> a ``joint_spring_damper`` ``<joint>_damping`` with no stiffness;
   ``<mimic joint multiplier offset>`` -> a gear ``<joint>_mimic`` holding
   q = multiplier * q_joint + offset (the offset through the mimicking joint's q0);
@@ -75,6 +78,7 @@ from ..modeling.model import Model
 JOINT_KINDS = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic",
                "fixed": "weld", "floating": "free", "planar": "planar"}
 WORLD = "world"             # a root link of this name is the ground
+GROUND = "ground"           # mechsim's ground body: a link of this name must be fixed to the world
 ROOT_JOINT = "root_joint"   # the free joint of a floating base (Pinocchio's name for it)
 IDENTITY = (np.zeros(3), np.eye(3))
 
@@ -528,6 +532,9 @@ def _add_bodies(src, model, links, root):
                 warnings.warn(f"{src.path}: the ground takes no geometry: the shapes of 'world' and of the links "
                               "fixed to it are left out", stacklevel=4)
             continue
+        if link.name == GROUND:
+            raise src.error(link.element, "the link 'ground' has mechsim's name for the ground body: load it fixed to "
+                                          "a root link 'world' (it is then part of the ground), or rename the link")
         geometry = [{"role": role, "pose": _plain_pose(pose), **shape} for role, pose, shape, _ in link.geometry]
         inertial = link.element.find("inertial")
         with src.at(link.element if inertial is None else inertial):
@@ -917,7 +924,7 @@ def load_urdf(path, floating_base=False, package_dirs=None, merge_fixed=False, m
     # massless links on fixed joints are frames (the kernels take no massless leaf body), and links whose inertia no
     # rigid body has join the links they are fixed to (as Pinocchio merges every fixed link)
     links, order, owner, joined, took = _merge_static(links, order, root, lambda joint: joint.type == "fixed" and (
-        merge_fixed or carried[joint.child] == 0))
+        merge_fixed or carried[joint.child] == 0 or joint.child == GROUND and joint.parent == root == WORLD))
     corrected = _physical_inertias(src, links, joined, owner, took)
     tree = [joint for joint in order + loop_joints if (joint in loop_joints) == (joint.name in traded)]
     missing = _resolve_meshes(src, links, folders)

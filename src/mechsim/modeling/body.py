@@ -66,6 +66,7 @@ class Body(Element):
     """A rigid body: ``mass``, ``com`` (body frame), ``inertia`` (3x3 about the COM, body axes), named
     ``frames``, ``geometry`` as given and ``shapes``, the geometry read (modeling/geometry.py)."""
     _noun, _section = "body", "bodies"
+    signals = ("position", "rotation", "quat", "velocity", "omega", "acceleration")   # SPEC §2, results/result.py
 
     def _arguments(self):
         return ("mass", "com", "inertia", "frames", "geometry", "check_inertia")

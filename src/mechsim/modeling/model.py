@@ -11,6 +11,11 @@ from .actions import file_action
 from .events import Event
 from .forces import make_force
 from .joints import Joint
+from .names import check_name, find_item
+
+ELEMENTS = ("forces", "constraints", "contacts")
+NAME_SPACES = {"body": ("bodies",), "joint": ("joints",), "input": ("inputs",),  # SPEC C15
+               **{kind[:-1]: ELEMENTS for kind in ELEMENTS}}
 
 
 @contextmanager
@@ -67,12 +72,17 @@ class Model:
 
     # ---------------------------------------------------------------- building
     def _new_name(self, name, what):
-        if not isinstance(name, str) or not name or any(c in name for c in ".[] \t\n"):
-            raise ModelError(f"{what} name {name!r} is invalid: use a non-empty name without '.', '[', ']' or spaces")
-        for kind, table in (("body", self.bodies), ("joint", self.joints), ("force", self.forces),
-                            ("constraint", self.constraints), ("contact", self.contacts), ("input", self.inputs)):
-            if name in table:
-                raise ModelError(f"duplicate name '{name}': a {kind} of that name exists already")
+        """``name`` for a new ``what``: unique in its name space (SPEC C15: bodies, joints, elements and inputs
+        each have their own, modeling/names.py), taken as written but for control characters."""
+        check_name(name, what)
+        if what == "input" and any(c in name for c in ".[] "):
+            raise ModelError(f"input name {name!r} is invalid: an input is named in expressions and signal "
+                             f"lists; use a name without '.', '[', ']' or spaces")
+        space = NAME_SPACES[what]
+        for kind in space:
+            if name in getattr(self, kind):
+                noun = {"bodies": "a body", "inputs": "an input"}.get(kind, f"a {kind[:-1]}")
+                raise ModelError(f"duplicate name '{name}': {noun} of that name exists already")
         self._compiled = None
         return name
 
@@ -271,6 +281,12 @@ class Model:
         if not isinstance(name, str) or name not in self.joints:
             raise ModelError(f"{what}: unknown joint {name!r} (joints: {', '.join(self.joints) or 'none'})")
         return self.joints[name]
+
+    def item(self, name, what="reference"):
+        """(section, item) of the body, joint, force element, constraint or contact ``name``; where a body and a
+        joint (or an element) share it, "<section>.<name>" says which ("joints.gripper", SPEC C15)."""
+        section, key = find_item({s: getattr(self, s) for s in ("bodies", "joints", *ELEMENTS)}, name, what)
+        return section, getattr(self, section)[key]
 
     # ---------------------------------------------------------------- analysis
     def compile(self):

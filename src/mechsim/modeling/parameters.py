@@ -8,16 +8,15 @@
 (modeling/element.py): names, kinds and the bodies and joints an element connects are not.
 """
 import difflib
-import re
 from collections import namedtuple
 
 import numpy as np
 
 from ..errors import ModelError
+from .names import split_index
 
 SECTIONS = ("bodies", "joints", "forces", "constraints", "drivers", "contacts")
 Path = namedtuple("Path", "text section item argument index")
-_INDEX = re.compile(r"^(.*)\[(\d+)\]$")
 
 
 def _guess(word, choices):
@@ -29,23 +28,22 @@ def parse_path(model, text):
     """The Path a parameter name addresses in ``model``; ModelError naming it and what exists otherwise."""
     if not isinstance(text, str) or not text:
         raise ModelError(f"parameter {text!r}: give a path '<section>.<item>.<argument>', 'inputs.<name>' or 'gravity'")
-    match = _INDEX.match(text)
-    body, index = (match.group(1), int(match.group(2))) if match else (text, None)
-    parts = body.split(".")
+    body, index = split_index(text)
+    section, _, rest = body.partition(".")       # item names may hold dots (SPEC C15): the argument is after the last
     what = f"parameter '{text}'"
-    if parts == ["gravity"]:
+    if body == "gravity":
         return Path(text, "gravity", None, None, index)
-    if parts[0] == "inputs" and len(parts) == 2:
-        if parts[1] not in model.inputs:
-            raise ModelError(f"{what}: the model has no input {parts[1]!r}{_guess(parts[1], model.inputs)} "
+    if section == "inputs" and rest:
+        if rest not in model.inputs:
+            raise ModelError(f"{what}: the model has no input {rest!r}{_guess(rest, model.inputs)} "
                              f"(inputs: {', '.join(model.inputs) or 'none'})")
         if index is not None:
             raise ModelError(f"{what}: an input's default is one number; drop the [{index}]")
-        return Path(text, "inputs", parts[1], None, None)
-    if len(parts) != 3 or parts[0] not in SECTIONS:
+        return Path(text, "inputs", rest, None, None)
+    item, _, argument = rest.rpartition(".")
+    if section not in SECTIONS or not item or not argument:
         raise ModelError(f"{what}: give '<section>.<item>.<argument>' with a section of {', '.join(SECTIONS)}, "
-                         f"'inputs.<name>' or 'gravity'" + _guess(parts[0], SECTIONS + ("inputs", "gravity")))
-    section, item, argument = parts
+                         f"'inputs.<name>' or 'gravity'" + _guess(section, SECTIONS + ("inputs", "gravity")))
     table = getattr(model, section)
     if item not in table:
         raise ModelError(f"{what}: the model has no {section[:-1] if section != 'bodies' else 'body'} {item!r}"

@@ -11,8 +11,10 @@ gravity and simulation defaults apply.
 """
 from ..errors import ModelError
 from .actions import renamed_action
+from .names import QUALIFIERS, split_index
 
 INPUT_ARGUMENTS = ("value", "force", "torque")     # force arguments that may name an input (forces.Source)
+JOINT_ARGUMENTS = ("joint", "joints")              # structural arguments that name joints; the others name bodies
 
 
 def add_submodel(host, prefix, other, parameters=None):
@@ -64,8 +66,8 @@ class Renaming:
 
     def __init__(self, prefix, sub):
         self.prefix, self.sub = prefix, sub
-        self.items = {*sub.bodies, *sub.joints, *sub.forces, *sub.constraints, *sub.contacts, *sub.drivers,
-                      *sub.inputs} - {"ground"}
+        self.items = {*sub.joints, *sub.forces, *sub.constraints, *sub.contacts, *sub.drivers, *sub.inputs,
+                      *(set(sub.bodies) - {"ground"})}
         self.ground_frames = {s["name"] for s in sub.specs.get("frames", []) if s["body"] == "ground"}
 
     def __call__(self, name):
@@ -75,10 +77,11 @@ class Renaming:
         """An add_* argument dict with the items it names renamed."""
         spec = dict(spec)
         for key in element._structural:
-            if isinstance(spec.get(key), str) and spec[key] in self.items:
+            space = self.sub.joints if key in JOINT_ARGUMENTS else set(self.sub.bodies) - {"ground"}
+            if isinstance(spec.get(key), str) and spec[key] in space:
                 spec[key] = self(spec[key])
             elif isinstance(spec.get(key), (list, tuple)):               # a gear's joints
-                spec[key] = [self(n) if isinstance(n, str) and n in self.items else n for n in spec[key]]
+                spec[key] = [self(n) if isinstance(n, str) and n in space else n for n in spec[key]]
         for side, frame in (("parent", "parent_frame"), ("child", "child_frame")):
             if element._section == "joints" and spec.get(side) == "ground" and spec.get(frame) in self.ground_frames:
                 spec[frame] = self(spec[frame])
@@ -96,6 +99,13 @@ class Renaming:
         return value
 
     def signal(self, name):
-        """A signal "<item>.<quantity>" of the submodel as the host calls it."""
-        item, dot, rest = name.partition(".")
-        return f"{self(item)}{dot}{rest}" if item in self.items else name
+        """A signal "<item>.<quantity>[<i>]" of the submodel, or its qualified form "<section>.<item>.<quantity>"
+        (modeling/names.py), as the host calls it."""
+        base, index = split_index(name)
+        item, _, quantity = base.rpartition(".")
+        section, _, unqualified = item.partition(".")
+        if item not in self.items and section in QUALIFIERS and unqualified in self.items:
+            item = f"{section}.{self(unqualified)}"
+        elif item in self.items:
+            item = self(item)
+        return f"{item}.{quantity}" + ("" if index is None else f"[{index}]")

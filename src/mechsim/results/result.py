@@ -173,51 +173,56 @@ class Result:
         return name in self.signals
 
     def _compute(self, name):
-        owner, _, kind = name.rpartition(".")
+        section, owner, kind = self._cm.signals[name]
+        return getattr(self, f"_{section}_signal")(owner, kind)
+
+    def _joints_signal(self, joint, kind):
         cm = self._cm
         squeeze = lambda a: a[:, 0] if a.shape[1] == 1 else a
-        if owner in cm.joint_q and kind in ("q", "v", "a", "force") and cm.joint_v[owner].stop > cm.joint_v[owner].start:
-            if kind == "q":
-                return squeeze(self.q[:, cm.joint_q[owner]])
-            if kind == "v":
-                return squeeze(self.v[:, cm.joint_v[owner]])
-            if kind == "a":
-                return squeeze(self._node_dynamics()[0][:, cm.joint_v[owner]])
-            force = self.tau[:, cm.joint_v[owner]].copy()
-            for k, slot in cm.actuated.get(owner, []):
-                force[:, k] += self.u_force[:, slot]
-            for row, (what, name, joint) in enumerate(cm.rows.owner):      # what the drivers apply
-                if what == "driver" and joint == owner:
-                    force[:, self.model.drivers[name].coordinate] += self._node_dynamics()[5][:, row]
-            return squeeze(force)
+        if kind == "reaction":
+            return self._reaction("joints", joint)
         cut = cm.cut_coordinates
-        if owner in cut.q and kind in ("q", "v", "a"):
+        if joint in cut.q:
             Q, V, A = self._cut_joints()
-            return squeeze({"q": Q[:, cut.q[owner]], "v": V[:, cut.v[owner]], "a": A[:, cut.v[owner]]}[kind])
-        if kind == "reaction" and (owner in self.model.joints or owner in self.model.constraints):
-            return self._reaction(owner)
-        element = self.model.forces.get(owner)
-        if element is not None and kind in element.signals:
-            return element.signal(self, kind)
-        if owner in self.model.contacts and kind in CONTACT_SIGNALS:
-            return self._contact(self.model.contacts[owner], kind)
-        if owner in cm.body_names:
-            R, p = self._body_frame(owner)
-            if kind == "position":
-                return p
-            if kind == "rotation":
-                return R
-            if kind == "quat":
-                return matrix_to_quat(R).reshape(-1, 4)
-            xdot, xddot = self._point_motion(owner, p)
-            node = cm._body_lookup[owner][0]
-            if kind == "velocity":
-                return xdot
-            if kind == "omega":
-                return self._node_dynamics()[3][:, node, :3].copy()
-            if kind == "acceleration":
-                return np.hstack([self._node_dynamics()[4][:, node, :3], xddot])
-        raise MechsimError(f"unknown signal {name!r}; m.signals() lists the available names")
+            return squeeze({"q": Q[:, cut.q[joint]], "v": V[:, cut.v[joint]], "a": A[:, cut.v[joint]]}[kind])
+        if kind == "q":
+            return squeeze(self.q[:, cm.joint_q[joint]])
+        if kind == "v":
+            return squeeze(self.v[:, cm.joint_v[joint]])
+        if kind == "a":
+            return squeeze(self._node_dynamics()[0][:, cm.joint_v[joint]])
+        force = self.tau[:, cm.joint_v[joint]].copy()
+        for k, slot in cm.actuated.get(joint, []):
+            force[:, k] += self.u_force[:, slot]
+        for row, (what, name, driven) in enumerate(cm.rows.owner):      # what the drivers apply
+            if what == "driver" and driven == joint:
+                force[:, self.model.drivers[name].coordinate] += self._node_dynamics()[5][:, row]
+        return squeeze(force)
+
+    def _constraints_signal(self, constraint, kind):
+        return self._reaction("constraints", constraint)
+
+    def _forces_signal(self, force, kind):
+        return self.model.forces[force].signal(self, kind)
+
+    def _contacts_signal(self, contact, kind):
+        return self._contact(self.model.contacts[contact], kind)
+
+    def _bodies_signal(self, body, kind):
+        R, p = self._body_frame(body)
+        if kind == "position":
+            return p
+        if kind == "rotation":
+            return R
+        if kind == "quat":
+            return matrix_to_quat(R).reshape(-1, 4)
+        node = self._cm._body_lookup[body][0]
+        if kind == "omega":
+            return self._node_dynamics()[3][:, node, :3].copy()
+        xdot, xddot = self._point_motion(body, p)
+        if kind == "velocity":
+            return xdot
+        return np.hstack([self._node_dynamics()[4][:, node, :3], xddot])      # acceleration
 
     def _cut_joints(self):
         """(Q, V, A) of the cut joints at every sample, measured from their frames' relative motion by one compiled
@@ -318,20 +323,22 @@ class Result:
             return gap.min(axis=1)
         return np.array([sample[np.argmin(g)][3] for sample, g in zip(values, gap)])
 
-    def _reaction(self, owner):
+    def _reaction(self, section, owner):
         """(N, 6) wrench [torque; force] in world axes that a joint's parent exerts on its child at M's
         origin (a tree joint: all it transmits; a cut joint: its constraint rows), or a constraint exerts
-        on body_b at point_b; (N,) generalized force on a gear's first joint."""
+        on body_b at point_b; (N,) generalized force on a gear's first joint. ``section``: "joints" or
+        "constraints", the name space of ``owner``."""
         cm, model = self._cm, self.model
         lam, unit, joint_f = (self._node_dynamics()[k] for k in (5, 6, 8))
-        if owner in cm.joint_nodes:
+        if section == "joints" and owner in cm.joint_nodes:
             wrench = joint_f[:, cm.joint_nodes[owner][-1]]                # at the reference point
         else:
-            rows = [k for k, o in enumerate(cm.rows.owner) if o[1] == owner and o[0] != "driver"]
-            if owner in model.constraints and model.constraints[owner].kind == "gear":
+            what = section[:-1]                                            # the rows' owner: ("joint", name, label)
+            rows = [k for k, o in enumerate(cm.rows.owner) if o[:2] == (what, owner)]
+            if section == "constraints" and model.constraints[owner].kind == "gear":
                 return lam[:, rows[0]].copy()
             wrench = np.einsum("nk,nkj->nj", lam[:, rows], unit[:, rows])
-        if owner in model.joints:
+        if section == "joints":
             joint = model.joints[owner]
             x = self.point(joint.child, joint.child_pose[0])
         else:

@@ -34,6 +34,7 @@ from ..dynamics.nullspace import CHANGES, GREW, LOG_CAPACITY
 from ..errors import MechsimError, ModelError, StepError, keyword
 from ..integrators import CompiledStepper, Watcher
 from ..modeling.events import as_events
+from ..modeling.names import find_item, split_index
 from ..results.result import EventRecord, JoinedResult, Mode, Outcome, Result
 from ..results.state import State
 from ..status import EVENT, OK, PAUSED
@@ -238,7 +239,8 @@ class Driver:
 
     def _signal_now(self, name, t, y):
         res = Result.at(self.cm, t, y, self.data.arrays.u, self.data.active_rows())
-        return float(np.ravel(res[name.partition("[")[0]])[int(name.partition("[")[2][:-1] or 0)])
+        base, index = split_index(name)
+        return float(np.ravel(res[base])[index or 0])
 
     def _projected(self, t):
         y = self.stepper.dense(t).copy()
@@ -688,8 +690,6 @@ class SimulationHandle:
     def set(self, name, **parameters):
         """New parameters of a force element, contact, constraint, body or joint (the arguments of add_*)."""
         specs = self._edit()
-        for section in ("forces", "contacts", "constraints", "bodies", "joints"):
-            if name in specs[section]:
-                specs[section][name].update(parameters)
-                return
-        raise ModelError(f"set(): no force element, contact, constraint, body or joint named {name!r}")
+        section, key = find_item({s: specs[s] for s in ("forces", "contacts", "constraints", "bodies", "joints")},
+                                 name, "set()")
+        specs[section][key].update(parameters)

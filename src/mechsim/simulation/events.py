@@ -11,6 +11,7 @@ from ..dynamics.data import SIGNAL_F_COLS, SIGNAL_I_COLS
 from ..dynamics.layout import PTYPE, QI, VI
 from ..dynamics.system import BODY_OMEGA, BODY_POSITION, BODY_VELOCITY, COORDINATE
 from ..errors import MechsimError
+from ..modeling.names import split_index
 from ..modeling.primitives import PRIMITIVES
 
 BODY_SIGNALS = {"position": BODY_POSITION, "velocity": BODY_VELOCITY, "omega": BODY_OMEGA}
@@ -19,24 +20,18 @@ BODY_SIGNALS = {"position": BODY_POSITION, "velocity": BODY_VELOCITY, "omega": B
 def compiled_signal(cm, name):
     """(signal_i row, signal_f row without the value) of a signal the compiled loop can watch, or
     None. Vector signals need a component: "<body>.position[1]"."""
-    base, index = name, None
-    if name.endswith("]") and "[" in name:
-        base, _, rest = name.partition("[")
-        try:
-            index = int(rest[:-1])
-        except ValueError:
-            return None
-    owner, _, kind = base.rpartition(".")
+    base, index = split_index(name)
+    section, owner, kind = cm.signals.get(base) or (None, None, None)
     if name in cm.q_names or name in cm.v_names:
         y_index = cm.q_names.index(name) if name in cm.q_names else cm.nq + cm.v_names.index(name)
         return [COORDINATE, y_index, 0, 0], np.zeros(SIGNAL_F_COLS - 1)
-    if owner in cm.joint_q and kind in ("q", "v") and index is None:
+    if section == "joints" and owner in cm.joint_q and kind in ("q", "v") and index is None:
         block = cm.joint_q[owner] if kind == "q" else cm.joint_v[owner]
         if block.stop - block.start != 1:
             raise MechsimError(f"event signal {name!r} has {block.stop - block.start} entries: name one, "
                                f"e.g. '{base}[0]'")
         return [COORDINATE, block.start + (0 if kind == "q" else cm.nq), 0, 0], np.zeros(SIGNAL_F_COLS - 1)
-    if owner in cm.body_names and kind in BODY_SIGNALS:
+    if section == "bodies" and kind in BODY_SIGNALS:
         if index is None or not 0 <= index < 3:
             raise MechsimError(f"event signal {name!r} is a vector: name a component, e.g. '{base}[1]'")
         node, point = cm.body_point_in_node(owner, (0.0, 0.0, 0.0))
@@ -70,8 +65,7 @@ def condition_signal(cm, event):
     if event.signal is None:
         return None
     compiled = compiled_signal(cm, event.signal)
-    if compiled is None and event.signal not in cm.signal_names() and \
-            event.signal.partition("[")[0] not in cm.signal_names():
+    if compiled is None and split_index(event.signal)[0] not in cm.signals:
         raise MechsimError(f"event {event.name!r}: unknown signal {event.signal!r}; m.signals() lists them")
     return None if compiled is None else (compiled[0], [event.value, *compiled[1]])
 

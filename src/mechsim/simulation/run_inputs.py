@@ -45,14 +45,14 @@ class Controller:
         self.function, self.cm = function, cm
         names = outputs or [f"{j}.{k}" for j in cm.joint_order if cm.joint_v[j].stop > cm.joint_v[j].start
                             for k in ("q", "v")]
-        self.readers, self.signals, known = {}, [], set(cm.signal_names())
+        self.readers, self.signals = {}, []
         for name in names:
-            joint, _, kind = name.rpartition(".")
-            if kind in ("q", "v") and joint in cm.joint_q:
+            section, joint, kind = cm.signals.get(name) or (None, None, None)
+            if section == "joints" and kind in ("q", "v") and joint in cm.joint_q:
                 index = cm.joint_q[joint] if kind == "q" else slice(cm.nq + cm.joint_v[joint].start,
                                                                     cm.nq + cm.joint_v[joint].stop)
                 self.readers[name] = (index, index.stop - index.start == 1)
-            elif name in known:
+            elif name in cm.signals:
                 self.signals.append(name)
             else:
                 raise MechsimError(f"simulate(): unknown controller output {name!r}; m.signals() lists the names")

@@ -26,14 +26,14 @@ def load_matplotlib():
 
 def signal_units(model, name):
     """The unit of each component of a signal (row-major, as in saved files; "" for none)."""
-    owner, _, kind = name.rpartition(".")
-    if owner in model.joints and kind in ("q", "v", "a", "force"):
+    section, owner, kind = model.compile().signals.get(name) or (None, None, None)
+    if section == "joints" and kind in ("q", "v", "a", "force"):
         return [u for ptype, _, _ in model.joints[owner].primitives for u in PRIMITIVES[ptype].units[kind]]
-    if kind == "reaction" and owner in model.constraints and model.constraints[owner].kind == "gear":
-        return signal_units(model, f"{model.constraints[owner].joints[0]}.force")
+    if section == "constraints" and model.constraints[owner].kind == "gear":
+        return signal_units(model, f"joints.{model.constraints[owner].joints[0]}.force")
     if kind == "reaction":
         return WRENCH
-    if owner in model.bodies and kind in BODY_UNITS:
+    if section == "bodies" and kind in BODY_UNITS:
         return BODY_UNITS[kind]
     return []
 

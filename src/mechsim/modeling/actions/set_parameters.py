@@ -1,6 +1,5 @@
 """The {"set": {element: {parameter: value}}} action: new parameters of force elements, contacts, constraints,
 bodies or joints from the event on (sim.set: a contact's friction, a force element's stiffness ...)."""
-from ...errors import ModelError
 from .base import Action
 
 
@@ -14,11 +13,8 @@ class SetParameters(Action):
 
     def __init__(self, spec, model, what):
         self.changes = {name: dict(parameters) for name, parameters in spec[self.key].items()}
-        elements = {**model.forces, **model.contacts, **model.constraints, **model.bodies, **model.joints}
         for name in self.changes:
-            if name not in elements:
-                raise ModelError(f"{what}: set names unknown element {name!r}; it sets force elements, contacts, "
-                                 "constraints, bodies and joints")
+            model.item(name, f"{what}: set")
 
     def __call__(self, sim, t, state):
         for name, parameters in self.changes.items():
