@@ -11,6 +11,7 @@ import pytest
 import mechsim as ms
 from mechsim.errors import ModelError
 from mechsim.io.mjcf import load_mjcf
+from mechsim.modeling.names import split_index
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -33,9 +34,9 @@ def both(path, **options):
 def index_maps(m, mj):
     """Indices into MuJoCo's qpos and qvel of mechsim's q and v entries (matched by joint name)."""
     def index(name, addresses):
-        joint, _, entry = name.partition(".")
-        i = int(entry[entry.index("[") + 1:-1]) if "[" in entry else 0
-        return addresses[mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, joint)] + i
+        base, i = split_index(name)
+        joint = base.rpartition(".")[0]
+        return addresses[mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, joint)] + (i or 0)
     q_names, v_names = m.coordinates()
     return (np.array([index(n, mj.jnt_qposadr) for n in q_names]),
             np.array([index(n, mj.jnt_dofadr) for n in v_names]))
@@ -142,6 +143,26 @@ def test_floating_base_frees_a_top_level_body_without_joints(tmp_path):
     assert m.joints["box_root"].kind == "free" and m.check().dof == 6
     a = ms.forward_dynamics(m, m.initial_state().q, np.zeros(6))
     assert_close(a, np.array([0, 0, -9.81, 0, 0, 0]), 1e-12)     # falls, gravity from opt.gravity
+
+
+def test_joints_named_as_their_bodies_and_names_with_slashes_dots_and_spaces_load_as_written(tmp_path):
+    """MuJoCo's name spaces are per kind (SPEC C15): many published models name a joint after its body."""
+    body = """
+    <body name="torso/base" pos="0.1 0 1.2" quat="0.9 0.1 0.2 0">
+      <freejoint name="torso/base"/>
+      <inertial pos="0.02 0.01 0" quat="0.9 0.1 0.2 0.3" mass="3.0" diaginertia="0.1 0.2 0.25"/>
+      <body name="arm.1" pos="0.2 0.1 0" quat="0.6 0.2 0.5 0.1">
+        <joint name="arm.1" type="ball" pos="0.01 0.02 -0.05"/>
+        <inertial pos="0.1 0 0.05" quat="0.7 0.5 -0.3 0.2" mass="0.5" diaginertia="0.01 0.02 0.025"/>
+        <body name="hand 2" pos="0.3 0 0">
+          <joint name="hand 2" type="hinge" axis="0.2 1 0.1" damping="0.3"/>
+          <inertial pos="0.05 0 0" mass="0.2" diaginertia="0.001 0.002 0.002"/>
+        </body>
+      </body>
+    </body>"""
+    m, _, _ = assert_open_chain_matches(write(tmp_path, body))
+    assert set(m.joints) == {"torso/base", "arm.1", "hand 2"} and {"torso/base", "arm.1", "hand 2"} <= set(m.bodies)
+    assert {"torso/base.q", "arm.1.q", "arm.1.position", "hand 2.q", "hand 2.omega"} <= set(m.signals())
 
 
 def test_gravity_option_and_damping_are_imported(tmp_path):

@@ -301,6 +301,23 @@ def test_four_bar_moves_as_the_yaml_model(tmp_path):
     assert np.abs(ref["j1.q"][-1] - THETA) > 0.5          # it moved
 
 
+def test_joints_named_as_links_with_dots_and_spaces_give_the_same_model(tmp_path):
+    """SDF keeps links and joints in separate name spaces (SPEC C15): the four-bar with each joint named after its
+    child link, the cut joint with a dot and a space, moves as the one with its own joint names."""
+    path = four_bar_sdf(tmp_path)
+    renamed = {"j1": "crank", "j2": "coupler", "j4": "rocker", "j3": "rocker pin.3"}
+    text = path.read_text()
+    for old, new in renamed.items():
+        text = text.replace(f'name="{old}"', f'name="{new}"')
+    same = load_sdf(write(tmp_path, text, "renamed.sdf"))
+    assert same.check().cut_joints == ["rocker pin.3"] and {"crank", "coupler", "rocker"} <= set(same.bodies)
+    options = dict(t_end=0.5, t_eval=np.linspace(0, 0.5, 6), solver="DOP853", rtol=1e-10, atol=1e-10)
+    res, ref = same.simulate(**options), load_sdf(path).simulate(**options)
+    for old, new in renamed.items():
+        assert np.abs(res[f"{new}.q"] - ref[f"{old}.q"]).max() < 1e-12, new
+    assert np.abs(res["crank.position"] - ref["crank.position"]).max() < 1e-12
+
+
 # ------------------------------------------------------------------------------ errors
 LINK = "<link name='{}'><inertial><mass>1</mass></inertial></link>"
 

@@ -58,6 +58,8 @@ def check_animation(path, option):
 
 
 def write_animation(result, path, args):
-    traces = [tuple(item.split(":", 1)) if ":" in item else item for item in args.trace]
+    bodies = result.model.bodies if result.model is not None else {}
+    traces = [tuple(item.rsplit(":", 1)) if ":" in item and item not in bodies else item   # "<body>:<frame>"
+              for item in args.trace]
     animate(result, path, bodies=args.bodies, fps=args.fps, traces=traces)
     print(f"wrote {path}")

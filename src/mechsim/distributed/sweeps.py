@@ -166,7 +166,7 @@ class SignalMetric:
         self.kind, self.name = kind, name
 
     def check(self, model):
-        if self.kind != "event" and self.name not in model.signals():
+        if self.kind != "event" and self.name not in model.compile().signals:
             raise ModelError(f"sweep(): metric '{self.kind}:{self.name}': the model has no signal {self.name!r}; "
                              "m.signals() lists them")
 

@@ -1,5 +1,7 @@
 """ms.Result: time series of every signal of a simulated model, computed lazily from (t, q, v); the records
 of its events."""
+import csv
+import io
 from collections import namedtuple
 
 import numpy as np
@@ -20,9 +22,10 @@ def save_columns(path, columns):
     if path.endswith(".npz"):
         np.savez_compressed(path, **columns)
     elif path.endswith(".csv"):
-        names = list(columns)
+        names, header = list(columns), io.StringIO()
+        csv.writer(header, lineterminator="").writerow(names)       # a name with a comma is quoted
         np.savetxt(path, np.column_stack([columns[n] for n in names]), delimiter=",",
-                   header=",".join(names), comments="", fmt="%.12g")
+                   header=header.getvalue(), comments="", fmt="%.12g")
     else:
         raise MechsimError(f"cannot save to {path!r}: use a .csv or .npz file name")
 

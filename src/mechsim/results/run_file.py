@@ -8,6 +8,7 @@ A run can be restored from it when it holds every joint's coordinates ``<joint>.
 ``<joint>.v`` — all signals are saved unless ``--signals`` picks some. The force elements' inputs
 are taken at their defaults (they change forces, not the motion the file holds).
 """
+import csv
 import json
 import math
 from pathlib import Path
@@ -53,7 +54,7 @@ def load_columns(path, what="the run file"):
                 return {name: data[name] for name in data.files}
         if path.suffix == ".csv":
             with path.open(encoding="utf-8") as file:
-                names = [name.strip() for name in file.readline().strip().split(",")]
+                names = next(csv.reader([file.readline().strip()]))
                 values = np.loadtxt(file, delimiter=",", ndmin=2)
             if values.size and values.shape[1] != len(names):
                 raise ValueError(f"{len(names)} names in the header row but {values.shape[1]} columns")
