@@ -317,6 +317,16 @@ def test_fixed_tendon_spring_damper_matches_mujoco(tmp_path, spring):
     assert_close(res["spring.length"], mj.tendon_length0[:1], 1e-12)
 
 
+def test_disabled_springs_dampers_and_equalities_are_left_out(tmp_path):
+    """<flag spring="disable" damper="disable" equality="disable"/>: MuJoCo applies none of them, nor does mechsim."""
+    body = TENDONS.replace('<joint name="j1" axis="0 1 0"', '<joint name="j1" axis="0 1 0" stiffness="3" damping="1"')
+    extra, equality = FIXED_TENDONS.format(spring="0.2"), '<joint joint1="j3" joint2="j2" polycoef="0 0.3 0.2 0 0"/>'
+    assert set(load_mjcf(write_with(tmp_path, body, extra, equality)).forces) == {"j1_spring_damper", "spring"}
+    head = HEAD.replace('contact="disable"', 'contact="disable" spring="disable" damper="disable" equality="disable"')
+    m, mj, _ = assert_open_chain_matches(write_with(tmp_path, body, extra, equality, head=head), tol=1e-10)
+    assert not m.forces and not m.constraints
+
+
 def equality_rows(mj, d):
     """MuJoCo's equality rows at d: (residuals efc_pos, Jacobian efc_J) (contacts off: every row is one)."""
     assert np.all(d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
@@ -411,7 +421,8 @@ def test_malformed_file_names_the_file_and_gives_mujocos_message(tmp_path):
 
 def test_unsupported_equality_is_refused(tmp_path):
     body = FOUR_BAR.replace('<joint name="j4" axis="0 0 1"/>', '<joint name="j4" axis="0 0 1"/><site name="s"/>')
-    body = body.replace('<joint name="j2" axis="0 0 1"/>', '<joint name="j2" axis="0 0 1"/><site name="t" pos="0.3 0 0"/>')
+    body = body.replace('<joint name="j2" axis="0 0 1"/>',
+                        '<joint name="j2" axis="0 0 1"/><site name="t" pos="0.3 0 0"/>')
     spatial = '<tendon><spatial name="rope"><site site="s"/><site site="t"/></spatial></tendon>'
     with pytest.raises(ModelError, match=r"model\.xml: equality 'equality0': tendon 'rope' is a spatial tendon"):
         load_mjcf(write_with(tmp_path, body, spatial, '<tendon tendon1="rope"/>'))

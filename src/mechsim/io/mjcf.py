@@ -25,13 +25,15 @@ API reference, "mjModel"). The mapping:
 - ``floating_base``: None keeps the file's joints; True gives every top-level body without joints
   the free joint ``<body>_root``; False welds the top-level free-jointed bodies at their qpos0 pose;
 - ``dof_damping`` and ``jnt_stiffness`` (rest ``qpos_spring``) of hinges and slides ->
-  ``joint_spring_damper`` ``<joint>_spring_damper``;
+  ``joint_spring_damper`` ``<joint>_spring_damper`` (as the fixed tendons' below: without stiffness when the spring
+  flag is off, without damping when the damper flag is);
 - ``opt.gravity`` (zero when the gravity flag is disabled) -> the model's gravity;
 - geoms (``geom_type``, ``geom_size``, ``geom_pos``/``geom_quat`` in the body frame) -> the body's
   ``geometry`` with role "visual": box (full ``size``), sphere, capsule and cylinder (``radius``,
   full ``length`` of the cylindrical part), ellipsoid (``radii``), mesh (the compiled mesh's ``vertices`` and ``faces``, modeling/geometry.py);
   planes, height fields and the world body's geoms are left out (the ground takes no geometry);
-- active equalities (``eq_active0``): connect -> ``point_coincident`` at the two anchors MuJoCo
+- active equalities (``eq_active0``; none when the equality or constraint flag is off): connect ->
+  ``point_coincident`` at the two anchors MuJoCo
   computed (``eq_data[0:3]`` in body1, ``eq_data[3:6]`` in body2); weld -> a cut ``weld`` joint from
   body1 to body2 at ``relpose`` (``eq_data[3:10]``, body2's pose in body1's frame); joint and tendon
   (y - y0 = a0 + a1 (x - x0) + ... + a4 (x - x0)^4, y and x the joint positions or fixed tendons' lengths, y0 and
@@ -46,10 +48,11 @@ API reference, "mjModel"). The mapping:
 Not simulated, named in one warning: the ellipsoid fluid model (fluidshape="ellipsoid"), spatial tendons,
 actuators, sensors, the contacts of colliding geoms (unless the contact flag is off), and, kept in
 ``model.mjcf_unsimulated`` (joint name -> values), armature (rotor inertia, which mechsim's joints do not
-have: adding it to a body's inertia would be wrong), joint limits, ``frictionloss``, and ball/free joint
-damping and stiffness; kept in ``model.mjcf_unsimulated_tendons`` (fixed tendon name -> values), tendon limits
-(MuJoCo's soft constraints, which mechsim's rigid stops do not reproduce exactly), frictionloss, armature,
-polynomial stiffness and damping, springyield.
+have: adding it to a body's inertia would be wrong), joint limits, ``frictionloss``, polynomial stiffness and
+damping (``jnt_stiffnesspoly``, ``dof_dampingpoly``), and ball/free joint damping and stiffness; kept in
+``model.mjcf_unsimulated_tendons`` (fixed tendon name -> values), tendon limits (MuJoCo's soft constraints,
+which mechsim's rigid stops do not reproduce exactly), frictionloss, armature, polynomial stiffness and
+damping, springyield.
 
 Every failure raises one ModelError naming the file; MuJoCo's own compiler message is included.
 """
@@ -111,6 +114,10 @@ class _Source:
 
     def tendon(self, t):
         return self.name("TENDON", t, "tendon")
+
+    def disabled(self, flag):
+        """Whether <option><flag> disables ``flag`` (mjtDisableBit without its mjDSBL_ prefix, e.g. "GRAVITY")."""
+        return bool(self.mj.opt.disableflags & int(getattr(self.mujoco.mjtDisableBit, f"mjDSBL_{flag}")))
 
     def enum(self, kind, value):
         """The enum name of a code, e.g. enum("mjtJoint", 3) -> "mjJNT_HINGE"."""
@@ -213,7 +220,8 @@ def _free_joint(src, model, i, j, name, floating_base):
 def _add_spring_damper(src, model, j, name):
     """``<joint>_spring_damper`` of a hinge or slide with stiffness or damping."""
     mj = src.mj
-    stiffness, damping = float(mj.jnt_stiffness[j]), float(mj.dof_damping[mj.jnt_dofadr[j]])
+    stiffness = 0.0 if src.disabled("SPRING") else float(mj.jnt_stiffness[j])
+    damping = 0.0 if src.disabled("DAMPER") else float(mj.dof_damping[mj.jnt_dofadr[j]])
     if stiffness or damping:
         with src.at(f"joint '{name}'"):
             model.add_force(f"{name}_spring_damper", "joint_spring_damper", joint=name, stiffness=stiffness,
@@ -269,8 +277,10 @@ def _add_body_joints(src, model, i, floating_base, q0_shift):
 
 # ------------------------------------------------------------------------------------ equalities
 def _equalities(src):
-    """(index, name, type name) of the active equalities."""
+    """(index, name, type name) of the active equalities (none when the equality or constraint flag is off)."""
     mj = src.mj
+    if src.disabled("EQUALITY") or src.disabled("CONSTRAINT"):
+        return []
     return [(k, src.name("EQUALITY", k, "equality"), src.enum("mjtEq", mj.eq_type[k]))
             for k in range(mj.neq) if mj.eq_active0[k]]
 
@@ -284,7 +294,8 @@ def _check_equality(src, k, name, kind):
         raise src.error(f"equality '{name}': only body-based {kind[5:].lower()} equalities are supported, "
                         "not site-based ones")
     if kind == "mjEQ_TENDON":
-        spatial = [src.tendon(t) for t in (mj.eq_obj1id[k], mj.eq_obj2id[k]) if t >= 0 and _tendon_joints(src, t) is None]
+        tendons = [t for t in (mj.eq_obj1id[k], mj.eq_obj2id[k]) if t >= 0]
+        spatial = [src.tendon(t) for t in tendons if _tendon_joints(src, t) is None]
         if spatial:
             raise src.error(f"equality '{name}': tendon '{spatial[0]}' is a spatial tendon; tendon equalities are "
                             "supported on fixed tendons")
@@ -346,11 +357,13 @@ def _add_tendon(src, model, t):
     """``fixed_tendon`` named after fixed tendon ``t`` if it has stiffness or damping (tendon_lengthspring: its
     rest length or dead band)."""
     mj, joints = src.mj, _tendon_joints(src, t)
-    if joints is not None and (mj.tendon_stiffness[t] or mj.tendon_damping[t]):
+    stiffness = 0.0 if src.disabled("SPRING") else float(mj.tendon_stiffness[t])
+    damping = 0.0 if src.disabled("DAMPER") else float(mj.tendon_damping[t])
+    if joints is not None and (stiffness or damping):
         name = src.tendon(t)
         with src.at(f"tendon '{name}'"):
-            model.add_force(name, "fixed_tendon", joints=joints, stiffness=float(mj.tendon_stiffness[t]),
-                            damping=float(mj.tendon_damping[t]), rest_length=mj.tendon_lengthspring[t].tolist())
+            model.add_force(name, "fixed_tendon", joints=joints, stiffness=stiffness, damping=damping,
+                            rest_length=mj.tendon_lengthspring[t].tolist())
 
 
 def _fluid_bodies(src):
@@ -376,19 +389,19 @@ def _add_fluid(src, model):
 # ------------------------------------------------------------------------------------ the model
 def _gravity(src):
     """opt.gravity, or zero when <option><flag gravity="disable"/> is set (mjDSBL_GRAVITY)."""
-    disabled = src.mj.opt.disableflags & int(src.mujoco.mjtDisableBit.mjDSBL_GRAVITY)
-    return np.zeros(3) if disabled else src.mj.opt.gravity.copy()
+    return np.zeros(3) if src.disabled("GRAVITY") else src.mj.opt.gravity.copy()
 
 
 def _unsimulated(src):
-    """Joint name -> MuJoCo parameters mechsim does not simulate (armature, limits, frictionloss,
-    ball/free damping and stiffness)."""
+    """Joint name -> MuJoCo parameters mechsim does not simulate (armature, limits, frictionloss, polynomial
+    stiffness and damping, ball/free damping and stiffness)."""
     mj, table = src.mj, {}
     for j in range(mj.njnt):
         kind = src.enum("mjtJoint", mj.jnt_type[j])
         start = mj.jnt_dofadr[j]
         dofs = slice(start, start + {"mjJNT_FREE": 6, "mjJNT_BALL": 3}.get(kind, 1))
-        found = {"armature": mj.dof_armature[dofs], "frictionloss": mj.dof_frictionloss[dofs]}
+        found = {"armature": mj.dof_armature[dofs], "frictionloss": mj.dof_frictionloss[dofs],
+                 "stiffnesspoly": mj.jnt_stiffnesspoly[j], "dampingpoly": mj.dof_dampingpoly[dofs]}
         if mj.jnt_limited[j]:
             found["range"] = mj.jnt_range[j]
         if kind in ("mjJNT_BALL", "mjJNT_FREE"):
@@ -431,12 +444,12 @@ def _not_simulated(src, joints, tendons):
     spatial = sum(_tendon_joints(src, t) is None for t in range(mj.ntendon))
     said += [f"{count} {what}(s)" for what, count in (("spatial tendon", spatial), ("actuator", mj.nu),
                                                        ("sensor", mj.nsensor)) if count]
-    contacts_off = opt.disableflags & int(src.mujoco.mjtDisableBit.mjDSBL_CONTACT)
-    colliding = 0 if contacts_off else int(np.count_nonzero(mj.geom_contype | mj.geom_conaffinity))
+    colliding = 0 if src.disabled("CONTACT") else int(np.count_nonzero(mj.geom_contype | mj.geom_conaffinity))
     if colliding:
         said.append(f"the contacts of {colliding} geom(s)")
     if joints:
-        said.append(f"armature, limits, frictionloss or ball/free damping of {len(joints)} joint(s) "
+        said.append(f"armature, limits, frictionloss, polynomial stiffness or ball/free damping of {len(joints)} "
+                    "joint(s) "
                     "(kept in model.mjcf_unsimulated)")
     if tendons:
         said.append(f"limits, frictionloss, armature or polynomial stiffness of {len(tendons)} fixed tendon(s) "

@@ -46,6 +46,7 @@ class FixedTendon(ForceElement):
     (k, b, low, high, number of joints, then q index, v index and coefficient of each)."""
     kind = "fixed_tendon"
     options = ("joints", "stiffness", "damping", "rest_length")
+    _structural = (*ForceElement._structural, "joints")
     signals = ("length", "force")
 
     def _configure(self, model, opts):
