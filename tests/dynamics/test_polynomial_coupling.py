@@ -39,12 +39,14 @@ def test_residual_jacobian_and_velocity_term_match_finite_differences():
 
 
 def test_linear_coupling_is_a_gear():
-    """y - y0 = a1 (x - x0) between two joints, references at q0: the gear of ratio a1."""
+    """y - y0 = a1 (x - x0) between two joints, references at q0: the gear of ratio a1, its reaction too."""
     m = chain(y="j1", x="j3", coefficients=(0.0, -0.8))
     gear = chain()
     gear.add_constraint("cam", "gear", joints=("j1", "j3"), ratio=-0.8)
     q, v = np.array([0.3, 0.4, 0.05]), np.array([0.8, -0.5, -1.0])
     assert np.allclose(ms.forward_dynamics(m, q, v), ms.forward_dynamics(gear, q, v), rtol=1e-12, atol=1e-12)
+    reactions = [model.simulate(t_end=0.1, t_eval=[0.0, 0.1])["cam.reaction"] for model in (m, gear)]
+    assert np.allclose(*reactions, rtol=1e-6) and np.abs(reactions[0]).max() > 0.1   # the multiplier, as a gear's
 
 
 def test_assembly_lands_on_the_quartic():

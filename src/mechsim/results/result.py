@@ -321,14 +321,15 @@ class Result:
     def _reaction(self, owner):
         """(N, 6) wrench [torque; force] in world axes that a joint's parent exerts on its child at M's
         origin (a tree joint: all it transmits; a cut joint: its constraint rows), or a constraint exerts
-        on body_b at point_b; (N,) generalized force on a gear's first joint."""
+        on body_b at point_b; (N,) generalized force on a gear's first joint (a polynomial coupling's: on y per unit
+        coefficient)."""
         cm, model = self._cm, self.model
         lam, unit, joint_f = (self._node_dynamics()[k] for k in (5, 6, 8))
         if owner in cm.joint_nodes:
             wrench = joint_f[:, cm.joint_nodes[owner][-1]]                # at the reference point
         else:
             rows = [k for k, o in enumerate(cm.rows.owner) if o[1] == owner and o[0] != "driver"]
-            if owner in model.constraints and model.constraints[owner].kind == "gear":
+            if owner in model.constraints and model.constraints[owner].kind in ("gear", "polynomial_coupling"):
                 return lam[:, rows[0]].copy()
             wrench = np.einsum("nk,nkj->nj", lam[:, rows], unit[:, rows])
         if owner in model.joints:
