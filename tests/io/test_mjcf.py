@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
+from mechsim.dynamics.api import constraint_values
 from mechsim.errors import ModelError
 from mechsim.io.mjcf import load_mjcf
 from mechsim.modeling.names import split_index
@@ -57,7 +58,7 @@ def assert_close(actual, expected, tol=TOL):
     assert np.abs(actual - expected).max() <= tol * scale, (actual, expected)
 
 
-def assert_open_chain_matches(path, states=3, **options):
+def assert_open_chain_matches(path, states=3, tol=TOL, **options):
     """Mass matrix and accelerations equal MuJoCo's at random states; q0 equals qpos0."""
     m, mj, d = both(path, **options)
     iq, iv = index_maps(m, mj)
@@ -69,8 +70,8 @@ def assert_open_chain_matches(path, states=3, **options):
         mujoco.mj_forward(mj, d)
         M = np.zeros((mj.nv, mj.nv))
         mujoco.mj_fullM(mj, d, M)
-        assert_close(ms.mass_matrix(m, d.qpos[iq]), M[np.ix_(iv, iv)])
-        assert_close(ms.forward_dynamics(m, d.qpos[iq], d.qvel[iv]), d.qacc[iv])
+        assert_close(ms.mass_matrix(m, d.qpos[iq]), M[np.ix_(iv, iv)], tol)
+        assert_close(ms.forward_dynamics(m, d.qpos[iq], d.qvel[iv]), d.qacc[iv], tol)
     return m, mj, d
 
 
@@ -248,7 +249,7 @@ def test_weld_and_joint_equalities_match_a_kkt_solve_on_mujoco(tmp_path):
     equality = ('<weld name="glue" body1="crank" body2="free"/>'
                 '<joint name="couple" joint1="j4" joint2="j1" polycoef="0.3 -0.5 0 0 0"/>')
     m, mj, d = both(write(tmp_path, body, equality))
-    assert m.joints["glue"].cut and m.constraints["couple"].ratio == -0.5
+    assert m.joints["glue"].cut and m.constraints["couple"].coefficients == (0.3, -0.5, 0, 0, 0)
     ifree = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, "free")
     d.qpos[:] = mj.qpos0
     d.qpos[mj.jnt_qposadr[2]] += 0.3        # j4 moved by a0 (mechsim's q0 does the same)
@@ -271,6 +272,163 @@ def test_weld_and_joint_equalities_match_a_kkt_solve_on_mujoco(tmp_path):
     assert_close(ms.forward_dynamics(m, d.qpos[iq], d.qvel[iv]), expected[iv], 1e-8)
 
 
+# ------------------------------------------------------------------------------------ fluid, tendons, polynomials
+SWIMMER = """
+<body name="head" pos="0.1 -0.2 0.3" quat="0.9 0.1 0.3 -0.2"><freejoint name="root"/>
+  <geom type="capsule" size="0.05" fromto="0 0 0 0.4 0 0" density="900"/>
+  <body name="middle" pos="0.45 0 0"><joint name="waist" axis="0 0 1" pos="-0.02 0 0" ref="0.2"/>
+    <geom type="capsule" size="0.04" fromto="0 0 0 0.35 0 0" density="1100"/>
+    <body name="tail" pos="0.4 0 0" quat="0.95 0 0.3 0"><joint name="hip" axis="0.2 1 0" pos="-0.02 0 0"/>
+      <inertial pos="0.15 0.01 -0.02" quat="0.8 0.2 -0.3 0.4" mass="0.6" diaginertia="0.004 0.009 0.011"/>
+    </body></body></body>"""
+
+
+def swimmer_head(density="4000", viscosity="0.2", wind="0.3 -0.2 0.1"):
+    return HEAD.replace("<option>", f'<option density="{density}" viscosity="{viscosity}" wind="{wind}">')
+
+
+def test_swimmer_in_a_blowing_fluid_matches_mujoco(tmp_path):
+    """MuJoCo's inertia-box fluid model (fluid_drag) on a free 3-link swimmer: capsules, whose equal moments
+    leave the principal axes to MuJoCo's body_iquat, and a link whose inertia is turned. Accelerations at random
+    states agree with mj_forward's to TOL; the fluid changes them by far more (density and viscosity apart too)."""
+    m, mj, d = assert_open_chain_matches(write(tmp_path, SWIMMER, head=swimmer_head()), states=5, tol=1e-10)
+    fluid = m.forces["fluid"]
+    assert fluid.kind == "fluid_drag" and fluid.bodies == ("head", "middle", "tail")
+    iq, iv = index_maps(m, mj)
+    for density, viscosity in (("4000", "0"), ("0", "0.2"), ("0", "0")):
+        d.qpos[:], d.qvel[:] = random_state(mj, np.random.default_rng(11))
+        mujoco.mj_forward(mj, d)
+        other = mujoco.MjModel.from_xml_path(str(write(tmp_path, SWIMMER, head=swimmer_head(density, viscosity))))
+        od = mujoco.MjData(other)
+        od.qpos[:], od.qvel[:] = d.qpos, d.qvel
+        mujoco.mj_forward(other, od)
+        assert np.abs(od.qacc - d.qacc).max() > 1e-3 * max(1.0, np.abs(d.qacc).max())
+
+
+TENDONS = """
+<body name="a"><joint name="j1" axis="0 1 0" ref="0.3"/><geom type="capsule" size="0.04" fromto="0 0 0 0.5 0 0"/>
+  <body name="b" pos="0.5 0 0"><joint name="j2" axis="0.3 1 0.1" ref="-0.2"/>
+    <geom type="capsule" size="0.03" fromto="0 0 0 0.4 0 0.1"/>
+    <body name="c" pos="0.4 0 0.1"><joint name="j3" type="slide" axis="1 0 0.2" ref="0.05"/>
+      <geom type="box" size="0.05 0.04 0.03"/></body></body></body>"""
+FIXED_TENDONS = """<tendon>
+  <fixed name="spring" stiffness="30" damping="0.8" springlength="{spring}"><joint joint="j1" coef="1"/>
+    <joint joint="j2" coef="-0.6"/></fixed>
+  <fixed name="drive"><joint joint="j3" coef="2"/><joint joint="j1" coef="0.3"/></fixed></tendon>"""
+
+
+def write_with(tmp_path, body, extra, equality="", head=HEAD):
+    path = tmp_path / "model.xml"
+    path.write_text(f"{head}<worldbody>{body}</worldbody>{extra}<equality>{equality}</equality></mujoco>")
+    return path
+
+
+@pytest.mark.parametrize("spring", ["0.2", "-0.3 0.1"])
+def test_fixed_tendon_spring_damper_matches_mujoco(tmp_path, spring):
+    """A fixed tendon's stiffness and damping, with a rest length or a dead band (springlength), against
+    mj_forward's accelerations; without the tendon they differ by far more."""
+    m, mj, d = assert_open_chain_matches(write_with(tmp_path, TENDONS, FIXED_TENDONS.format(spring=spring)), states=5,
+                                          tol=1e-10)
+    tendon = m.forces["spring"]
+    assert tendon.kind == "fixed_tendon" and dict(tendon.joints) == {"j1": 1.0, "j2": -0.6}
+    assert "drive" not in m.forces                             # no stiffness, no damping: no force
+    iq, iv = index_maps(m, mj)
+    assert np.abs(d.qfrc_passive).max() > 1e-3 * max(1.0, np.abs(d.qfrc_bias).max())
+    res = m.simulate(t_end=1e-6, t_eval=[0.0])
+    assert_close(res["spring.length"], mj.tendon_length0[:1], 1e-12)
+
+
+def test_disabled_springs_dampers_and_equalities_are_left_out(tmp_path):
+    """<flag spring="disable" damper="disable" equality="disable"/>: MuJoCo applies none of them, nor does mechsim."""
+    body = TENDONS.replace('<joint name="j1" axis="0 1 0"', '<joint name="j1" axis="0 1 0" stiffness="3" damping="1"')
+    extra, equality = FIXED_TENDONS.format(spring="0.2"), '<joint joint1="j3" joint2="j2" polycoef="0 0.3 0.2 0 0"/>'
+    assert set(load_mjcf(write_with(tmp_path, body, extra, equality)).forces) == {"j1_spring_damper", "spring"}
+    head = HEAD.replace('contact="disable"', 'contact="disable" spring="disable" damper="disable" equality="disable"')
+    m, mj, _ = assert_open_chain_matches(write_with(tmp_path, body, extra, equality, head=head), tol=1e-10)
+    assert not m.forces and not m.constraints
+
+
+def equality_rows(mj, d):
+    """MuJoCo's equality rows at d: (residuals efc_pos, Jacobian efc_J) (contacts off: every row is one)."""
+    assert np.all(d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
+    return d.efc_pos.copy(), d.efc_J.reshape(d.nefc, mj.nv).copy()
+
+
+def velocity_terms(couplings):
+    """-Jdot v of rows y - P(x - x0) (y, x linear in qpos): P''(x - x0) xdot^2, derived here by hand from polycoef
+    and MuJoCo's x and xdot (``couplings``: per row, (polycoef, x - x0, xdot))."""
+    return np.array([(2 * a[2] + 6 * a[3] * dx + 12 * a[4] * dx ** 2) * xdot ** 2 for a, dx, xdot in couplings])
+
+
+def polynomial_kkt(mj, d, rhs):
+    """The accelerations of M a + bias = passive + J^T lam with the equality rows held rigidly, J a = rhs
+    (velocity_terms), from MuJoCo's M, qfrc_bias, qfrc_passive and Jacobians efc_J. MuJoCo's own qacc cannot be
+    the reference: its equalities are soft (impedance at most 0.9999) and leave out Jdot v, so they miss the
+    rigid accelerations by far more than 1e-10."""
+    M = np.zeros((mj.nv, mj.nv))
+    mujoco.mj_fullM(mj, d, M)
+    _, J = equality_rows(mj, d)
+    n = J.shape[0]
+    K = np.block([[M, -J.T], [J, np.zeros((n, n))]])
+    return np.linalg.solve(K, np.concatenate([d.qfrc_passive - d.qfrc_bias, rhs]))[:mj.nv]
+
+
+def assert_couplings_match(m, mj, d, couplings_of, states=5):
+    """mechsim's residuals (against MuJoCo's efc_pos) and accelerations (against polynomial_kkt) at random
+    states, where leaving out the velocity terms would be off by 1000 times the tolerance or more; returns the
+    largest relative error."""
+    iq, iv = index_maps(m, mj)
+    cm, rng = m.compile(), np.random.default_rng(13)
+    worst = 0.0
+    for _ in range(states):
+        d.qpos[:], d.qvel[:] = random_state(mj, rng)
+        mujoco.mj_forward(mj, d)
+        rhs = velocity_terms(couplings_of(d))
+        expected = polynomial_kkt(mj, d, rhs)
+        scale = max(1.0, np.abs(expected).max())
+        a = ms.forward_dynamics(m, d.qpos[iq], d.qvel[iv])
+        assert_close(a, expected[iv], 1e-10)
+        assert np.abs(polynomial_kkt(mj, d, 0 * rhs) - expected).max() > 1e3 * 1e-10 * scale
+        worst = max(worst, np.abs(a - expected[iv]).max() / scale)
+        assert_close(constraint_values(cm, d.qpos[iq], d.qvel[iv])[0], equality_rows(mj, d)[0], 1e-12)
+    return worst
+
+
+def test_fixed_tendons_coupled_by_a_polynomial_tendon_equality_match_a_kkt_solve_on_mujoco(tmp_path):
+    """<equality tendon> y - y0 = a0 + a1 (x - x0) + ... with nonzero a2, a3, a4 between two fixed tendons, one of them
+    a spring-damper: rigid accelerations (polynomial_kkt) and residuals as MuJoCo's; q0 satisfies it."""
+    equality = '<tendon name="couple" tendon1="drive" tendon2="spring" polycoef="0.1 0.7 0.4 -0.3 0.2"/>'
+    path = write_with(tmp_path, TENDONS, FIXED_TENDONS.format(spring="0.2"), equality)
+    m, mj, d = both(path)
+    couple = m.constraints["couple"]
+    assert couple.kind == "polynomial_coupling" and dict(couple.y) == {"j3": 2.0, "j1": 0.3}
+    assert_close(m.assemble().q, m.initial_state().q, 1e-9)          # q0 holds it (j3 moved by a0 / 2)
+    a = np.array(couple.coefficients)
+
+    def couplings(d):
+        return [(a, d.ten_length[0] - mj.tendon_length0[0], d.ten_velocity[0])]      # x: the spring
+    assert assert_couplings_match(m, mj, d, couplings) <= 1e-10
+
+
+def test_polynomial_joint_equalities_match_a_kkt_solve_on_mujoco(tmp_path):
+    """<equality joint> with all of a0..a4, and one with joint2 omitted (y = y0 + a0), between a hinge and a slide:
+    rigid accelerations (polynomial_kkt) and residuals as MuJoCo's."""
+    equality = ('<joint name="cam" joint1="j3" joint2="j2" polycoef="0.02 0.3 -0.5 0.4 0.3"/>'
+                '<joint name="hold" joint1="j1" polycoef="0.1 0 0 0 0"/>')
+    m, mj, d = both(write(tmp_path, TENDONS, equality))
+    assert m.check().dof == 1 and m.constraints["cam"].kind == "polynomial_coupling"
+    iq, _ = index_maps(m, mj)
+    expected_q0 = mj.qpos0.copy()
+    expected_q0[[mj.jnt_qposadr[2], mj.jnt_qposadr[0]]] += (0.02, 0.1)
+    assert_close(m.initial_state().q, expected_q0[iq], 1e-12)
+    a = np.array([0.02, 0.3, -0.5, 0.4, 0.3])
+    j2 = (mj.jnt_qposadr[1], mj.jnt_dofadr[1])
+
+    def couplings(d):
+        return [(a, d.qpos[j2[0]] - mj.qpos0[j2[0]], d.qvel[j2[1]]), (np.zeros(5), 0.0, 0.0)]
+    assert assert_couplings_match(m, mj, d, couplings) <= 1e-10
+
+
 # ------------------------------------------------------------------------------------ errors
 def test_malformed_file_names_the_file_and_gives_mujocos_message(tmp_path):
     path = tmp_path / "broken.xml"
@@ -283,9 +441,14 @@ def test_malformed_file_names_the_file_and_gives_mujocos_message(tmp_path):
 
 
 def test_unsupported_equality_is_refused(tmp_path):
-    equality = '<joint joint1="j1" joint2="j4" polycoef="0 1 0.2 0 0"/>'
-    with pytest.raises(ModelError, match=r"model\.xml: equality 'equality0': only the linear part"):
-        load_mjcf(write(tmp_path, FOUR_BAR, equality))
+    body = FOUR_BAR.replace('<joint name="j4" axis="0 0 1"/>', '<joint name="j4" axis="0 0 1"/><site name="s"/>')
+    body = body.replace('<joint name="j2" axis="0 0 1"/>',
+                        '<joint name="j2" axis="0 0 1"/><site name="t" pos="0.3 0 0"/>')
+    spatial = '<tendon><spatial name="rope"><site site="s"/><site site="t"/></spatial></tendon>'
+    with pytest.raises(ModelError, match=r"model\.xml: equality 'equality0': tendon 'rope' is a spatial tendon"):
+        load_mjcf(write_with(tmp_path, body, spatial, '<tendon tendon1="rope"/>'))
+    with pytest.raises(ModelError, match=r"equality 'equality0': only body-based connect"):
+        load_mjcf(write(tmp_path, body, '<connect site1="s" site2="t"/>'))
 
 
 def test_missing_mujoco_says_pip_install(tmp_path, monkeypatch):
@@ -317,20 +480,30 @@ def test_load_and_the_command_line_reach_the_mjcf_importer(tmp_path):
 
 
 def test_what_is_not_simulated_is_said_in_one_warning(tmp_path):
-    """Fluid forces, tendons, actuators, sensors and colliding geoms are named, never dropped without a word; a
-    file without them (contacts off) loads without a warning."""
+    """The ellipsoid fluid model, spatial tendons, fixed tendons' limits, actuators, sensors and colliding geoms are
+    named, never dropped without a word; a file with only what mechsim simulates (the inertia-box fluid model, fixed
+    tendons' springs, contacts off) loads without a warning."""
     head = '<mujoco><compiler angle="radian"/><option density="1000" viscosity="0.001"/>'
     body = """<body name="b"><joint name="j" axis="0 1 0"/><geom type="capsule" size="0.05" fromto="0 0 0 0.3 0 0"/>
-      </body><body name="c" pos="0 0 1"><joint name="k" axis="0 1 0"/><geom type="sphere" size="0.1"/></body>"""
-    extra = """<tendon><fixed name="t"><joint joint="j" coef="1"/><joint joint="k" coef="-1"/></fixed></tendon>
-      <actuator><motor joint="j"/></actuator><sensor><jointpos joint="k"/></sensor>"""
+      <site name="s"/></body><body name="c" pos="0 0 1"><joint name="k" axis="0 1 0"/>
+      <geom type="sphere" size="0.1" fluidshape="{shape}"/><site name="t"/></body>"""
+    tendon = '<fixed name="t" stiffness="2" {limits}><joint joint="j" coef="1"/><joint joint="k" coef="-1"/></fixed>'
+    extra = f"""<tendon>{tendon.format(limits='range="-1 1" limited="true"')}<spatial><site site="s"/><site site="t"/>
+      </spatial></tendon><actuator><motor joint="j"/></actuator><sensor><jointpos joint="k"/></sensor>"""
     path = tmp_path / "extras.xml"
-    path.write_text(f"{head}<worldbody>{body}</worldbody>{extra}</mujoco>")
+    path.write_text(f"{head}<worldbody>{body.format(shape='ellipsoid')}</worldbody>{extra}</mujoco>")
     with pytest.warns(UserWarning) as caught:
-        load_mjcf(path)
+        m = load_mjcf(path)
     [said] = [str(w.message) for w in caught]
-    assert said == (f'{path}: not simulated: fluid forces (<option density="1000" viscosity="0.001">); '
-                    "1 tendon(s); 1 actuator(s); 1 sensor(s); the contacts of 2 geom(s)")
+    assert said == (f'{path}: not simulated: the fluid forces of 1 body(ies) with fluidshape="ellipsoid" geoms (the '
+                    "ellipsoid model); 1 spatial tendon(s); 1 actuator(s); 1 sensor(s); the contacts of 2 geom(s); "
+                    "limits, frictionloss, armature or polynomial stiffness of 1 fixed tendon(s) "
+                    "(kept in model.mjcf_unsimulated_tendons)")
+    assert m.mjcf_unsimulated_tendons == {"t": {"range": [-1.0, 1.0]}} and m.forces["fluid"].bodies == ("b",)
+    simulated = f"<tendon>{tendon.format(limits='')}</tendon>"
+    head = head.replace('"0.001"/>', '"0.001"><flag contact="disable"/></option>')
+    path.write_text(f"{head}<worldbody>{body.format(shape='none')}</worldbody>{simulated}</mujoco>")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        load_mjcf(write(tmp_path, body))
+        m = load_mjcf(path)
+    assert set(m.forces) == {"t", "fluid"}

@@ -161,3 +161,25 @@ def test_an_unknown_action_names_the_forms():
     m = ms.load_dict(__import__("yaml").safe_load(LEG))
     with pytest.raises(ms.ModelError, match=r"action must be 'stop', \{set_input: .*\{set: "):
         m.add_event("knee.q", name="odd", value=0.1, action={"jump": 1})
+
+
+def test_the_joints_and_bodies_a_tendon_a_polynomial_coupling_and_a_fluid_name_are_renamed():
+    """The kinds whose arguments name several joints ({joint: coefficient}) or bodies (a list) keep working in a copy:
+    the host's accelerations are the submodel's, where a missed renaming would refuse the copy or couple other joints."""
+    sub = ms.Model("tendons", gravity=(0, 0, -9.81))
+    for name, parent in (("a", "ground"), ("b", "a")):
+        sub.add_body(name, mass=1.0, com=(0.5, 0, 0), inertia=(0.01, 0.1, 0.1))
+        sub.add_joint(name, "revolute", parent, name, parent_frame=(0 if parent == "ground" else 1.0, 0, 0),
+                      axis=(0, 1, 0), q0=0.2)
+    sub.add_body("c", mass=1.0, com=(0.5, 0, 0), inertia=(0.01, 0.1, 0.1))
+    sub.add_joint("c", "revolute", "b", "c", parent_frame=(1.0, 0, 0), axis=(0, 1, 0), q0=-0.1)
+    sub.add_force("t", "fixed_tendon", joints={"a": 1.0, "b": -0.5}, stiffness=20.0, damping=0.3)
+    sub.add_constraint("p", "polynomial_coupling", y="c", x={"a": 1.0, "b": 1.0}, coefficients=(0, 0.5, 0.2))
+    sub.add_force("fluid", "fluid_drag", density=1000.0, viscosity=0.01, bodies=["a", "b", "c"])
+    host = ms.Model("host", gravity=(0, 0, -9.81))
+    host.add_submodel("s", sub)
+    assert host.forces["s/t"].joints == {"s/a": 1.0, "s/b": -0.5} and host.forces["s/fluid"].bodies == ("s/a", "s/b",
+                                                                                                       "s/c")
+    q, v = np.array([0.3, -0.2, 0.1]), np.array([0.5, 1.0, -0.4])
+    np.testing.assert_allclose(ms.forward_dynamics(host, q, v), ms.forward_dynamics(sub, q, v), rtol=1e-12,
+                               atol=1e-12)

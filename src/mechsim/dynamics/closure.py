@@ -31,7 +31,9 @@ class ConstraintRows:
             force.constraint_rows(self)
         rates = [self._contact(contact) for contact in model.contacts.values() if contact.model == "rigid"]
         self.con_i = np.array(self._i, dtype=np.int64).reshape(-1, L.CON_I_COLS)
-        self.con_f = np.array(self._f, dtype=float).reshape(-1, L.CON_F_COLS)
+        self.con_f = np.zeros((len(self._f), max((f.size for f in self._f), default=L.CON_F_COLS)))
+        for row, f in enumerate(self._f):             # a ROW_POLY row is wider: the others padded with zeros
+            self.con_f[row, :f.size] = f
         self.constant_targets = np.zeros((len(self.owner), 3))
         moving = [(row, m) for row, m in self.motions if not m.is_constant]
         self.expressions = [(row, expression_of(m)) for row, m in moving if expression_of(m) is not None]
@@ -48,7 +50,7 @@ class ConstraintRows:
         self._row(L.ROW_COORD, node, -1, owner, KA=vi - self.cm.node_i[node, L.VI], **params)
 
     def _row(self, kind, na, nb, owner, motion=None, **params):
-        f = np.zeros(L.CON_F_COLS)
+        f = np.zeros(max([L.CON_F_COLS, *(getattr(L, key) + np.size(value) for key, value in params.items())]))
         for key, value in params.items():
             column = getattr(L, key)
             f[column:column + np.size(value)] = value
@@ -122,6 +124,13 @@ class ConstraintRows:
     def coordinate_ratio(self, na, nb, owner, ratio, offset):
         """q_a - ratio q_b = offset between the coordinates of two one-coordinate nodes."""
         self._row(L.ROW_COORD, na, nb, owner, C1=ratio, C0=offset)
+
+    def polynomial(self, owner, y_terms, x_terms, coefficients, y0, x0):
+        """y - y0 = a0 + a1 (x - x0) + ... + a4 (x - x0)^4, y and x linear combinations of coordinates given as
+        flat (q index, v index, coefficient) terms (layout.py ROW_POLY)."""
+        a = np.asarray(coefficients, dtype=float)
+        self._row(L.ROW_POLY, -1, -1, owner, C0=y0 + a[0], POLY_A=a[1:5], POLY_X0=x0, POLY_NY=len(y_terms) // 3,
+                  POLY_NX=len(x_terms) // 3, POLY_TERMS=[*y_terms, *x_terms])
 
 
 def expression_of(motion):

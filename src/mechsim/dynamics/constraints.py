@@ -15,8 +15,9 @@ from ..spatial.algebra import INLINE, JIT
 from .kernels import PASS, carve, dof
 from .motion import (add_scaled, contact_geometry, cross, dot, direction_motion, node_entry, node_omega,
                      point_motion, surface_tangent)
-from .layout import (C0, C1, DA, DB, EA, KA, KB, NODE_A, NODE_B, PA, PARENT, PB, PTYPE, QI, ROW_COORD, ROW_DISTANCE,
-                     ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_PERP, ROW_SCREW, ROW_TYPE, RS, SURF, TK, VI)
+from .layout import (C0, C1, DA, DB, EA, KA, KB, NODE_A, NODE_B, PA, PARENT, PB, POLY_A, POLY_NX, POLY_NY, POLY_TERMS,
+                     POLY_X0, PTYPE, QI, ROW_COORD, ROW_DISTANCE, ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_PERP, ROW_POLY,
+                     ROW_SCREW, ROW_TYPE, RS, SURF, TK, VI)
 
 # The rows of the current mode in a run's DataArrays (dynamics/data.py): the first counts[ACTIVE] entries of .active
 # and the first counts[HELD] of .held, arrays of one entry per row of the model that a mode switch rewrites.
@@ -142,6 +143,30 @@ def geometric_row(kind, f, na, nb, R, p, vel, acc0, w):
 
 
 @njit(**INLINE)
+def polynomial_row(f, q, v, G, row):
+    """(h + C0, hdot, hddot at qdd = 0) of a ROW_POLY row h = y - P(d) - C0, d = x - x0, with y = sum c q and
+    x = sum c q over coordinates with qdot = v (layout.py), and its Jacobian into G[row]: hdot = ydot - P'(d) xdot,
+    so G = c_y - P'(d) c_x, and hddot = G qdd - P''(d) xdot^2 (the chain rule twice; y and x are linear in q)."""
+    ny, nx = int(f[POLY_NY]), int(f[POLY_NX])
+    y = ydot = 0.0
+    d, xdot = -f[POLY_X0], 0.0
+    for k in range(ny + nx):
+        qi, vi, c = int(f[POLY_TERMS + 3 * k]), int(f[POLY_TERMS + 3 * k + 1]), f[POLY_TERMS + 3 * k + 2]
+        if k < ny:
+            y, ydot = y + c * q[qi], ydot + c * v[vi]
+            G[row, vi] += c
+        else:
+            d, xdot = d + c * q[qi], xdot + c * v[vi]
+    a1, a2, a3, a4 = f[POLY_A], f[POLY_A + 1], f[POLY_A + 2], f[POLY_A + 3]
+    P = d * (a1 + d * (a2 + d * (a3 + d * a4)))
+    dP = a1 + d * (2.0 * a2 + d * (3.0 * a3 + d * 4.0 * a4))
+    ddP = 2.0 * a2 + d * (6.0 * a3 + d * 12.0 * a4)
+    for k in range(ny, ny + nx):
+        G[row, int(f[POLY_TERMS + 3 * k + 1])] -= dP * f[POLY_TERMS + 3 * k + 2]
+    return y - P, ydot - dP * xdot, -ddP * xdot * xdot
+
+
+@njit(**INLINE)
 def add_path_jacobian(node_i, S, node, w, sign, G, row):
     """G[row] += sign * w^T S_j for every node j on node's path to the root."""
     j = node
@@ -191,6 +216,9 @@ def evaluate_row(model, con_t, w, cw, row, q, v):
             rate -= f[C1] * v[node_i[nb, VI] + kb]
             G[row, node_i[nb, VI] + kb] -= f[C1]
         accel = 0.0
+        wrench[row, :] = 0.0
+    elif kind == ROW_POLY:
+        value, rate, accel = polynomial_row(f, q, v, G, row)
         wrench[row, :] = 0.0
     else:
         value, rate, accel = geometric_row(kind, f, na, nb, w.R, w.p, w.vel, cw.acc0, wrench[row])

@@ -36,13 +36,17 @@ GRAVITY, FORCE_VALUES = 0, 3      # columns of model_f's last row
 # between the shape's point nearest the surface and the surface; ROW_CONTACT_SLIP: the slip along the
 # surface's tangent TK (1 or 2: t1 = e x n / |e x n|, t2 = n x t1, e = DA fixed in a) of b's material
 # point there (velocity level only: residual 0).
-ROW_POINT_DIR, ROW_PERP, ROW_DISTANCE, ROW_COORD, ROW_SCREW, ROW_CONTACT_GAP, ROW_CONTACT_SLIP = range(7)
+# ROW_POLY (modeling/constraints/polynomial_coupling.py): y - P(x - X0) - C0 with y and x linear combinations of
+# coordinates and P(d) = a1 d + a2 d^2 + a3 d^3 + a4 d^4 (a1..a4 in POLY_A..POLY_A + 3); its row is wider than
+# CON_F_COLS: from POLY_TERMS on, (q index, v index, coefficient) of the POLY_NY terms of y, then the POLY_NX of x.
+ROW_POINT_DIR, ROW_PERP, ROW_DISTANCE, ROW_COORD, ROW_SCREW, ROW_CONTACT_GAP, ROW_CONTACT_SLIP, ROW_POLY = range(8)
 ROW_TYPE, NODE_A, NODE_B = 0, 1, 2
 SWITCHED_ROWS = ("limit", "lock", "contact")      # owners of rows held only in some modes (simulation/hybrid)
 CON_I_COLS = 3
 PA, PB, DA, DB, EA, C0, C1, SURF, RS, TK = 0, 3, 6, 9, 12, 15, 16, 17, 18, 19
 KA, KB = PA, PB
 CON_F_COLS = 20
+POLY_A, POLY_X0, POLY_NY, POLY_NX, POLY_TERMS = 0, 4, 5, 6, CON_F_COLS
 
 # cut joints' coordinates (cut_joints.py): cut_i = [node a (F's), node b (M's), first q and v index among the
 # cut joints' coordinates, translations, revolute axes, 1 for a quaternion]; cut_f = F's axes (three columns of

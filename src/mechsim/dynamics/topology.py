@@ -33,8 +33,8 @@ def tree_bound(model):
         for name in constraint.joints_used:
             bound.setdefault(name, f"{constraint.kind} '{constraint.name}' couples it")
     for force in model.forces.values():
-        if getattr(force, "joint", None) is not None:
-            bound.setdefault(force.joint, f"force '{force.name}' ({force.kind}) acts on it")
+        for name in force.joints_used:
+            bound.setdefault(name, f"force '{force.name}' ({force.kind}) acts on it")
     return bound
 
 

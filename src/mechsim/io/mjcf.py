@@ -25,25 +25,34 @@ API reference, "mjModel"). The mapping:
 - ``floating_base``: None keeps the file's joints; True gives every top-level body without joints
   the free joint ``<body>_root``; False welds the top-level free-jointed bodies at their qpos0 pose;
 - ``dof_damping`` and ``jnt_stiffness`` (rest ``qpos_spring``) of hinges and slides ->
-  ``joint_spring_damper`` ``<joint>_spring_damper``;
+  ``joint_spring_damper`` ``<joint>_spring_damper`` (as the fixed tendons' below: without stiffness when the spring
+  flag is off, without damping when the damper flag is);
 - ``opt.gravity`` (zero when the gravity flag is disabled) -> the model's gravity;
 - geoms (``geom_type``, ``geom_size``, ``geom_pos``/``geom_quat`` in the body frame) -> the body's
   ``geometry`` with role "visual": box (full ``size``), sphere, capsule and cylinder (``radius``,
   full ``length`` of the cylindrical part), ellipsoid (``radii``), mesh (the compiled mesh's ``vertices`` and ``faces``, modeling/geometry.py);
   planes, height fields and the world body's geoms are left out (the ground takes no geometry);
-- active equalities (``eq_active0``): connect -> ``point_coincident`` at the two anchors MuJoCo
+- active equalities (``eq_active0``; none when the equality or constraint flag is off): connect ->
+  ``point_coincident`` at the two anchors MuJoCo
   computed (``eq_data[0:3]`` in body1, ``eq_data[3:6]`` in body2); weld -> a cut ``weld`` joint from
-  body1 to body2 at ``relpose`` (``eq_data[3:10]``, body2's pose in body1's frame); joint
-  (q1 - q1_0 = a0 + a1 (q2 - q2_0)) -> a ``gear`` with ratio a1, joint1's q0 moved by a0 so that the
-  gear holds the offset; named after the equality (unnamed: ``equality<k>``). Site-based equalities,
-  polynomial (a2..a4 nonzero) or one-joint couplings, tendon, distance and flex equalities raise
-  ModelError.
+  body1 to body2 at ``relpose`` (``eq_data[3:10]``, body2's pose in body1's frame); joint and tendon
+  (y - y0 = a0 + a1 (x - x0) + ... + a4 (x - x0)^4, y and x the joint positions or fixed tendons' lengths, y0 and
+  x0 their values at qpos0) -> ``polynomial_coupling`` with polycoef ``eq_data[0:5]``, y's first joint's q0 moved
+  by a0 (over its coefficient) so that q0 satisfies it; named after the equality (unnamed: ``equality<k>``).
+  Site-based connect and weld, tendon equalities on spatial tendons, distance and flex equalities raise ModelError;
+- fixed tendons (length sum coef qpos over hinges and slides) with stiffness or damping -> ``fixed_tendon`` named
+  after the tendon (unnamed: ``tendon<t>``), its rest length or dead band ``tendon_lengthspring``;
+- ``<option density viscosity wind>`` -> ``fluid_drag`` "fluid", MuJoCo's inertia-box model, on the bodies of
+  mass >= mjMINVAL without geoms of fluidshape="ellipsoid", their principal axes ``body_iquat``.
 
-Not simulated, named in one warning: fluid forces (``<option density viscosity>``), tendons, actuators,
-sensors, the contacts of colliding geoms (unless the contact flag is off), and, kept in
+Not simulated, named in one warning: the ellipsoid fluid model (fluidshape="ellipsoid"), spatial tendons,
+actuators, sensors, the contacts of colliding geoms (unless the contact flag is off), and, kept in
 ``model.mjcf_unsimulated`` (joint name -> values), armature (rotor inertia, which mechsim's joints do not
-have: adding it to a body's inertia would be wrong), joint limits, ``frictionloss``, and ball/free joint
-damping and stiffness.
+have: adding it to a body's inertia would be wrong), joint limits, ``frictionloss``, polynomial stiffness and
+damping (``jnt_stiffnesspoly``, ``dof_dampingpoly``), and ball/free joint damping and stiffness; kept in
+``model.mjcf_unsimulated_tendons`` (fixed tendon name -> values), tendon limits (MuJoCo's soft constraints,
+which mechsim's rigid stops do not reproduce exactly), frictionloss, armature, polynomial stiffness and
+damping, springyield.
 
 Every failure raises one ModelError naming the file; MuJoCo's own compiler message is included.
 """
@@ -102,6 +111,13 @@ class _Source:
 
     def joint(self, j):
         return self.name("JOINT", j, "joint")
+
+    def tendon(self, t):
+        return self.name("TENDON", t, "tendon")
+
+    def disabled(self, flag):
+        """Whether <option><flag> disables ``flag`` (mjtDisableBit without its mjDSBL_ prefix, e.g. "GRAVITY")."""
+        return bool(self.mj.opt.disableflags & int(getattr(self.mujoco.mjtDisableBit, f"mjDSBL_{flag}")))
 
     def enum(self, kind, value):
         """The enum name of a code, e.g. enum("mjtJoint", 3) -> "mjJNT_HINGE"."""
@@ -204,7 +220,8 @@ def _free_joint(src, model, i, j, name, floating_base):
 def _add_spring_damper(src, model, j, name):
     """``<joint>_spring_damper`` of a hinge or slide with stiffness or damping."""
     mj = src.mj
-    stiffness, damping = float(mj.jnt_stiffness[j]), float(mj.dof_damping[mj.jnt_dofadr[j]])
+    stiffness = 0.0 if src.disabled("SPRING") else float(mj.jnt_stiffness[j])
+    damping = 0.0 if src.disabled("DAMPER") else float(mj.dof_damping[mj.jnt_dofadr[j]])
     if stiffness or damping:
         with src.at(f"joint '{name}'"):
             model.add_force(f"{name}_spring_damper", "joint_spring_damper", joint=name, stiffness=stiffness,
@@ -260,40 +277,58 @@ def _add_body_joints(src, model, i, floating_base, q0_shift):
 
 # ------------------------------------------------------------------------------------ equalities
 def _equalities(src):
-    """(index, name, type name) of the active equalities."""
+    """(index, name, type name) of the active equalities (none when the equality or constraint flag is off)."""
     mj = src.mj
+    if src.disabled("EQUALITY") or src.disabled("CONSTRAINT"):
+        return []
     return [(k, src.name("EQUALITY", k, "equality"), src.enum("mjtEq", mj.eq_type[k]))
             for k in range(mj.neq) if mj.eq_active0[k]]
 
 
 def _check_equality(src, k, name, kind):
     mj = src.mj
-    if kind not in ("mjEQ_CONNECT", "mjEQ_WELD", "mjEQ_JOINT"):
+    if kind not in ("mjEQ_CONNECT", "mjEQ_WELD", "mjEQ_JOINT", "mjEQ_TENDON"):
         raise src.error(f"equality '{name}': {kind[5:].lower()} equalities are not supported "
-                        "(connect, weld and joint are)")
-    if kind != "mjEQ_JOINT" and src.enum("mjtObj", mj.eq_objtype[k]) != "mjOBJ_BODY":
+                        "(connect, weld, joint and tendon are)")
+    if kind in ("mjEQ_CONNECT", "mjEQ_WELD") and src.enum("mjtObj", mj.eq_objtype[k]) != "mjOBJ_BODY":
         raise src.error(f"equality '{name}': only body-based {kind[5:].lower()} equalities are supported, "
                         "not site-based ones")
+    if kind == "mjEQ_TENDON":
+        tendons = [t for t in (mj.eq_obj1id[k], mj.eq_obj2id[k]) if t >= 0]
+        spatial = [src.tendon(t) for t in tendons if _tendon_joints(src, t) is None]
+        if spatial:
+            raise src.error(f"equality '{name}': tendon '{spatial[0]}' is a spatial tendon; tendon equalities are "
+                            "supported on fixed tendons")
+
+
+def _coupled(src, k, kind, obj):
+    """({joint: coefficient}, reference value) of an equality's joint or tendon ``obj`` (eq_obj1id or eq_obj2id):
+    a joint's coordinate and its qpos0, or a fixed tendon's length and tendon_length0 (XML reference,
+    "equality/joint", "equality/tendon")."""
+    mj = src.mj
     if kind == "mjEQ_JOINT":
-        if mj.eq_obj2id[k] < 0:
-            raise src.error(f"equality '{name}': a joint equality with one joint (fixing it) is not supported")
-        if np.any(mj.eq_data[k, 2:5]):
-            raise src.error(f"equality '{name}': only the linear part of a joint coupling is supported; "
-                            f"polycoef a2..a4 = {mj.eq_data[k, 2:5].tolist()} are not zero")
+        return {src.joint(obj): 1.0}, float(mj.qpos0[mj.jnt_qposadr[obj]])
+    return _tendon_joints(src, obj), float(mj.tendon_length0[obj])
 
 
 def _joint_offsets(src):
-    """q0 shift of each joint coupled by a joint equality: a0 of its polycoef."""
-    return {src.joint(src.mj.eq_obj1id[k]): float(src.mj.eq_data[k, 0])
-            for k, _, kind in _equalities(src) if kind == "mjEQ_JOINT"}
+    """q0 shift of the first joint of y in each joint or tendon equality: a0 of its polycoef over the joint's
+    coefficient, so that q0 (x at x0, y at y0 + a0) satisfies it."""
+    shifts = {}
+    for k, _, kind in _equalities(src):
+        if kind in ("mjEQ_JOINT", "mjEQ_TENDON") and src.mj.eq_data[k, 0]:
+            (joint, coefficient), *_ = _coupled(src, k, kind, src.mj.eq_obj1id[k])[0].items()
+            shifts[joint] = float(src.mj.eq_data[k, 0]) / coefficient
+    return shifts
 
 
 def _add_equality(src, model, k, name, kind):
     mj, data = src.mj, src.mj.eq_data[k]
     with src.at(f"equality '{name}'"):
-        if kind == "mjEQ_JOINT":
-            model.add_constraint(name, "gear", joints=(src.joint(mj.eq_obj1id[k]), src.joint(mj.eq_obj2id[k])),
-                                 ratio=float(data[1]))
+        if kind in ("mjEQ_JOINT", "mjEQ_TENDON"):         # y - y0 = a0 + a1 (x - x0) + ... + a4 (x - x0)^4
+            y, y0 = _coupled(src, k, kind, mj.eq_obj1id[k])
+            x, x0 = _coupled(src, k, kind, mj.eq_obj2id[k]) if mj.eq_obj2id[k] >= 0 else (None, None)
+            model.add_constraint(name, "polynomial_coupling", y=y, x=x, coefficients=data[0:5].tolist(), y0=y0, x0=x0)
             return
         body_a, body_b = src.body(mj.eq_obj1id[k]), src.body(mj.eq_obj2id[k])
         if kind == "mjEQ_CONNECT":
@@ -304,22 +339,69 @@ def _add_equality(src, model, k, name, kind):
                             cut=True)
 
 
+# ------------------------------------------------------------------------------------ tendons and fluid
+def _tendon_joints(src, t):
+    """{joint name: coefficient} of fixed tendon ``t`` (its wraps all joints: length sum coef qpos), or None
+    for a spatial tendon."""
+    mj, wraps = src.mj, range(src.mj.tendon_adr[t], src.mj.tendon_adr[t] + src.mj.tendon_num[t])
+    if any(src.enum("mjtWrap", mj.wrap_type[w]) != "mjWRAP_JOINT" for w in wraps):
+        return None
+    joints = {}
+    for w in wraps:
+        name = src.joint(mj.wrap_objid[w])
+        joints[name] = joints.get(name, 0.0) + float(mj.wrap_prm[w])
+    return joints
+
+
+def _add_tendon(src, model, t):
+    """``fixed_tendon`` named after fixed tendon ``t`` if it has stiffness or damping (tendon_lengthspring: its
+    rest length or dead band)."""
+    mj, joints = src.mj, _tendon_joints(src, t)
+    stiffness = 0.0 if src.disabled("SPRING") else float(mj.tendon_stiffness[t])
+    damping = 0.0 if src.disabled("DAMPER") else float(mj.tendon_damping[t])
+    if joints is not None and (stiffness or damping):
+        name = src.tendon(t)
+        with src.at(f"tendon '{name}'"):
+            model.add_force(name, "fixed_tendon", joints=joints, stiffness=stiffness, damping=damping,
+                            rest_length=mj.tendon_lengthspring[t].tolist())
+
+
+def _fluid_bodies(src):
+    """(bodies of MuJoCo's inertia-box fluid model, bodies of its ellipsoid model): the bodies of mass >= mjMINVAL,
+    the second those with a geom of fluidshape="ellipsoid" (geom_fluid[0] > 0; engine_passive.c mj_fluid)."""
+    mj = src.mj
+    bodies = [i for i in range(1, mj.nbody) if mj.body_mass[i] >= 1e-15]
+    ellipsoid = {int(mj.geom_bodyid[g]) for g in range(mj.ngeom) if mj.geom_fluid[g, 0] > 0}
+    return [i for i in bodies if i not in ellipsoid], [i for i in bodies if i in ellipsoid]
+
+
+def _add_fluid(src, model):
+    """``fluid_drag`` "fluid" of <option density viscosity wind> on the inertia-box bodies, with the principal
+    axes MuJoCo took (body_iquat)."""
+    opt, (boxes, _) = src.mj.opt, _fluid_bodies(src)
+    if (opt.density or opt.viscosity) and boxes:
+        with src.at("<option density viscosity wind>"):
+            model.add_force("fluid", "fluid_drag", density=float(opt.density), viscosity=float(opt.viscosity),
+                            wind=opt.wind.tolist(), bodies=[src.body(i) for i in boxes],
+                            axes={src.body(i): quat_to_matrix(src.mj.body_iquat[i]) for i in boxes})
+
+
 # ------------------------------------------------------------------------------------ the model
 def _gravity(src):
     """opt.gravity, or zero when <option><flag gravity="disable"/> is set (mjDSBL_GRAVITY)."""
-    disabled = src.mj.opt.disableflags & int(src.mujoco.mjtDisableBit.mjDSBL_GRAVITY)
-    return np.zeros(3) if disabled else src.mj.opt.gravity.copy()
+    return np.zeros(3) if src.disabled("GRAVITY") else src.mj.opt.gravity.copy()
 
 
 def _unsimulated(src):
-    """Joint name -> MuJoCo parameters mechsim does not simulate (armature, limits, frictionloss,
-    ball/free damping and stiffness)."""
+    """Joint name -> MuJoCo parameters mechsim does not simulate (armature, limits, frictionloss, polynomial
+    stiffness and damping, ball/free damping and stiffness)."""
     mj, table = src.mj, {}
     for j in range(mj.njnt):
         kind = src.enum("mjtJoint", mj.jnt_type[j])
         start = mj.jnt_dofadr[j]
         dofs = slice(start, start + {"mjJNT_FREE": 6, "mjJNT_BALL": 3}.get(kind, 1))
-        found = {"armature": mj.dof_armature[dofs], "frictionloss": mj.dof_frictionloss[dofs]}
+        found = {"armature": mj.dof_armature[dofs], "frictionloss": mj.dof_frictionloss[dofs],
+                 "stiffnesspoly": mj.jnt_stiffnesspoly[j], "dampingpoly": mj.dof_dampingpoly[dofs]}
         if mj.jnt_limited[j]:
             found["range"] = mj.jnt_range[j]
         if kind in ("mjJNT_BALL", "mjJNT_FREE"):
@@ -330,23 +412,48 @@ def _unsimulated(src):
     return table
 
 
-def _not_simulated(src, joints):
-    """What of the file mechsim leaves out, as phrases: fluid forces, tendons, actuators, sensors, the contacts of
-    geoms that collide (contype or conaffinity set, the contact flag on) and the joints' parameters ``joints``
-    (_unsimulated)."""
+def _unsimulated_tendons(src):
+    """Fixed tendon name -> MuJoCo parameters mechsim does not simulate: its limits (MuJoCo's soft constraint,
+    which no rigid row or stop of mechsim reproduces exactly), frictionloss, armature, polynomial stiffness and
+    damping, springyield."""
+    mj, table = src.mj, {}
+    for t in range(mj.ntendon):
+        if _tendon_joints(src, t) is None:
+            continue
+        found = {"frictionloss": mj.tendon_frictionloss[t:t + 1], "armature": mj.tendon_armature[t:t + 1],
+                 "stiffnesspoly": mj.tendon_stiffnesspoly[t], "dampingpoly": mj.tendon_dampingpoly[t],
+                 "springyield": mj.tendon_springyield[t:t + 1]}
+        if mj.tendon_limited[t]:
+            found["range"] = mj.tendon_range[t]
+        found = {key: value.tolist() for key, value in found.items() if np.any(value)}
+        if found:
+            table[src.tendon(t)] = found
+    return table
+
+
+def _not_simulated(src, joints, tendons):
+    """What of the file mechsim leaves out, as phrases: the ellipsoid fluid model, spatial tendons, actuators, sensors,
+    the contacts of geoms that collide (contype or conaffinity set, the contact flag on), the joints' parameters
+    ``joints`` (_unsimulated) and the fixed tendons' ``tendons`` (_unsimulated_tendons)."""
     mj, opt = src.mj, src.mj.opt
     said = []
-    if opt.density or opt.viscosity:
-        said.append(f'fluid forces (<option density="{opt.density:g}" viscosity="{opt.viscosity:g}">)')
-    said += [f"{count} {what}(s)" for what, count in (("tendon", mj.ntendon), ("actuator", mj.nu),
+    ellipsoid = _fluid_bodies(src)[1]
+    if (opt.density or opt.viscosity) and ellipsoid:
+        said.append(f'the fluid forces of {len(ellipsoid)} body(ies) with fluidshape="ellipsoid" geoms (the '
+                    "ellipsoid model)")
+    spatial = sum(_tendon_joints(src, t) is None for t in range(mj.ntendon))
+    said += [f"{count} {what}(s)" for what, count in (("spatial tendon", spatial), ("actuator", mj.nu),
                                                        ("sensor", mj.nsensor)) if count]
-    contacts_off = opt.disableflags & int(src.mujoco.mjtDisableBit.mjDSBL_CONTACT)
-    colliding = 0 if contacts_off else int(np.count_nonzero(mj.geom_contype | mj.geom_conaffinity))
+    colliding = 0 if src.disabled("CONTACT") else int(np.count_nonzero(mj.geom_contype | mj.geom_conaffinity))
     if colliding:
         said.append(f"the contacts of {colliding} geom(s)")
     if joints:
-        said.append(f"armature, limits, frictionloss or ball/free damping of {len(joints)} joint(s) "
+        said.append(f"armature, limits, frictionloss, polynomial stiffness or ball/free damping of {len(joints)} "
+                    "joint(s) "
                     "(kept in model.mjcf_unsimulated)")
+    if tendons:
+        said.append(f"limits, frictionloss, armature or polynomial stiffness of {len(tendons)} fixed tendon(s) "
+                    "(kept in model.mjcf_unsimulated_tendons)")
     return said
 
 
@@ -368,8 +475,11 @@ def load_mjcf(path, floating_base=None):
         _add_body_joints(src, model, i, floating_base, q0_shift)
     for k, name, kind in equalities:
         _add_equality(src, model, k, name, kind)
-    model.mjcf_unsimulated = _unsimulated(src)
-    said = _not_simulated(src, model.mjcf_unsimulated)
+    for t in range(src.mj.ntendon):
+        _add_tendon(src, model, t)
+    _add_fluid(src, model)
+    model.mjcf_unsimulated, model.mjcf_unsimulated_tendons = _unsimulated(src), _unsimulated_tendons(src)
+    said = _not_simulated(src, model.mjcf_unsimulated, model.mjcf_unsimulated_tendons)
     if said:
         warnings.warn(f"{src.path}: not simulated: {'; '.join(said)}", stacklevel=2)
     return model

@@ -121,14 +121,16 @@ class Model:
 
     def add_force(self, name, kind, **options):
         """Add a force element of a kind of modeling/forces (FORCE_KINDS): joint_spring_damper, spring_damper,
-        joint_force, body_force, joint_limit, joint_friction, bushing; ``options`` as its class documents."""
+        joint_force, body_force, joint_limit, joint_friction, bushing, fluid_drag, fixed_tendon; ``options`` as its
+        class documents."""
         self._new_name(name, "force")
         with _item(f"force '{name}'"):
             force = make_force(self, name, kind, options)
         return self._register(force, dict(kind=kind, **options))
 
     def add_constraint(self, name, kind, **options):
-        """Add a constraint: gear, distance, point_coincident, point_on_line, point_on_plane (SPEC §3)."""
+        """Add a constraint: gear, distance, point_coincident, point_on_line, point_on_plane, polynomial_coupling
+        (SPEC §3; modeling/constraints)."""
         self._new_name(name, "constraint")
         with _item(f"constraint '{name}'"):
             constraint = make_constraint(self, name, kind, options)

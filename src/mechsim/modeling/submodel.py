@@ -14,7 +14,7 @@ from .actions import renamed_action
 from .names import QUALIFIERS, split_index
 
 INPUT_ARGUMENTS = ("value", "force", "torque")     # force arguments that may name an input (forces.Source)
-JOINT_ARGUMENTS = ("joint", "joints")              # structural arguments that name joints; the others name bodies
+JOINT_ARGUMENTS = ("joint", "joints", "x", "y")    # structural arguments that name joints; the others name bodies
 
 
 def add_submodel(host, prefix, other, parameters=None):
@@ -78,10 +78,13 @@ class Renaming:
         spec = dict(spec)
         for key in element._structural:
             space = self.sub.joints if key in JOINT_ARGUMENTS else set(self.sub.bodies) - {"ground"}
-            if isinstance(spec.get(key), str) and spec[key] in space:
-                spec[key] = self(spec[key])
+            renamed = lambda n: self(n) if isinstance(n, str) and n in space else n
+            if isinstance(spec.get(key), str):
+                spec[key] = renamed(spec[key])
             elif isinstance(spec.get(key), (list, tuple)):               # a gear's joints
-                spec[key] = [self(n) if isinstance(n, str) and n in space else n for n in spec[key]]
+                spec[key] = [renamed(n) for n in spec[key]]
+            elif isinstance(spec.get(key), dict):                        # a tendon's {joint: coefficient}
+                spec[key] = {renamed(n): c for n, c in spec[key].items()}
         for side, frame in (("parent", "parent_frame"), ("child", "child_frame")):
             if element._section == "joints" and spec.get(side) == "ground" and spec.get(frame) in self.ground_frames:
                 spec[frame] = self(spec[frame])

@@ -329,8 +329,8 @@ class Result:
     def _reaction(self, section, owner):
         """(N, 6) wrench [torque; force] in world axes that a joint's parent exerts on its child at M's
         origin (a tree joint: all it transmits; a cut joint: its constraint rows), or a constraint exerts
-        on body_b at point_b; (N,) generalized force on a gear's first joint. ``section``: "joints" or
-        "constraints", the name space of ``owner``."""
+        on body_b at point_b; (N,) generalized force on a gear's first joint (a polynomial coupling's: on y per unit
+        coefficient). ``section``: "joints" or "constraints", the name space of ``owner``."""
         cm, model = self._cm, self.model
         lam, unit, joint_f = (self._node_dynamics()[k] for k in (5, 6, 8))
         if section == "joints" and owner in cm.joint_nodes:
@@ -338,7 +338,7 @@ class Result:
         else:
             what = section[:-1]                                            # the rows' owner: ("joint", name, label)
             rows = [k for k, o in enumerate(cm.rows.owner) if o[:2] == (what, owner)]
-            if section == "constraints" and model.constraints[owner].kind == "gear":
+            if section == "constraints" and model.constraints[owner].kind in ("gear", "polynomial_coupling"):
                 return lam[:, rows[0]].copy()
             wrench = np.einsum("nk,nkj->nj", lam[:, rows], unit[:, rows])
         if section == "joints":

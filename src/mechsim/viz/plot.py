@@ -29,8 +29,8 @@ def signal_units(model, name):
     section, owner, kind = model.compile().signals.get(name) or (None, None, None)
     if section == "joints" and kind in ("q", "v", "a", "force"):
         return [u for ptype, _, _ in model.joints[owner].primitives for u in PRIMITIVES[ptype].units[kind]]
-    if section == "constraints" and model.constraints[owner].kind == "gear":
-        return signal_units(model, f"joints.{model.constraints[owner].joints[0]}.force")
+    if section == "constraints" and model.constraints[owner].joints_used:       # a coordinate coupling's multiplier
+        return signal_units(model, f"joints.{model.constraints[owner].joints_used[0]}.force")
     if kind == "reaction":
         return WRENCH
     if section == "bodies" and kind in BODY_UNITS:

@@ -11,8 +11,9 @@ from .motion import Motion
 from .point_coincident import PointCoincident
 from .point_on_line import PointOnLine
 from .point_on_plane import PointOnPlane
+from .polynomial_coupling import PolynomialCoupling
 
-CONSTRAINT_KINDS = (Gear, Distance, PointCoincident, PointOnLine, PointOnPlane)
+CONSTRAINT_KINDS = (Gear, Distance, PointCoincident, PointOnLine, PointOnPlane, PolynomialCoupling)
 CONSTRAINT_CLASSES = {cls.kind: cls for cls in CONSTRAINT_KINDS}
 CONSTRAINT_OPTIONS = {cls.kind: cls.options for cls in CONSTRAINT_KINDS}
 

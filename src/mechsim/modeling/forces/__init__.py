@@ -5,13 +5,16 @@ from ...errors import ModelError
 from .base import MIN_BOUNCE_SPEED, ForceElement, ForceRow, Source, finite_number, number_returned, vector_sources
 from .body_force import BodyForce
 from .bushing import Bushing
+from .fixed_tendon import FixedTendon
+from .fluid_drag import FluidDrag
 from .joint_force import JointForce
 from .joint_friction import JointFriction
 from .joint_limit import JointLimit
 from .joint_spring_damper import JointSpringDamper
 from .spring_damper import SpringDamper
 
-FORCE_KINDS = (JointSpringDamper, SpringDamper, JointForce, BodyForce, JointLimit, JointFriction, Bushing)
+FORCE_KINDS = (JointSpringDamper, SpringDamper, JointForce, BodyForce, JointLimit, JointFriction, Bushing, FluidDrag,
+               FixedTendon)
 FORCE_CLASSES = {cls.kind: cls for cls in FORCE_KINDS}
 
 

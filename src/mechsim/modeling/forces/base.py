@@ -110,6 +110,12 @@ class ForceElement(Element):
         """Check ``opts`` against ``model`` and set the element's parameters from them."""
         raise NotImplementedError
 
+    @property
+    def joints_used(self):
+        """The joints whose coordinates it acts on (they stay in the spanning tree, dynamics/topology.py)."""
+        joint = vars(self).get("joint")
+        return () if joint is None else (joint,)
+
     def force_rows(self, cm):
         """The ForceRows it compiles into, given the CompiledModel ``cm`` (its nodes, coordinate slots and
         body points in node coordinates); none for an element held by constraint rows."""
