@@ -302,7 +302,7 @@ def test_an_event_that_takes_the_friction_away_sets_a_sticking_contact_sliding()
     assert [e.kind for e in res.events if e.name in ("oil", "foot")] == ["contact", "user", "slide"]
     np.testing.assert_allclose(res["slide.q"][:, 0], np.maximum(res.t - 0.5, 0) ** 2 * 0.5 * G * np.sin(theta),
                                atol=1e-9)
-    with pytest.raises(ms.ModelError, match="set names unknown element 'nothing'"):
+    with pytest.raises(ms.ModelError, match="set: nothing named 'nothing' among the bodies, joints"):
         model.add_event(lambda t, state: t - 0.5, name="bad", action={"set": {"nothing": {"static": 0.0}}})
 
 

@@ -62,6 +62,7 @@ class CompiledModel:
         # changed, but for their workspace, which every call writes as scratch (one for every thread: aba_packed
         # holds the GIL)
         self.fd_tables = self.tree_tables() if self.every_row.size == 0 and not self.varies_in_time else None
+        self.signals = self._signal_names()                 # what each signal name means (modeling/names.py)
 
     def new_data(self, active=None, signals=None, impacts=None, **settings):
         """A fresh Data for one run or analysis (dynamics/data.py new_data), its settings by name (Settings)."""
@@ -276,9 +277,8 @@ class CompiledModel:
         """Every signal name a Result provides (modeling/names.py)."""
         return list(self.signals.names)
 
-    @cached_property
-    def signals(self):
-        """The SignalNames of the model: what each signal name means (section, item, quantity)."""
+    def _signal_names(self):
+        """The SignalNames of the model (``signals``): what each signal name means (section, item, quantity)."""
         joints, model = self.model.joints, self.model
         items = [("joints", j, s) for j in self.joint_order if joints[j].nv for s in ("q", "v", "a", "force")]
         items += [("joints", j, s) for j in self.cut_coordinates.q for s in ("q", "v", "a")]
