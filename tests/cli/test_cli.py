@@ -10,6 +10,7 @@ import pytest
 
 import mechsim as ms
 from mechsim.cli.main import main
+from mechsim.results.run_file import load_columns
 
 PENDULUM = """\
 name: pendulum
@@ -169,6 +170,31 @@ def test_missing_file(tmp_path, capsys):
 def test_bad_simulate_options(pendulum, tmp_path, capsys, monkeypatch, extra, words):
     monkeypatch.chdir(tmp_path)
     assert_user_error(capsys, main(["simulate", pendulum, *extra]), *words)
+
+
+def test_signals_of_items_sharing_names_are_reached_qualified_and_a_name_with_a_comma_survives_the_csv(
+        tmp_path, capsys):
+    """SPEC C15: a joint and a bushing named 'pin.1' share the quantity force; the bare name is refused naming the
+    qualified ones, which work; a body named 'rod, upper' keeps its name through the CSV's header row."""
+    m = ms.Model("shared", gravity=(0, -9.81, 0))
+    m.add_body("rod, upper", mass=1.0, com=(0.5, 0, 0), inertia=(0, 1 / 12, 1 / 12))
+    m.add_joint("pin.1", "revolute", "ground", "rod, upper", q0=0.4)
+    m.add_force("pin.1", "bushing", body_a="ground", body_b="rod, upper", stiffness=(0, 0, 0, 0, 0, 3.0))
+    model, out = tmp_path / "shared.yaml", tmp_path / "out.csv"
+    m.to_yaml(model)
+    assert_user_error(capsys, main(["simulate", str(model), "--signals", "pin.1.force"]),
+                      "'pin.1.force' is ambiguous", "'joints.pin.1.force', 'forces.pin.1.force'")
+    assert main(["simulate", str(model), "--t-end", "0.1", "--signals", "forces.pin.1.torque,pin.1.q",
+                 "-o", str(out)]) == 0
+    header = out.read_text().splitlines()[0]
+    assert header.startswith("t,forces.pin.1.torque[0],") and header.endswith(",pin.1.q")
+    res = m.simulate(0.1)
+    assert np.allclose(res["forces.pin.1.torque"][:, 2], -3.0 * res["pin.1.q"], rtol=1e-9, atol=1e-12)
+    full = tmp_path / "full.csv"
+    res.save(full)
+    assert '"rod, upper.omega[2]"' in full.read_text().splitlines()[0]
+    back, omega = load_columns(full), res["rod, upper.omega"][:, 2]
+    assert np.abs(omega).max() > 0.1 and np.allclose(back["rod, upper.omega[2]"], omega, rtol=1e-11, atol=0)
 
 
 def test_unwritable_output(pendulum, tmp_path, capsys):

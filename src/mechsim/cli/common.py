@@ -76,10 +76,13 @@ def known_signals(model, requested, path):
     """The signals asked for with --signals (None when not given); refuses unknown names."""
     if not requested:
         return None
-    available = model.signals()
+    signals = model.compile().signals
     for name in requested:
-        if name not in available:
-            close = difflib.get_close_matches(name, available, n=1)
+        ambiguous = signals.ambiguity(name)
+        if ambiguous:
+            raise ambiguous
+        if name not in signals:
+            close = difflib.get_close_matches(name, signals.names, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise MechsimError(f"unknown signal {name!r}{hint}; 'mechsim signals {path}' lists them")
     return requested

@@ -75,12 +75,19 @@ class SignalNames:
         """The Signal ``name`` (without an index) means, or None."""
         return self._meaning.get(name)
 
+    def qualified(self, name):
+        """The qualified names of an unqualified ``name`` that items of two kinds share (else [])."""
+        return [f"{section}.{name}" for section in QUALIFIERS if f"{section}.{name}" in self._meaning] \
+            if name not in self._meaning else []
+
+    def ambiguity(self, name):
+        """MechsimError saying which qualified names ``name`` may mean, or None where it is not ambiguous."""
+        shared = self.qualified(name)
+        return MechsimError(f"signal {name!r} is ambiguous: items of two kinds share that name; give one of "
+                            f"{', '.join(map(repr, shared))}") if shared else None
+
     def __getitem__(self, name):
         signal = self._meaning.get(name)
         if signal is not None:
             return signal
-        shared = [f"{section}.{name}" for section in QUALIFIERS if f"{section}.{name}" in self._meaning]
-        if shared:
-            raise MechsimError(f"signal {name!r} is ambiguous: items of two kinds share that name; "
-                               f"give one of {', '.join(map(repr, shared))}")
-        raise MechsimError(f"unknown signal {name!r}; m.signals() lists the available names")
+        raise self.ambiguity(name) or MechsimError(f"unknown signal {name!r}; m.signals() lists the available names")
