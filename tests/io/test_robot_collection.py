@@ -30,12 +30,11 @@ def collection():
 
 ROBOTS = collection()
 FILES = sorted(ROBOTS.glob("**/*.urdf")) if ROBOTS else []
-# what mechsim does not load yet, and why (issue: name spaces per kind; accuracy on ill-conditioned trees)
+# what mechsim does not load yet, and why (issue: name spaces per kind)
 PENDING = {"allegro_left_hand.urdf": "a dot in a link name", "allegro_right_hand.urdf": "a dot in a link name",
            "anymal.urdf@anymal_c_simple_description": "a link and a joint share a name",
            "TwoDofs.urdf": "a link and a joint share a name", "b1-z1.urdf": "a link and a joint share a name",
            "so100.urdf": "a link and a joint share a name", "z1.urdf": "a link and a joint share a name"}
-ILL_CONDITIONED = {"icub.urdf": 1e-8}      # cond(M) ~ 1e7: mechsim's ABA loses 100-1000x Pinocchio's digits there
 
 
 def key(path):
@@ -86,7 +85,7 @@ def test_every_urdf_pinocchio_loads_loads_as_written_and_agrees(floating_base):
             refused.append(key(path))
             continue
         pm = pinocchio_model(pin, path, floating_base, m.corrected_inertias)
-        assert_agrees_with_pinocchio(pin, m, pm, rng, ILL_CONDITIONED.get(path.name, TOL), what=key(path))
+        assert_agrees_with_pinocchio(pin, m, pm, rng, TOL, what=key(path))
         agreed.append(key(path))
     # 6.0.0: 69 files; Pinocchio loads 68; 7 pending; 9 arms hang from the world link (fixed base only)
     assert len(agreed) >= (50 if floating_base else 59) and sorted(refused) == ["romeo.urdf@romeo_description",

@@ -9,6 +9,13 @@ point fixed in the world for the evaluation, chosen on the machine (reference_po
 world origin: a moment about a point 100 km away is the difference of numbers 1e5 times larger, and
 the accelerations of a machine far from the origin would lose five digits to it.
 
+Body and articulated inertias are the exception: node i's is about its origin p_i in its own axes R_i, as in
+body-coordinate ABA (RBDA Table 7.1), and goes to its parent's by X^T Ia X (move_inertia). A light body's joint
+inertia D ~ m r^2 (r: the radius of gyration about the axis) is a small difference of entries ~ m |d|^2 of its
+inertia about a point d away, and in world axes of entries mixed by the rotation: rounded about the reference
+point in world axes, D loses |d|^2 / r^2 in relative accuracy (iCub's head on its neck: accelerations 100 times
+less accurate than Pinocchio's body-coordinate ABA, as accurate as its Convention.WORLD; issue 45).
+
 The kernels allocate nothing: the per-node quantities live in the workspace, one block of
 NODE_ROWS x 6 floats per node and one for the ground, which ``carve`` cuts into named (n + 1, ...)
 views once per call.
@@ -25,13 +32,14 @@ import numpy as np
 from numba import njit
 
 from ..modeling.primitives import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T
-from ..spatial.algebra import (INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
-                               matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
+from ..spatial.algebra import (EYE3, INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
+                               matmul3, matvec3, matvec6, quat_matrix, quat_rate, tmatmul3, tmatvec3,
+                               transform_point)
 from ..status import OK, WRONG_SIZE
 from .forces import applied_forces
 from .layout import (AXIS, COM, FORCE_VALUES, GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI,
                      ModelArrays)
-from .motion import ground_point
+from .motion import cross, ground_point
 
 
 
@@ -53,9 +61,9 @@ def carve(ws):
     """Named (n + 1, ...) views of the node blocks ws[i] and the ground's: basic slices, so no copy and
     no reshape. 6x3 and 3x3 parts sit side by side in columns 0:3 | 3:6."""
     return Workspace(
-        IA=ws[:, 0:6, :],                             # 6x6 articulated inertia (CRBA: composite inertia)
+        IA=ws[:, 0:6, :],                             # 6x6 articulated inertia, node axes (CRBA: composite, world)
         S=ws[:, 6:12, 0:3], U=ws[:, 6:12, 3:6],       # 6x3 motion subspace | U = IA S (CRBA: F = Ic S)
-        RF=ws[:, 12:15, 0:3], RJ=ws[:, 12:15, 3:6],   # 3x3 rotation of the joint frame F | joint rotation
+        RF=ws[:, 12:15, 0:3], RJ=ws[:, 12:15, 3:6],   # 3x3 rotation of the joint frame F | joint rotation (ABA: E)
         R=ws[:, 15:18, 0:3], Dinv=ws[:, 15:18, 3:6],  # 3x3 node rotation | D^-1
         p=ws[:, 18, 0:3], u=ws[:, 18, 3:6],           # node origin | u = tau - S^T pA
         vel=ws[:, 19], c=ws[:, 20], pA=ws[:, 21], acc=ws[:, 22])
@@ -125,6 +133,20 @@ def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
 
 
 @njit(**INLINE)
+def node_subspace(ptype, f, k):
+    """Column k of S in node axes at the node's origin, a 6-tuple: the axis and pitch times it (R, H: the joint
+    rotates about its axis, so the axis is the same in F's axes and the node's), the axis as a translation (P),
+    or node axis k as a rotation (S) or translation (T, whose node axes are F's)."""
+    if ptype == PRIM_R or ptype == PRIM_H:
+        a, h = f[AXIS:AXIS + 3], f[PITCH]
+        return a[0], a[1], a[2], h * a[0], h * a[1], h * a[2]
+    if ptype == PRIM_P:
+        return 0.0, 0.0, 0.0, f[AXIS], f[AXIS + 1], f[AXIS + 2]
+    e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
+    return e + (0.0, 0.0, 0.0) if ptype == PRIM_S else (0.0, 0.0, 0.0) + e
+
+
+@njit(**INLINE)
 def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
     """World pose (R, p) of node i's frame and its motion subspace S."""
     ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
@@ -166,9 +188,71 @@ def node_velocity(node_i, v, S, vel, c, i):
 
 @njit(**INLINE)
 def node_inertia(node_f, R, p, IA, i):
-    """Spatial inertia of node i's body at the reference point, into IA[i]."""
+    """Spatial inertia of node i's body at the reference point, into IA[i] (CRBA)."""
     f = node_f[i]
     body_inertia_world(f[MASS], transform_point(R[i], p[i], f[COM:COM + 3]), f[ICOM:ICOM + 9], R[i], IA[i])
+
+
+@njit(**INLINE)
+def body_inertia(node_f, IA, i):
+    """Spatial inertia of node i's body about its origin in its own axes, into IA[i] (ABA, RNEA)."""
+    f = node_f[i]
+    body_inertia_world(f[MASS], f[COM:COM + 3], f[ICOM:ICOM + 9], EYE3, IA[i])
+
+
+@njit(**INLINE)
+def to_node(R, x, m):
+    """Motion vector m (world axes, at the reference point) in the axes R at the point x: R^T (w, v + w x x)
+    (RBDA eq. 2.23), a 6-tuple."""
+    w, wx = m[0:3], cross(m[0:3], x)
+    return tmatvec3(R, w) + tmatvec3(R, (m[3] + wx[0], m[4] + wx[1], m[5] + wx[2]))
+
+
+@njit(**INLINE)
+def from_node(R, x, f):
+    """Force vector f (axes R, at the point x) in world axes at the reference point: (R n + x x R f, R f)
+    (RBDA eq. 2.24), a 6-tuple."""
+    n, g = matvec3(R, f[0:3]), matvec3(R, f[3:6])
+    xg = cross(x, g)
+    return n[0] + xg[0], n[1] + xg[1], n[2] + xg[2], g[0], g[1], g[2]
+
+
+@njit(**INLINE)
+def inertia_times(I, R, x, m):
+    """I m at the reference point in world axes, for I in the axes R about the point x: X^T I X m (RBDA eq. 2.66)."""
+    return from_node(R, x, matvec6(I, to_node(R, x, m)))
+
+
+@njit(**INLINE)
+def rotate_block(I, E, a, b):
+    """The 3x3 block of I at (a, b) <- E block E^T, and the block at (b, a) its transpose."""
+    t = (matvec3(E, I[a, b:b + 3]), matvec3(E, I[a + 1, b:b + 3]), matvec3(E, I[a + 2, b:b + 3]))  # block E^T
+    for r in range(3):
+        for l in range(3):
+            I[a + r, b + l] = E[r, 0] * t[0][l] + E[r, 1] * t[1][l] + E[r, 2] * t[2][l]
+    for r in range(3):
+        for l in range(3):
+            I[b + l, a + r] = I[a + r, b + l]
+
+
+@njit(**INLINE)
+def move_inertia(I, E, d, out):
+    """out += X^T I X: an articulated inertia I = [[A, B], [B^T, C]] about a node's origin in its axes, taken
+    to the axes E^T of its parent (E: the node's axes in the parent's) and to the parent's origin, d from the
+    node's in the parent's axes (RBDA eq. 2.66): I becomes E I E^T blockwise, then A + H + H^T + G d~^T,
+    B + G, C with G = d~ C and H = d~ B^T. I is overwritten."""
+    rotate_block(I, E, 0, 0)
+    rotate_block(I, E, 0, 3)
+    rotate_block(I, E, 3, 3)
+    g = (cross(d, I[3:6, 3]), cross(d, I[3:6, 4]), cross(d, I[3:6, 5]))        # columns of G
+    h = (cross(d, I[0, 3:6]), cross(d, I[1, 3:6]), cross(d, I[2, 3:6]))        # columns of H
+    for r in range(3):
+        gd = cross(d, (g[0][r], g[1][r], g[2][r]))                              # row r of G d~^T
+        for l in range(3):
+            out[r, l] += I[r, l] + h[l][r] + h[r][l] + gd[l]
+            out[r, 3 + l] += I[r, 3 + l] + g[l][r]
+            out[3 + l, r] += I[3 + l, r] + g[l][r]
+            out[3 + r, 3 + l] += I[3 + r, 3 + l]
 
 
 @njit(**INLINE)
@@ -226,11 +310,11 @@ def forward_kinematics(model, q, v, w):
 @njit(**PASS)
 def first_pass(model, q, v, w):
     """First pass of RNEA and ABA (RBDA Tables 5.1, 7.1): forward_kinematics, then every node's inertia
-    IA = I and bias force pA = v x* I v."""
+    IA = I (body_inertia) and bias force pA = v x* I v at the reference point."""
     forward_kinematics(model, q, v, w)
     for i in range(model.node_i.shape[0]):
-        node_inertia(model.node_f, w.R, w.p, w.IA, i)
-        crf(w.vel[i], matvec6(w.IA[i], w.vel[i]), w.pA[i])
+        body_inertia(model.node_f, w.IA, i)
+        crf(w.vel[i], inertia_times(w.IA[i], w.R[i], w.p[i], w.vel[i]), w.pA[i])
 
 
 @njit(**INLINE)
@@ -310,21 +394,35 @@ def u_dinv(U, Dinv, i, r, k, nd):
 
 
 @njit(**INLINE)
-def articulate(IA, pA, U, Dinv, u, c, i, parent, nd):
-    """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass):
-    IA_parent += Ia = IA - U D^-1 U^T and pA_parent += pa = pA + Ia c + U D^-1 u, row by row."""
+def joint_force_columns(U, R, p, i, nd):
+    """U_i's columns, forces in node i's axes at its origin, in world axes at the reference point (from_node)."""
+    for k in range(nd):
+        f = from_node(R[i], p[i], U[i, :, k])
+        for r in range(6):
+            U[i, r, k] = f[r]
+
+
+@njit(**INLINE)
+def articulate(IA, pA, U, Dinv, u, c, R, p, E, i, parent, nd):
+    """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass), IA_i and
+    U_i = IA_i S_i in node i's axes about its origin: Ia = IA - U D^-1 U^T replaces IA_i and goes to the parent's
+    (move_inertia, E_i = R_parent^T R_i); U_i goes to world axes at the reference point (joint_force_columns), where
+    pA_parent += pA + Ia c + U D^-1 u."""
     for r in range(6):
         ud = (u_dinv(U, Dinv, i, r, 0, nd), u_dinv(U, Dinv, i, r, 1, nd), u_dinv(U, Dinv, i, r, 2, nd))
-        pa = pA[i, r]
-        for k in range(nd):
-            pa += ud[k] * u[i, k]
         for l in range(6):
-            ia = IA[i, r, l]
             for k in range(nd):
-                ia -= ud[k] * U[i, l, k]
-            pa += ia * c[i, l]
-            IA[parent, r, l] += ia
+                IA[i, r, l] -= ud[k] * U[i, l, k]
+    joint_force_columns(U, R, p, i, nd)
+    h = inertia_times(IA[i], R[i], p[i], c[i])
+    for r in range(6):
+        pa = pA[i, r] + h[r]
+        for k in range(nd):
+            pa += u_dinv(U, Dinv, i, r, k, nd) * u[i, k]
         pA[parent, r] += pa
+    tmatmul3(R[parent], R[i], E[i])                                   # node i's axes in its parent's
+    move_inertia(IA[i], E[i], tmatvec3(R[parent], (p[i, 0] - p[parent, 0], p[i, 1] - p[parent, 1],
+                                                   p[i, 2] - p[parent, 2])), IA[parent])
 
 
 @njit(**PASS)
@@ -333,25 +431,30 @@ def aba_passes(model, w, tau, qdd):
     second and third passes in the workspace views w, after first_pass and applied_forces; tau may share qdd's
     memory. Returns OK or the first singular node."""
     node_i, S, c, IA, pA, U, Dinv, u, acc = model.node_i, w.S, w.c, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
+    R, p = w.R, w.p
     for i in range(node_i.shape[0] - 1, -1, -1):
         parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
-        for k in range(nd):                               # U = IA S
+        for k in range(nd):                               # U = IA S, S in node i's axes at its origin
+            Sk = node_subspace(node_i[i, PTYPE], model.node_f[i], k)
             for r in range(6):
                 s = 0.0
                 for l in range(6):
-                    s += IA[i, r, l] * S[i, l, k]
+                    s += IA[i, r, l] * Sk[l]
                 U[i, r, k] = s
         joint_bias_force(S, pA, tau, u, i, vi, nd)
         for k in range(nd):                               # D = S^T U, inverted in place
+            Sk = node_subspace(node_i[i, PTYPE], model.node_f[i], k)
             for j in range(nd):
                 s = 0.0
                 for l in range(6):
-                    s += S[i, l, k] * U[i, l, j]
+                    s += Sk[l] * U[i, l, j]
                 Dinv[i, k, j] = s
         if nd > 0 and not invert_joint_inertia(Dinv[i], nd):
             return i
         if parent >= 0:
-            articulate(IA, pA, U, Dinv, u, c, i, parent, nd)
+            articulate(IA, pA, U, Dinv, u, c, R, p, w.RJ, i, parent, nd)
+        else:
+            joint_force_columns(U, R, p, i, nd)
     for i in range(node_i.shape[0]):
         vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
         bias_acceleration(node_i, model.gravity, c, acc, i)
@@ -414,11 +517,9 @@ def body_forces(model, data, q, v, qdd, tau_elements):
     for i in range(node_i.shape[0]):
         bias_acceleration(node_i, model.gravity, w.c, w.acc, i)
         add_joint_acceleration(w.S, qdd, w.acc, i, node_i[i, VI], dof(node_i[i, PTYPE]))
+        f = inertia_times(w.IA[i], w.R[i], w.p[i], w.acc[i])
         for r in range(6):
-            s = 0.0
-            for l in range(6):
-                s += w.IA[i, r, l] * w.acc[i, l]
-            w.pA[i, r] += s
+            w.pA[i, r] += f[r]
 
 
 @njit(**PASS)
