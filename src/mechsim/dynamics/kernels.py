@@ -31,15 +31,15 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..modeling.primitives import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T
-from ..spatial.algebra import (EYE3, INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
-                               matmul3, matvec3, matvec6, quat_matrix, quat_rate, tmatmul3, tmatvec3,
+from ..modeling.primitives import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T, PRIM_WELD
+from ..spatial.algebra import (INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
+                               matmul3, matvec3, matvec6, quat_matrix, quat_rate, tmatvec3,
                                transform_point)
 from ..status import OK, WRONG_SIZE
 from .forces import applied_forces
-from .layout import (AXIS, COM, FORCE_VALUES, GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI,
-                     ModelArrays)
-from .motion import cross, ground_point
+from .layout import (AXIS, AXIS_K, COM, FORCE_VALUES, GRAVITY, ICOM, INERTIA, MASS, PARENT, PITCH, POS_TREE, PTYPE,
+                     QI, ROT_TREE, UNTURNED, VI, ModelArrays)
+from .motion import cross, dot, ground_point
 
 
 
@@ -63,7 +63,7 @@ def carve(ws):
     return Workspace(
         IA=ws[:, 0:6, :],                             # 6x6 articulated inertia, node axes (CRBA: composite, world)
         S=ws[:, 6:12, 0:3], U=ws[:, 6:12, 3:6],       # 6x3 motion subspace | U = IA S (CRBA: F = Ic S)
-        RF=ws[:, 12:15, 0:3], RJ=ws[:, 12:15, 3:6],   # 3x3 rotation of the joint frame F | joint rotation (ABA: E)
+        RF=ws[:, 12:15, 0:3], RJ=ws[:, 12:15, 3:6],   # 3x3 rotation of the joint frame F | joint rotation
         R=ws[:, 15:18, 0:3], Dinv=ws[:, 15:18, 3:6],  # 3x3 node rotation | D^-1
         p=ws[:, 18, 0:3], u=ws[:, 18, 3:6],           # node origin | u = tau - S^T pA
         vel=ws[:, 19], c=ws[:, 20], pA=ws[:, 21], acc=ws[:, 22])
@@ -90,13 +90,18 @@ def coordinate_counts(node_i):
 @njit(**INLINE)
 def joint_frame(node_i, node_f, R, p, RF, i):
     """World rotation RF[i] of node i's joint frame F (the parent's rotation composed with the tree
-    transform); returns F's origin and the joint axis in world, as 3-tuples."""
+    transform, none when it is the identity: UNTURNED); returns F's origin and the joint axis in world, as 3-tuples."""
     parent, f = node_i[i, PARENT], node_f[i]
     if parent < 0:
         for r in range(3):
             for k in range(3):
                 RF[i, r, k] = f[ROT_TREE + 3 * r + k]
         pF = ground_point(p, f[POS_TREE:POS_TREE + 3])
+    elif f[UNTURNED] != 0.0:
+        for r in range(3):
+            for k in range(3):
+                RF[i, r, k] = R[parent, r, k]
+        pF = transform_point(R[parent], p[parent], f[POS_TREE:POS_TREE + 3])
     else:
         for r in range(3):
             for k in range(3):
@@ -133,17 +138,22 @@ def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
 
 
 @njit(**INLINE)
-def node_subspace(ptype, f, k):
-    """Column k of S in node axes at the node's origin, a 6-tuple: the axis and pitch times it (R, H: the joint
-    rotates about its axis, so the axis is the same in F's axes and the node's), the axis as a translation (P),
-    or node axis k as a rotation (S) or translation (T, whose node axes are F's)."""
-    if ptype == PRIM_R or ptype == PRIM_H:
-        a, h = f[AXIS:AXIS + 3], f[PITCH]
-        return a[0], a[1], a[2], h * a[0], h * a[1], h * a[2]
+def axis_dot(a, j, x, o):
+    """a . x[o:o + 3], as a[j] x[o + j] for a = +-e_j (j >= 0: AXIS_K - 1)."""
+    return a[j] * x[o + j] if j >= 0 else a[0] * x[o] + a[1] * x[o + 1] + a[2] * x[o + 2]
+
+
+@njit(**INLINE)
+def subspace_dot(ptype, f, k, x):
+    """S_k . x for column k of S in node axes at the node's origin and 6 numbers x: S_k is the axis and pitch times
+    it (R, H: the joint rotates about its axis, so the axis is the same in F's axes and the node's), the axis as a
+    translation (P), or node axis k as a rotation (S) or translation (T, whose node axes are F's)."""
+    if ptype == PRIM_S or ptype == PRIM_T:
+        return x[k] if ptype == PRIM_S else x[3 + k]
+    a, j = f[AXIS:AXIS + 3], int(f[AXIS_K]) - 1
     if ptype == PRIM_P:
-        return 0.0, 0.0, 0.0, f[AXIS], f[AXIS + 1], f[AXIS + 2]
-    e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
-    return e + (0.0, 0.0, 0.0) if ptype == PRIM_S else (0.0, 0.0, 0.0) + e
+        return axis_dot(a, j, x, 3)
+    return axis_dot(a, j, x, 0) if ptype == PRIM_R else axis_dot(a, j, x, 0) + f[PITCH] * axis_dot(a, j, x, 3)
 
 
 @njit(**INLINE)
@@ -153,7 +163,10 @@ def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
     pF, axis = joint_frame(node_i, node_f, R, p, RF, i)
     if ptype == PRIM_R or ptype == PRIM_H:
         axis_angle_matrix(f[AXIS:AXIS + 3], q[qi], RJ[i])
-        matmul3(RF[i], RJ[i], R[i])
+        if f[AXIS_K] > 0.0:
+            turn_columns(RF[i], int(f[AXIS_K]) - 1, RJ[i], R[i])
+        else:
+            matmul3(RF[i], RJ[i], R[i])
     elif ptype == PRIM_S:
         quat_matrix(q[qi:qi + 4], RJ[i])
         matmul3(RF[i], RJ[i], R[i])
@@ -167,6 +180,32 @@ def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
         if ptype == PRIM_T:                  # q[qi:qi + 3] along F's axes
             p[i, r] += RF[i, r, 0] * q[qi] + RF[i, r, 1] * q[qi + 1] + RF[i, r, 2] * q[qi + 2]
     motion_subspace(ptype, f[PITCH], axis, R[i], p[i], S[i])
+
+
+@njit(**INLINE)
+def turn(x, y, c, s):
+    """(x, y) turned by the angle whose cosine and sine are c and s: (c x - s y, s x + c y)."""
+    return c * x - s * y, s * x + c * y
+
+
+@njit(**INLINE)
+def turn_columns(M, k, E, out):
+    """out = M E for a 3x3 M and E a rotation about the coordinate axis k: columns k + 1 and k + 2 mix (the axes
+    as constants in each branch, so that the compiled code indexes fixed places)."""
+    if k == 0:
+        turn_column_pair(M, 0, 1, 2, E, out)
+    elif k == 1:
+        turn_column_pair(M, 1, 2, 0, E, out)
+    else:
+        turn_column_pair(M, 2, 0, 1, E, out)
+
+
+@njit(**INLINE)
+def turn_column_pair(M, k, i, j, E, out):
+    """turn_columns with the axes i = k + 1 and j = k + 2 (mod 3) given."""
+    for r in range(3):
+        out[r, i], out[r, j] = turn(M[r, i], M[r, j], E[i, i], E[i, j])
+        out[r, k] = M[r, k]
 
 
 @njit(**INLINE)
@@ -195,9 +234,12 @@ def node_inertia(node_f, R, p, IA, i):
 
 @njit(**INLINE)
 def body_inertia(node_f, IA, i):
-    """Spatial inertia of node i's body about its origin in its own axes, into IA[i] (ABA, RNEA)."""
+    """Spatial inertia of node i's body about its origin in its own axes, into IA[i] (ABA, RNEA): the model's
+    constant (compiled.py node_axes_columns)."""
     f = node_f[i]
-    body_inertia_world(f[MASS], f[COM:COM + 3], f[ICOM:ICOM + 9], EYE3, IA[i])
+    for r in range(6):
+        for l in range(6):
+            IA[i, r, l] = f[INERTIA + 6 * r + l]
 
 
 @njit(**INLINE)
@@ -224,35 +266,94 @@ def inertia_times(I, R, x, m):
 
 
 @njit(**INLINE)
-def rotate_block(I, E, a, b):
-    """The 3x3 block of I at (a, b) <- E block E^T, and the block at (b, a) its transpose."""
-    t = (matvec3(E, I[a, b:b + 3]), matvec3(E, I[a + 1, b:b + 3]), matvec3(E, I[a + 2, b:b + 3]))  # block E^T
-    for r in range(3):
-        for l in range(3):
-            I[a + r, b + l] = E[r, 0] * t[0][l] + E[r, 1] * t[1][l] + E[r, 2] * t[2][l]
-    for r in range(3):
-        for l in range(3):
-            I[b + l, a + r] = I[a + r, b + l]
+def rows3(M):
+    """The rows of a 3x3 array as a tuple of 3-tuples: values, which stores into the workspace do not make the
+    compiled code read again."""
+    return (M[0, 0], M[0, 1], M[0, 2]), (M[1, 0], M[1, 1], M[1, 2]), (M[2, 0], M[2, 1], M[2, 2])
 
 
 @njit(**INLINE)
-def move_inertia(I, E, d, out):
-    """out += X^T I X: an articulated inertia I = [[A, B], [B^T, C]] about a node's origin in its axes, taken
-    to the axes E^T of its parent (E: the node's axes in the parent's) and to the parent's origin, d from the
-    node's in the parent's axes (RBDA eq. 2.66): I becomes E I E^T blockwise, then A + H + H^T + G d~^T,
-    B + G, C with G = d~ C and H = d~ B^T. I is overwritten."""
+def rows_times(E, x):
+    """E x for E given by its rows (rows3) and a 3-vector x."""
+    return dot(E[0], x), dot(E[1], x), dot(E[2], x)
+
+
+@njit(**INLINE)
+def relative_rotation(Rp, Ri):
+    """Rp^T Ri, node i's axes in its parent's, by rows (rows3)."""
+    return (tmatvec3(Ri, (Rp[0, 0], Rp[1, 0], Rp[2, 0])), tmatvec3(Ri, (Rp[0, 1], Rp[1, 1], Rp[2, 1])),
+            tmatvec3(Ri, (Rp[0, 2], Rp[1, 2], Rp[2, 2])))
+
+
+@njit(**INLINE)
+def rotate_block(I, E, a, b):
+    """The 3x3 block of I at (a, b) <- E block E^T (E: rows, a tuple), and the block at (b, a) its transpose; a
+    diagonal block (a == b), symmetric, from its upper triangle."""
+    t = (rows_times(E, I[a, b:b + 3]), rows_times(E, I[a + 1, b:b + 3]), rows_times(E, I[a + 2, b:b + 3]))  # block E^T
+    for r in range(3):
+        for l in range(r if a == b else 0, 3):
+            x = dot(E[r], (t[0][l], t[1][l], t[2][l]))
+            I[a + r, b + l] = x
+            I[b + l, a + r] = x
+
+
+@njit(**INLINE)
+def rotate_inertia(I, E):
+    """I <- E I E^T blockwise: an inertia in a node's axes in the axes E^T of its parent (E, by rows (rows3): the
+    node's axes in the parent's; RBDA eq. 2.66 without translation)."""
     rotate_block(I, E, 0, 0)
     rotate_block(I, E, 0, 3)
     rotate_block(I, E, 3, 3)
+
+
+@njit(**INLINE)
+def turn_block(I, a, b, i, j, c, s):
+    """The 3x3 block M of I at (a, b) <- E M E^T, E the rotation by (c, s) that turns axis i towards axis j: rows i
+    and j of M turned, then its columns (turn)."""
+    for l in range(b, b + 3):
+        I[a + i, l], I[a + j, l] = turn(I[a + i, l], I[a + j, l], c, s)
+    for r in range(a, a + 3):
+        I[r, b + i], I[r, b + j] = turn(I[r, b + i], I[r, b + j], c, s)
+
+
+@njit(**INLINE)
+def rotate_inertia_about(I, k, E):
+    """rotate_inertia for E a rotation about the coordinate axis k, of the blocks translate_inertia reads (not B^T);
+    the axes as constants in each branch (turn_columns)."""
+    if k == 0:
+        turn_blocks(I, 1, 2, E)
+    elif k == 1:
+        turn_blocks(I, 2, 0, E)
+    else:
+        turn_blocks(I, 0, 1, E)
+
+
+@njit(**INLINE)
+def turn_blocks(I, i, j, E):
+    """Blocks A, B, C of I turned by E about the axis that turns axis i towards axis j (turn_block)."""
+    c, s = E[i, i], E[j, i]
+    turn_block(I, 0, 0, i, j, c, s)
+    turn_block(I, 0, 3, i, j, c, s)
+    turn_block(I, 3, 3, i, j, c, s)
+
+
+@njit(**INLINE)
+def translate_inertia(I, d, out):
+    """out += X^T I X for X the translation by d (RBDA eq. 2.66): an inertia I = [[A, B], [B^T, C]] about a point
+    taken to the point d from it (axes kept) is [[A + H + H^T + G d~^T, B + G], [., C]] with G = d~ C, H = d~ B^T.
+    From A's upper triangle, B and C (not B^T); out stays symmetric."""
     g = (cross(d, I[3:6, 3]), cross(d, I[3:6, 4]), cross(d, I[3:6, 5]))        # columns of G
     h = (cross(d, I[0, 3:6]), cross(d, I[1, 3:6]), cross(d, I[2, 3:6]))        # columns of H
     for r in range(3):
         gd = cross(d, (g[0][r], g[1][r], g[2][r]))                              # row r of G d~^T
         for l in range(3):
-            out[r, l] += I[r, l] + h[l][r] + h[r][l] + gd[l]
             out[r, 3 + l] += I[r, 3 + l] + g[l][r]
-            out[3 + l, r] += I[3 + l, r] + g[l][r]
-            out[3 + r, 3 + l] += I[3 + r, 3 + l]
+            out[3 + l, r] = out[r, 3 + l]
+            if l >= r:
+                out[r, l] += I[r, l] + h[l][r] + h[r][l] + gd[l]
+                out[l, r] = out[r, l]
+                out[3 + r, 3 + l] += I[3 + r, 3 + l]
+                out[3 + l, 3 + r] = out[3 + r, 3 + l]
 
 
 @njit(**INLINE)
@@ -403,16 +504,17 @@ def joint_force_columns(U, R, p, i, nd):
 
 
 @njit(**INLINE)
-def articulate(IA, pA, U, Dinv, u, c, R, p, E, i, parent, nd):
+def articulate(ptype, node_f, IA, pA, U, Dinv, u, c, R, p, RJ, i, parent, nd):
     """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass), IA_i and
     U_i = IA_i S_i in node i's axes about its origin: Ia = IA - U D^-1 U^T replaces IA_i and goes to the parent's
-    (move_inertia, E_i = R_parent^T R_i); U_i goes to world axes at the reference point (joint_force_columns), where
+    (move_inertia); U_i goes to world axes at the reference point (joint_force_columns), where
     pA_parent += pA + Ia c + U D^-1 u."""
-    for r in range(6):
+    for r in range(6):                                              # Ia, symmetric: from its upper triangle
         ud = (u_dinv(U, Dinv, i, r, 0, nd), u_dinv(U, Dinv, i, r, 1, nd), u_dinv(U, Dinv, i, r, 2, nd))
-        for l in range(6):
+        for l in range(r, 6):
             for k in range(nd):
                 IA[i, r, l] -= ud[k] * U[i, l, k]
+            IA[i, l, r] = IA[i, r, l]
     joint_force_columns(U, R, p, i, nd)
     h = inertia_times(IA[i], R[i], p[i], c[i])
     for r in range(6):
@@ -420,9 +522,26 @@ def articulate(IA, pA, U, Dinv, u, c, R, p, E, i, parent, nd):
         for k in range(nd):
             pa += u_dinv(U, Dinv, i, r, k, nd) * u[i, k]
         pA[parent, r] += pa
-    tmatmul3(R[parent], R[i], E[i])                                   # node i's axes in its parent's
-    move_inertia(IA[i], E[i], tmatvec3(R[parent], (p[i, 0] - p[parent, 0], p[i, 1] - p[parent, 1],
-                                                   p[i, 2] - p[parent, 2])), IA[parent])
+    move_inertia(ptype, node_f[i], IA, R, p, RJ, i, parent)
+
+
+@njit(**INLINE)
+def move_inertia(ptype, f, IA, R, p, RJ, i, parent):
+    """IA_parent += X^T IA_i X (RBDA eq. 2.66), IA_i overwritten: rotated by E_i = ROT_TREE RJ_i, node i's axes in its
+    parent's (R_parent^T R_i; with ROT_TREE = 1 (UNTURNED): RJ_i, sparse about a coordinate axis, or
+    none for P, T and weld), then moved to the parent's origin, POS_TREE from it (R, S, weld) or R_parent^T (p_i -
+    p_parent)."""
+    if f[UNTURNED] == 0.0:
+        rotate_inertia(IA[i], relative_rotation(R[parent], R[i]))
+    elif f[AXIS_K] > 0.0 and ptype != PRIM_P:
+        rotate_inertia_about(IA[i], int(f[AXIS_K]) - 1, RJ[i])
+    elif ptype == PRIM_R or ptype == PRIM_H or ptype == PRIM_S:
+        rotate_inertia(IA[i], rows3(RJ[i]))
+    if ptype == PRIM_R or ptype == PRIM_S or ptype == PRIM_WELD:
+        d = (f[POS_TREE], f[POS_TREE + 1], f[POS_TREE + 2])
+    else:
+        d = tmatvec3(R[parent], (p[i, 0] - p[parent, 0], p[i, 1] - p[parent, 1], p[i, 2] - p[parent, 2]))
+    translate_inertia(IA[i], d, IA[parent])
 
 
 @njit(**PASS)
@@ -433,26 +552,18 @@ def aba_passes(model, w, tau, qdd):
     node_i, S, c, IA, pA, U, Dinv, u, acc = model.node_i, w.S, w.c, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
     R, p = w.R, w.p
     for i in range(node_i.shape[0] - 1, -1, -1):
-        parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
-        for k in range(nd):                               # U = IA S, S in node i's axes at its origin
-            Sk = node_subspace(node_i[i, PTYPE], model.node_f[i], k)
+        parent, ptype, vi, nd = node_i[i, PARENT], node_i[i, PTYPE], node_i[i, VI], dof(node_i[i, PTYPE])
+        for k in range(nd):                               # U = IA S (IA symmetric; S: node axes, origin)
             for r in range(6):
-                s = 0.0
-                for l in range(6):
-                    s += IA[i, r, l] * Sk[l]
-                U[i, r, k] = s
+                U[i, r, k] = subspace_dot(ptype, model.node_f[i], k, IA[i, r])
         joint_bias_force(S, pA, tau, u, i, vi, nd)
         for k in range(nd):                               # D = S^T U, inverted in place
-            Sk = node_subspace(node_i[i, PTYPE], model.node_f[i], k)
             for j in range(nd):
-                s = 0.0
-                for l in range(6):
-                    s += Sk[l] * U[i, l, j]
-                Dinv[i, k, j] = s
+                Dinv[i, k, j] = subspace_dot(ptype, model.node_f[i], k, U[i, :, j])
         if nd > 0 and not invert_joint_inertia(Dinv[i], nd):
             return i
         if parent >= 0:
-            articulate(IA, pA, U, Dinv, u, c, R, p, w.RJ, i, parent, nd)
+            articulate(ptype, model.node_f, IA, pA, U, Dinv, u, c, R, p, w.RJ, i, parent, nd)
         else:
             joint_force_columns(U, R, p, i, nd)
     for i in range(node_i.shape[0]):

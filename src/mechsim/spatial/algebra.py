@@ -30,7 +30,11 @@ INLINE = dict(JIT, forceinline=True)
 # Passes inlined in numba's IR where they are called (typed there, no call): for bodies called once or twice;
 # nesting large ones is slow to compile (dynamics/multipliers.py rigid_accelerations).
 PASS = dict(JIT, inline="always")
-EYE3 = np.eye(3)      # a constant in the kernels that read it (numba freezes global arrays)
+
+
+def python(kernel):
+    """The Python function a kernel compiles (the kernel itself under NUMBA_DISABLE_JIT), for tables built once."""
+    return getattr(kernel, "py_func", kernel)
 
 
 @njit(**INLINE)
@@ -144,14 +148,6 @@ def matmul3(A, B, out):
     for i in range(3):
         for j in range(3):
             out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
-
-
-@njit(**INLINE)
-def tmatmul3(A, B, out):
-    """out = A^T B for 3x3 A, B."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = A[0, i] * B[0, j] + A[1, i] * B[1, j] + A[2, i] * B[2, j]
 
 
 @njit(**INLINE)
