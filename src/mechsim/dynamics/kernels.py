@@ -545,27 +545,38 @@ def move_inertia(ptype, f, IA, R, p, RJ, i, parent):
 
 
 @njit(**PASS)
+def articulated_node(model, w, tau, i, nd):
+    """Node i's step of the second pass (RBDA Table 7.1): U, u and D^-1, and its articulated inertia and bias force
+    to its parent (articulate); False if D is singular. aba_passes passes nd = 1 as a constant, so that the loops
+    over the joint's coordinates unroll."""
+    node_i, f, IA, U, Dinv = model.node_i, model.node_f[i], w.IA, w.U, w.Dinv
+    parent, ptype, vi = node_i[i, PARENT], node_i[i, PTYPE], node_i[i, VI]
+    for k in range(nd):                               # U = IA S (IA symmetric; S: node axes, origin)
+        for r in range(6):
+            U[i, r, k] = subspace_dot(ptype, f, k, IA[i, r])
+    joint_bias_force(w.S, w.pA, tau, w.u, i, vi, nd)
+    for k in range(nd):                               # D = S^T U, inverted in place
+        for j in range(nd):
+            Dinv[i, k, j] = subspace_dot(ptype, f, k, U[i, :, j])
+    if nd > 0 and not invert_joint_inertia(Dinv[i], nd):
+        return False
+    if parent >= 0:
+        articulate(ptype, model.node_f, IA, w.pA, U, Dinv, w.u, w.c, w.R, w.p, w.RJ, i, parent, nd)
+    else:
+        joint_force_columns(U, w.R, w.p, i, nd)
+    return True
+
+
+@njit(**PASS)
 def aba_passes(model, w, tau, qdd):
     """Articulated-body algorithm, RBDA Table 7.1 (Wood & Kennedy 2003, §2.2: the O(n) elimination of eq. 8),
     second and third passes in the workspace views w, after first_pass and applied_forces; tau may share qdd's
     memory. Returns OK or the first singular node."""
-    node_i, S, c, IA, pA, U, Dinv, u, acc = model.node_i, w.S, w.c, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
-    R, p = w.R, w.p
+    node_i, S, c, U, Dinv, u, acc = model.node_i, w.S, w.c, w.U, w.Dinv, w.u, w.acc
     for i in range(node_i.shape[0] - 1, -1, -1):
-        parent, ptype, vi, nd = node_i[i, PARENT], node_i[i, PTYPE], node_i[i, VI], dof(node_i[i, PTYPE])
-        for k in range(nd):                               # U = IA S (IA symmetric; S: node axes, origin)
-            for r in range(6):
-                U[i, r, k] = subspace_dot(ptype, model.node_f[i], k, IA[i, r])
-        joint_bias_force(S, pA, tau, u, i, vi, nd)
-        for k in range(nd):                               # D = S^T U, inverted in place
-            for j in range(nd):
-                Dinv[i, k, j] = subspace_dot(ptype, model.node_f[i], k, U[i, :, j])
-        if nd > 0 and not invert_joint_inertia(Dinv[i], nd):
+        nd = dof(node_i[i, PTYPE])
+        if not (articulated_node(model, w, tau, i, 1) if nd == 1 else articulated_node(model, w, tau, i, nd)):
             return i
-        if parent >= 0:
-            articulate(ptype, model.node_f, IA, pA, U, Dinv, u, c, R, p, w.RJ, i, parent, nd)
-        else:
-            joint_force_columns(U, R, p, i, nd)
     for i in range(node_i.shape[0]):
         vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
         bias_acceleration(node_i, model.gravity, c, acc, i)
