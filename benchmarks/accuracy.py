@@ -93,6 +93,8 @@ def exact_worker(path, states):
     import mpmath
 
     from mechsim.dynamics import kernels
+    from mechsim.dynamics.compiled import node_axes_columns
+    from mechsim.dynamics.layout import PTYPE
     from mechsim.spatial import algebra
     from mechsim.status import OK
     assert os.environ.get("NUMBA_DISABLE_JIT") == "1"
@@ -101,11 +103,14 @@ def exact_worker(path, states):
     exact = np.vectorize(mpmath.mpf, otypes=[object])
     m = load(path)
     model_i, model_f, ws, _, nv = m.compile().fd_tables
+    model_f, n = exact(model_f), ws.shape[0] - 1
+    for f, ptype in zip(model_f[:n], model_i[:n, PTYPE]):    # the node-axes inertias from the exact mass properties,
+        node_axes_columns(f, ptype)                          # not the float64 ones compiled.py tabled
     data = dict(np.load(states))
     data["qdd"] = np.zeros_like(data["tau"])
     for k, (q, v, tau) in enumerate(zip(data["q"], data["v"], data["tau"])):
         qdd = exact(np.zeros(nv))
-        assert kernels.aba_packed(model_i, exact(model_f), exact(ws), exact(q), exact(v), exact(tau), qdd) == OK
+        assert kernels.aba_packed(model_i, model_f, exact(ws), exact(q), exact(v), exact(tau), qdd) == OK
         data["qdd"][k] = qdd.astype(float)
     np.savez(states, **data)
 
