@@ -54,24 +54,29 @@ MECHSIM_STEPS = {
     "joint_frame": (FORWARD, "joint frame R_F = R_parent R_tree, its origin, the axis in world"),
     "axis_angle_matrix": (FORWARD, "joint rotation R_J (Rodrigues)"),
     "matmul3": (FORWARD, "node rotation R = R_F R_J"),
+    "turn_columns": (FORWARD, "node rotation R = R_F R_J, R_J about a coordinate axis"),
     "motion_subspace": (FORWARD, "S = (axis, p x axis + pitch axis)"),
     "node_velocity": (FORWARD, "v = v_parent + S qd, c = v_parent x v"),
-    "node_inertia": (FORWARD, "body inertia at the reference point (RBDA eq. 2.63)"),
-    "matvec6": (FORWARD, "I v"),
+    "body_inertia": (FORWARD, "body inertia about the node's origin in node axes (the model's table)"),
+    "inertia_times": (FORWARD, "I v at the reference point (v in node axes, I v, back)"),
     "crf": (FORWARD, "pA = v x* I v"),
     "aba_passes": (BACKWARD, "index reads"),
-    "U = IA S": (BACKWARD, "U = IA S"),
+    "articulated_node": (BACKWARD, "index reads"),
+    "U = IA S (IA symmetric; S: node axes, origin)": (BACKWARD, "U = IA S"),
+    "subspace_dot": (BACKWARD, "U = IA S, D = S^T U with S in node axes"),
     "joint_bias_force": (BACKWARD, "u = tau - S^T pA"),
     "D = S^T U, inverted in place": (BACKWARD, "D = S^T U"),
     "invert_joint_inertia": (BACKWARD, "D^-1"),
-    "articulate": (BACKWARD, "IA_parent += IA - U D^-1 U^T, pA_parent += pA + Ia c + U D^-1 u"),
+    "articulate": (BACKWARD, "IA_parent += X^T (IA - U D^-1 U^T) X, pA_parent += pA + Ia c + U D^-1 u"),
+    "joint_force_columns": (BACKWARD, "the root's U in world axes at the reference point"),
     "bias_acceleration": (FORWARD2, "a = a_parent + c"),
     "joint_acceleration": (FORWARD2, "qdd = D^-1 (u - U^T a)"),
     "add_joint_acceleration": (FORWARD2, "a += S qdd"),
 }
 # functions whose callees are steps of their own; the operations written in them are charged to their commented
 # loops (e.g. "# U = IA S" in aba_passes), or else to themselves
-CONTAINERS = {"aba_packed", "aba_tables", "first_pass", "forward_kinematics", "node_pose", "applied_forces", "aba_passes"}
+CONTAINERS = {"aba_packed", "aba_tables", "first_pass", "forward_kinematics", "node_pose", "applied_forces", "aba_passes",
+              "articulated_node"}
 
 # Pinocchio 4.1.0 (pip package "pin"), headers under include/pinocchio/src/ as installed; the same code sits in
 # include/pinocchio/ of the GitHub tag v3.7.0. Per revolute link with a parent link, LOCAL convention.

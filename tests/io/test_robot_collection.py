@@ -30,7 +30,6 @@ def collection():
 
 ROBOTS = collection()
 FILES = sorted(ROBOTS.glob("**/*.urdf")) if ROBOTS else []
-ILL_CONDITIONED = {"icub.urdf": 1e-8}      # cond(M) ~ 1e7: mechsim's ABA loses 100-1000x Pinocchio's digits there
 
 
 def key(path):
@@ -75,7 +74,7 @@ def test_every_urdf_pinocchio_loads_loads_as_written_and_agrees(floating_base):
             refused.append(key(path))
             continue
         pm = pinocchio_model(pin, path, floating_base, m.corrected_inertias)
-        assert_agrees_with_pinocchio(pin, m, pm, rng, ILL_CONDITIONED.get(path.name, TOL), what=key(path))
+        assert_agrees_with_pinocchio(pin, m, pm, rng, TOL, what=key(path))
         agreed.append(key(path))
     # 6.0.0: 69 files; Pinocchio loads 68: 66 agree, 2 refused; 11 hang from a world link (fixed base only)
     assert len(agreed) >= (55 if floating_base else 66) and sorted(refused) == ["romeo.urdf@romeo_description",

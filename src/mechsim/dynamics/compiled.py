@@ -11,7 +11,8 @@ from ..modeling.contacts import CONTACT_SIGNALS
 from ..modeling.forces.joint_force import JointForce
 from ..modeling.forces.joint_friction import JointFriction
 from ..modeling.names import Signal, SignalNames
-from ..modeling.primitives import PRIMITIVES
+from ..modeling.primitives import PRIM_H, PRIM_P, PRIM_R, PRIMITIVES
+from ..spatial.algebra import body_inertia_world, python
 from . import layout as L
 from .layout import SWITCHED_ROWS, ModelArrays
 from .closure import ConstraintRows
@@ -28,6 +29,17 @@ def read_only(*arrays):
     """Mark the arrays the kernels only read: writing one raises."""
     for array in arrays:
         array.setflags(write=False)
+
+
+def node_axes_columns(f, ptype):
+    """Node row f's constant columns (layout.py): its body's spatial inertia about the node's origin in node axes
+    (body_inertia_world, R = 1), whether its tree rotation is the identity and its axis a coordinate axis."""
+    python(body_inertia_world)(f[L.MASS], f[L.COM:L.COM + 3], f[L.ICOM:L.ICOM + 9], np.eye(3),
+                               f[L.INERTIA:L.INERTIA + 36].reshape(6, 6))
+    axis = f[L.AXIS:L.AXIS + 3]
+    f[L.UNTURNED] = np.array_equal(f[L.ROT_TREE:L.ROT_TREE + 9], np.eye(3).ravel())
+    coordinate_axis = ptype in (PRIM_P, PRIM_R, PRIM_H) and np.count_nonzero(axis) == 1
+    f[L.AXIS_K] = 1 + np.argmax(np.abs(axis)) if coordinate_axis else 0
 
 
 class CompiledModel:
@@ -138,6 +150,8 @@ class CompiledModel:
         self.n_nodes, self.nq, self.nv = len(node_i), nq, nv
         self.node_i = np.array(node_i, dtype=np.int64).reshape(-1, L.NODE_I_COLS)
         self.node_f = np.array(node_f, dtype=float).reshape(-1, L.NODE_F_COLS)
+        for f, ptype in zip(self.node_f, self.node_i[:, L.PTYPE]):
+            node_axes_columns(f, ptype)
         self.quat_q = np.array(self.quat_q, dtype=np.int64)
         self.q0 = np.concatenate(self.q0_parts) if self.q0_parts else np.zeros(0)
         self.v0 = np.concatenate(self.v0_parts) if self.v0_parts else np.zeros(0)

@@ -9,6 +9,13 @@ point fixed in the world for the evaluation, chosen on the machine (reference_po
 world origin: a moment about a point 100 km away is the difference of numbers 1e5 times larger, and
 the accelerations of a machine far from the origin would lose five digits to it.
 
+Body and articulated inertias are the exception: node i's is about its origin p_i in its own axes R_i, as in
+body-coordinate ABA (RBDA Table 7.1), and goes to its parent's by X^T Ia X (move_inertia). A light body's joint
+inertia D ~ m r^2 (r: the radius of gyration about the axis) is a small difference of entries ~ m |d|^2 of its
+inertia about a point d away, and in world axes of entries mixed by the rotation: rounded about the reference
+point in world axes, D loses |d|^2 / r^2 in relative accuracy (iCub's head on its neck: accelerations 100 times
+less accurate than Pinocchio's body-coordinate ABA, as accurate as its Convention.WORLD; issue 45).
+
 The kernels allocate nothing: the per-node quantities live in the workspace, one block of
 NODE_ROWS x 6 floats per node and one for the ground, which ``carve`` cuts into named (n + 1, ...)
 views once per call.
@@ -24,14 +31,15 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ..modeling.primitives import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T
+from ..modeling.primitives import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T, PRIM_WELD
 from ..spatial.algebra import (INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
-                               matmul3, matvec3, matvec6, quat_matrix, quat_rate, transform_point)
+                               matmul3, matvec3, matvec6, quat_matrix, quat_rate, tmatvec3,
+                               transform_point)
 from ..status import OK, WRONG_SIZE
 from .forces import applied_forces
-from .layout import (AXIS, COM, FORCE_VALUES, GRAVITY, ICOM, MASS, PARENT, PITCH, POS_TREE, PTYPE, QI, ROT_TREE, VI,
-                     ModelArrays)
-from .motion import ground_point
+from .layout import (AXIS, AXIS_K, COM, FORCE_VALUES, GRAVITY, ICOM, INERTIA, MASS, PARENT, PITCH, POS_TREE, PTYPE,
+                     QI, ROT_TREE, UNTURNED, VI, ModelArrays)
+from .motion import cross, dot, ground_point
 
 
 
@@ -53,7 +61,7 @@ def carve(ws):
     """Named (n + 1, ...) views of the node blocks ws[i] and the ground's: basic slices, so no copy and
     no reshape. 6x3 and 3x3 parts sit side by side in columns 0:3 | 3:6."""
     return Workspace(
-        IA=ws[:, 0:6, :],                             # 6x6 articulated inertia (CRBA: composite inertia)
+        IA=ws[:, 0:6, :],                             # 6x6 articulated inertia, node axes (CRBA: composite, world)
         S=ws[:, 6:12, 0:3], U=ws[:, 6:12, 3:6],       # 6x3 motion subspace | U = IA S (CRBA: F = Ic S)
         RF=ws[:, 12:15, 0:3], RJ=ws[:, 12:15, 3:6],   # 3x3 rotation of the joint frame F | joint rotation
         R=ws[:, 15:18, 0:3], Dinv=ws[:, 15:18, 3:6],  # 3x3 node rotation | D^-1
@@ -82,13 +90,18 @@ def coordinate_counts(node_i):
 @njit(**INLINE)
 def joint_frame(node_i, node_f, R, p, RF, i):
     """World rotation RF[i] of node i's joint frame F (the parent's rotation composed with the tree
-    transform); returns F's origin and the joint axis in world, as 3-tuples."""
+    transform, none when it is the identity: UNTURNED); returns F's origin and the joint axis in world, as 3-tuples."""
     parent, f = node_i[i, PARENT], node_f[i]
     if parent < 0:
         for r in range(3):
             for k in range(3):
                 RF[i, r, k] = f[ROT_TREE + 3 * r + k]
         pF = ground_point(p, f[POS_TREE:POS_TREE + 3])
+    elif f[UNTURNED] != 0.0:
+        for r in range(3):
+            for k in range(3):
+                RF[i, r, k] = R[parent, r, k]
+        pF = transform_point(R[parent], p[parent], f[POS_TREE:POS_TREE + 3])
     else:
         for r in range(3):
             for k in range(3):
@@ -125,13 +138,35 @@ def motion_subspace(ptype, pitch, axis, Ri, pi, Si):
 
 
 @njit(**INLINE)
+def axis_dot(a, j, x, o):
+    """a . x[o:o + 3], as a[j] x[o + j] for a = +-e_j (j >= 0: AXIS_K - 1)."""
+    return a[j] * x[o + j] if j >= 0 else a[0] * x[o] + a[1] * x[o + 1] + a[2] * x[o + 2]
+
+
+@njit(**INLINE)
+def subspace_dot(ptype, f, k, x):
+    """S_k . x for column k of S in node axes at the node's origin and 6 numbers x: S_k is the axis and pitch times
+    it (R, H: the joint rotates about its axis, so the axis is the same in F's axes and the node's), the axis as a
+    translation (P), or node axis k as a rotation (S) or translation (T, whose node axes are F's)."""
+    if ptype == PRIM_S or ptype == PRIM_T:
+        return x[k] if ptype == PRIM_S else x[3 + k]
+    a, j = f[AXIS:AXIS + 3], int(f[AXIS_K]) - 1
+    if ptype == PRIM_P:
+        return axis_dot(a, j, x, 3)
+    return axis_dot(a, j, x, 0) if ptype == PRIM_R else axis_dot(a, j, x, 0) + f[PITCH] * axis_dot(a, j, x, 3)
+
+
+@njit(**INLINE)
 def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
     """World pose (R, p) of node i's frame and its motion subspace S."""
     ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
     pF, axis = joint_frame(node_i, node_f, R, p, RF, i)
     if ptype == PRIM_R or ptype == PRIM_H:
         axis_angle_matrix(f[AXIS:AXIS + 3], q[qi], RJ[i])
-        matmul3(RF[i], RJ[i], R[i])
+        if f[AXIS_K] > 0.0:
+            turn_columns(RF[i], int(f[AXIS_K]) - 1, RJ[i], R[i])
+        else:
+            matmul3(RF[i], RJ[i], R[i])
     elif ptype == PRIM_S:
         quat_matrix(q[qi:qi + 4], RJ[i])
         matmul3(RF[i], RJ[i], R[i])
@@ -145,6 +180,32 @@ def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
         if ptype == PRIM_T:                  # q[qi:qi + 3] along F's axes
             p[i, r] += RF[i, r, 0] * q[qi] + RF[i, r, 1] * q[qi + 1] + RF[i, r, 2] * q[qi + 2]
     motion_subspace(ptype, f[PITCH], axis, R[i], p[i], S[i])
+
+
+@njit(**INLINE)
+def turn(x, y, c, s):
+    """(x, y) turned by the angle whose cosine and sine are c and s: (c x - s y, s x + c y)."""
+    return c * x - s * y, s * x + c * y
+
+
+@njit(**INLINE)
+def turn_columns(M, k, E, out):
+    """out = M E for a 3x3 M and E a rotation about the coordinate axis k: columns k + 1 and k + 2 mix (the axes
+    as constants in each branch, so that the compiled code indexes fixed places)."""
+    if k == 0:
+        turn_column_pair(M, 0, 1, 2, E, out)
+    elif k == 1:
+        turn_column_pair(M, 1, 2, 0, E, out)
+    else:
+        turn_column_pair(M, 2, 0, 1, E, out)
+
+
+@njit(**INLINE)
+def turn_column_pair(M, k, i, j, E, out):
+    """turn_columns with the axes i = k + 1 and j = k + 2 (mod 3) given."""
+    for r in range(3):
+        out[r, i], out[r, j] = turn(M[r, i], M[r, j], E[i, i], E[i, j])
+        out[r, k] = M[r, k]
 
 
 @njit(**INLINE)
@@ -166,9 +227,133 @@ def node_velocity(node_i, v, S, vel, c, i):
 
 @njit(**INLINE)
 def node_inertia(node_f, R, p, IA, i):
-    """Spatial inertia of node i's body at the reference point, into IA[i]."""
+    """Spatial inertia of node i's body at the reference point, into IA[i] (CRBA)."""
     f = node_f[i]
     body_inertia_world(f[MASS], transform_point(R[i], p[i], f[COM:COM + 3]), f[ICOM:ICOM + 9], R[i], IA[i])
+
+
+@njit(**INLINE)
+def body_inertia(node_f, IA, i):
+    """Spatial inertia of node i's body about its origin in its own axes, into IA[i] (ABA, RNEA): the model's
+    constant (compiled.py node_axes_columns)."""
+    f = node_f[i]
+    for r in range(6):
+        for l in range(6):
+            IA[i, r, l] = f[INERTIA + 6 * r + l]
+
+
+@njit(**INLINE)
+def to_node(R, x, m):
+    """Motion vector m (world axes, at the reference point) in the axes R at the point x: R^T (w, v + w x x)
+    (RBDA eq. 2.23), a 6-tuple."""
+    w, wx = m[0:3], cross(m[0:3], x)
+    return tmatvec3(R, w) + tmatvec3(R, (m[3] + wx[0], m[4] + wx[1], m[5] + wx[2]))
+
+
+@njit(**INLINE)
+def from_node(R, x, f):
+    """Force vector f (axes R, at the point x) in world axes at the reference point: (R n + x x R f, R f)
+    (RBDA eq. 2.24), a 6-tuple."""
+    n, g = matvec3(R, f[0:3]), matvec3(R, f[3:6])
+    xg = cross(x, g)
+    return n[0] + xg[0], n[1] + xg[1], n[2] + xg[2], g[0], g[1], g[2]
+
+
+@njit(**INLINE)
+def inertia_times(I, R, x, m):
+    """I m at the reference point in world axes, for I in the axes R about the point x: X^T I X m (RBDA eq. 2.66)."""
+    return from_node(R, x, matvec6(I, to_node(R, x, m)))
+
+
+@njit(**INLINE)
+def rows3(M):
+    """The rows of a 3x3 array as a tuple of 3-tuples: values, which stores into the workspace do not make the
+    compiled code read again."""
+    return (M[0, 0], M[0, 1], M[0, 2]), (M[1, 0], M[1, 1], M[1, 2]), (M[2, 0], M[2, 1], M[2, 2])
+
+
+@njit(**INLINE)
+def rows_times(E, x):
+    """E x for E given by its rows (rows3) and a 3-vector x."""
+    return dot(E[0], x), dot(E[1], x), dot(E[2], x)
+
+
+@njit(**INLINE)
+def relative_rotation(Rp, Ri):
+    """Rp^T Ri, node i's axes in its parent's, by rows (rows3)."""
+    return (tmatvec3(Ri, (Rp[0, 0], Rp[1, 0], Rp[2, 0])), tmatvec3(Ri, (Rp[0, 1], Rp[1, 1], Rp[2, 1])),
+            tmatvec3(Ri, (Rp[0, 2], Rp[1, 2], Rp[2, 2])))
+
+
+@njit(**INLINE)
+def rotate_block(I, E, a, b):
+    """The 3x3 block of I at (a, b) <- E block E^T (E: rows, a tuple), and the block at (b, a) its transpose; a
+    diagonal block (a == b), symmetric, from its upper triangle."""
+    t = (rows_times(E, I[a, b:b + 3]), rows_times(E, I[a + 1, b:b + 3]), rows_times(E, I[a + 2, b:b + 3]))  # block E^T
+    for r in range(3):
+        for l in range(r if a == b else 0, 3):
+            x = dot(E[r], (t[0][l], t[1][l], t[2][l]))
+            I[a + r, b + l] = x
+            I[b + l, a + r] = x
+
+
+@njit(**INLINE)
+def rotate_inertia(I, E):
+    """I <- E I E^T blockwise: an inertia in a node's axes in the axes E^T of its parent (E, by rows (rows3): the
+    node's axes in the parent's; RBDA eq. 2.66 without translation)."""
+    rotate_block(I, E, 0, 0)
+    rotate_block(I, E, 0, 3)
+    rotate_block(I, E, 3, 3)
+
+
+@njit(**INLINE)
+def turn_block(I, a, b, i, j, c, s):
+    """The 3x3 block M of I at (a, b) <- E M E^T, E the rotation by (c, s) that turns axis i towards axis j: rows i
+    and j of M turned, then its columns (turn)."""
+    for l in range(b, b + 3):
+        I[a + i, l], I[a + j, l] = turn(I[a + i, l], I[a + j, l], c, s)
+    for r in range(a, a + 3):
+        I[r, b + i], I[r, b + j] = turn(I[r, b + i], I[r, b + j], c, s)
+
+
+@njit(**INLINE)
+def rotate_inertia_about(I, k, E):
+    """rotate_inertia for E a rotation about the coordinate axis k, of the blocks translate_inertia reads (not B^T);
+    the axes as constants in each branch (turn_columns)."""
+    if k == 0:
+        turn_blocks(I, 1, 2, E)
+    elif k == 1:
+        turn_blocks(I, 2, 0, E)
+    else:
+        turn_blocks(I, 0, 1, E)
+
+
+@njit(**INLINE)
+def turn_blocks(I, i, j, E):
+    """Blocks A, B, C of I turned by E about the axis that turns axis i towards axis j (turn_block)."""
+    c, s = E[i, i], E[j, i]
+    turn_block(I, 0, 0, i, j, c, s)
+    turn_block(I, 0, 3, i, j, c, s)
+    turn_block(I, 3, 3, i, j, c, s)
+
+
+@njit(**INLINE)
+def translate_inertia(I, d, out):
+    """out += X^T I X for X the translation by d (RBDA eq. 2.66): an inertia I = [[A, B], [B^T, C]] about a point
+    taken to the point d from it (axes kept) is [[A + H + H^T + G d~^T, B + G], [., C]] with G = d~ C, H = d~ B^T.
+    From A's upper triangle, B and C (not B^T); out stays symmetric."""
+    g = (cross(d, I[3:6, 3]), cross(d, I[3:6, 4]), cross(d, I[3:6, 5]))        # columns of G
+    h = (cross(d, I[0, 3:6]), cross(d, I[1, 3:6]), cross(d, I[2, 3:6]))        # columns of H
+    for r in range(3):
+        gd = cross(d, (g[0][r], g[1][r], g[2][r]))                              # row r of G d~^T
+        for l in range(3):
+            out[r, 3 + l] += I[r, 3 + l] + g[l][r]
+            out[3 + l, r] = out[r, 3 + l]
+            if l >= r:
+                out[r, l] += I[r, l] + h[l][r] + h[r][l] + gd[l]
+                out[l, r] = out[r, l]
+                out[3 + r, 3 + l] += I[3 + r, 3 + l]
+                out[3 + l, 3 + r] = out[3 + r, 3 + l]
 
 
 @njit(**INLINE)
@@ -226,11 +411,11 @@ def forward_kinematics(model, q, v, w):
 @njit(**PASS)
 def first_pass(model, q, v, w):
     """First pass of RNEA and ABA (RBDA Tables 5.1, 7.1): forward_kinematics, then every node's inertia
-    IA = I and bias force pA = v x* I v."""
+    IA = I (body_inertia) and bias force pA = v x* I v at the reference point."""
     forward_kinematics(model, q, v, w)
     for i in range(model.node_i.shape[0]):
-        node_inertia(model.node_f, w.R, w.p, w.IA, i)
-        crf(w.vel[i], matvec6(w.IA[i], w.vel[i]), w.pA[i])
+        body_inertia(model.node_f, w.IA, i)
+        crf(w.vel[i], inertia_times(w.IA[i], w.R[i], w.p[i], w.vel[i]), w.pA[i])
 
 
 @njit(**INLINE)
@@ -310,21 +495,76 @@ def u_dinv(U, Dinv, i, r, k, nd):
 
 
 @njit(**INLINE)
-def articulate(IA, pA, U, Dinv, u, c, i, parent, nd):
-    """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass):
-    IA_parent += Ia = IA - U D^-1 U^T and pA_parent += pa = pA + Ia c + U D^-1 u, row by row."""
-    for r in range(6):
+def joint_force_columns(U, R, p, i, nd):
+    """U_i's columns, forces in node i's axes at its origin, in world axes at the reference point (from_node)."""
+    for k in range(nd):
+        f = from_node(R[i], p[i], U[i, :, k])
+        for r in range(6):
+            U[i, r, k] = f[r]
+
+
+@njit(**INLINE)
+def articulate(ptype, node_f, IA, pA, U, Dinv, u, c, R, p, RJ, i, parent, nd):
+    """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass), IA_i and
+    U_i = IA_i S_i in node i's axes about its origin: Ia = IA - U D^-1 U^T replaces IA_i and goes to the parent's
+    (move_inertia); U_i goes to world axes at the reference point (joint_force_columns), where
+    pA_parent += pA + Ia c + U D^-1 u."""
+    for r in range(6):                                              # Ia, symmetric: from its upper triangle
         ud = (u_dinv(U, Dinv, i, r, 0, nd), u_dinv(U, Dinv, i, r, 1, nd), u_dinv(U, Dinv, i, r, 2, nd))
-        pa = pA[i, r]
-        for k in range(nd):
-            pa += ud[k] * u[i, k]
-        for l in range(6):
-            ia = IA[i, r, l]
+        for l in range(r, 6):
             for k in range(nd):
-                ia -= ud[k] * U[i, l, k]
-            pa += ia * c[i, l]
-            IA[parent, r, l] += ia
+                IA[i, r, l] -= ud[k] * U[i, l, k]
+            IA[i, l, r] = IA[i, r, l]
+    joint_force_columns(U, R, p, i, nd)
+    h = inertia_times(IA[i], R[i], p[i], c[i])
+    for r in range(6):
+        pa = pA[i, r] + h[r]
+        for k in range(nd):
+            pa += u_dinv(U, Dinv, i, r, k, nd) * u[i, k]
         pA[parent, r] += pa
+    move_inertia(ptype, node_f[i], IA, R, p, RJ, i, parent)
+
+
+@njit(**INLINE)
+def move_inertia(ptype, f, IA, R, p, RJ, i, parent):
+    """IA_parent += X^T IA_i X (RBDA eq. 2.66), IA_i overwritten: rotated by E_i = ROT_TREE RJ_i, node i's axes in its
+    parent's (R_parent^T R_i; with ROT_TREE = 1 (UNTURNED): RJ_i, sparse about a coordinate axis, or
+    none for P, T and weld), then moved to the parent's origin, POS_TREE from it (R, S, weld) or R_parent^T (p_i -
+    p_parent)."""
+    if f[UNTURNED] == 0.0:
+        rotate_inertia(IA[i], relative_rotation(R[parent], R[i]))
+    elif f[AXIS_K] > 0.0 and ptype != PRIM_P:
+        rotate_inertia_about(IA[i], int(f[AXIS_K]) - 1, RJ[i])
+    elif ptype == PRIM_R or ptype == PRIM_H or ptype == PRIM_S:
+        rotate_inertia(IA[i], rows3(RJ[i]))
+    if ptype == PRIM_R or ptype == PRIM_S or ptype == PRIM_WELD:
+        d = (f[POS_TREE], f[POS_TREE + 1], f[POS_TREE + 2])
+    else:
+        d = tmatvec3(R[parent], (p[i, 0] - p[parent, 0], p[i, 1] - p[parent, 1], p[i, 2] - p[parent, 2]))
+    translate_inertia(IA[i], d, IA[parent])
+
+
+@njit(**PASS)
+def articulated_node(model, w, tau, i, nd):
+    """Node i's step of the second pass (RBDA Table 7.1): U, u and D^-1, and its articulated inertia and bias force
+    to its parent (articulate); False if D is singular. aba_passes passes nd = 1 as a constant, so that the loops
+    over the joint's coordinates unroll."""
+    node_i, f, IA, U, Dinv = model.node_i, model.node_f[i], w.IA, w.U, w.Dinv
+    parent, ptype, vi = node_i[i, PARENT], node_i[i, PTYPE], node_i[i, VI]
+    for k in range(nd):                               # U = IA S (IA symmetric; S: node axes, origin)
+        for r in range(6):
+            U[i, r, k] = subspace_dot(ptype, f, k, IA[i, r])
+    joint_bias_force(w.S, w.pA, tau, w.u, i, vi, nd)
+    for k in range(nd):                               # D = S^T U, inverted in place
+        for j in range(nd):
+            Dinv[i, k, j] = subspace_dot(ptype, f, k, U[i, :, j])
+    if nd > 0 and not invert_joint_inertia(Dinv[i], nd):
+        return False
+    if parent >= 0:
+        articulate(ptype, model.node_f, IA, w.pA, U, Dinv, w.u, w.c, w.R, w.p, w.RJ, i, parent, nd)
+    else:
+        joint_force_columns(U, w.R, w.p, i, nd)
+    return True
 
 
 @njit(**PASS)
@@ -332,26 +572,11 @@ def aba_passes(model, w, tau, qdd):
     """Articulated-body algorithm, RBDA Table 7.1 (Wood & Kennedy 2003, §2.2: the O(n) elimination of eq. 8),
     second and third passes in the workspace views w, after first_pass and applied_forces; tau may share qdd's
     memory. Returns OK or the first singular node."""
-    node_i, S, c, IA, pA, U, Dinv, u, acc = model.node_i, w.S, w.c, w.IA, w.pA, w.U, w.Dinv, w.u, w.acc
+    node_i, S, c, U, Dinv, u, acc = model.node_i, w.S, w.c, w.U, w.Dinv, w.u, w.acc
     for i in range(node_i.shape[0] - 1, -1, -1):
-        parent, vi, nd = node_i[i, PARENT], node_i[i, VI], dof(node_i[i, PTYPE])
-        for k in range(nd):                               # U = IA S
-            for r in range(6):
-                s = 0.0
-                for l in range(6):
-                    s += IA[i, r, l] * S[i, l, k]
-                U[i, r, k] = s
-        joint_bias_force(S, pA, tau, u, i, vi, nd)
-        for k in range(nd):                               # D = S^T U, inverted in place
-            for j in range(nd):
-                s = 0.0
-                for l in range(6):
-                    s += S[i, l, k] * U[i, l, j]
-                Dinv[i, k, j] = s
-        if nd > 0 and not invert_joint_inertia(Dinv[i], nd):
+        nd = dof(node_i[i, PTYPE])
+        if not (articulated_node(model, w, tau, i, 1) if nd == 1 else articulated_node(model, w, tau, i, nd)):
             return i
-        if parent >= 0:
-            articulate(IA, pA, U, Dinv, u, c, i, parent, nd)
     for i in range(node_i.shape[0]):
         vi, nd = node_i[i, VI], dof(node_i[i, PTYPE])
         bias_acceleration(node_i, model.gravity, c, acc, i)
@@ -414,11 +639,9 @@ def body_forces(model, data, q, v, qdd, tau_elements):
     for i in range(node_i.shape[0]):
         bias_acceleration(node_i, model.gravity, w.c, w.acc, i)
         add_joint_acceleration(w.S, qdd, w.acc, i, node_i[i, VI], dof(node_i[i, PTYPE]))
+        f = inertia_times(w.IA[i], w.R[i], w.p[i], w.acc[i])
         for r in range(6):
-            s = 0.0
-            for l in range(6):
-                s += w.IA[i, r, l] * w.acc[i, l]
-            w.pA[i, r] += s
+            w.pA[i, r] += f[r]
 
 
 @njit(**PASS)

@@ -9,9 +9,12 @@ from collections import namedtuple
 PARENT, PTYPE, QI, VI = 0, 1, 2, 3
 NODE_I_COLS = 4
 # node_f columns: primitive axis (node coords), helix pitch (m/rad), pose of the joint frame F
-# in the parent node frame (rotation row-major, position), mass properties in node coords
-AXIS, PITCH, ROT_TREE, POS_TREE, MASS, COM, ICOM = 0, 3, 4, 13, 16, 17, 20
-NODE_F_COLS = 29
+# in the parent node frame (rotation row-major, position), mass properties in node coords, the body's
+# spatial inertia about the node's origin in node axes (6x6 row-major, RBDA eq. 2.63; the ABA's) and what makes
+# the kernels' products sparse (compiled.py node_axes_columns): UNTURNED 1 where ROT_TREE is the identity, AXIS_K
+# 1 + k where the axis is +-e_k (R, P, H), else 0 both (a row built without them: the general products)
+AXIS, PITCH, ROT_TREE, POS_TREE, MASS, COM, ICOM, INERTIA, UNTURNED, AXIS_K = 0, 3, 4, 13, 16, 17, 20, 29, 65, 66
+NODE_F_COLS = 67
 
 # force elements: force_i = [code, a, b, slot] (the code: the kind's place in dynamics/forces.py FORCE_TABLE;
 # a, b and the params in force_f: as the kind's force_rows give them, modeling/forces/, modeling/contacts.py)

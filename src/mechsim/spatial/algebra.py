@@ -2,7 +2,8 @@
 
 Every spatial quantity in the kernels is expressed in world axes and referred to one point fixed
 in the world (the inertial-coordinate form of Wood & Kennedy 2003, §2.1; dynamics/kernels.py
-reference_point), so moving a quantity from a body to its parent needs no transform at all.
+reference_point), so moving a quantity from a body to its parent needs no transform at all; body and
+articulated inertias excepted, which the ABA keeps in node axes (dynamics/kernels.py).
 """
 import numpy as np
 from numba import njit
@@ -29,6 +30,11 @@ INLINE = dict(JIT, forceinline=True)
 # Passes inlined in numba's IR where they are called (typed there, no call): for bodies called once or twice;
 # nesting large ones is slow to compile (dynamics/multipliers.py rigid_accelerations).
 PASS = dict(JIT, inline="always")
+
+
+def python(kernel):
+    """The Python function a kernel compiles (the kernel itself under NUMBA_DISABLE_JIT), for tables built once."""
+    return getattr(kernel, "py_func", kernel)
 
 
 @njit(**INLINE)
@@ -75,14 +81,16 @@ def crf(v, f, out):
 def body_inertia_world(m, c, Ic, R, out):
     """6x6 spatial inertia about the point O of a body with mass m, COM c (world axes, from O) and
     rotational inertia Ic (row-major 9) about the COM in body axes rotated to world by R
-    (RBDA eq. 2.63): [[J, m c~], [m c~^T, m 1]] with J = R Ic R^T + m (|c|^2 1 - c c^T)."""
-    c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
+    (RBDA eq. 2.63): [[J, m c~], [m c~^T, m 1]] with J = R Ic R^T + m (|c|^2 1 - c c^T). J_ii's m (|c|^2 - c_i^2) is
+    summed as m (c_j^2 + c_k^2): the difference loses |c|^2 / (c_j^2 + c_k^2) in relative accuracy, a body's
+    inertia about an axis near its COM (iCub's head about its neck's yaw axis: 1e-11 in its accelerations)."""
+    sq = (c[1] * c[1] + c[2] * c[2], c[0] * c[0] + c[2] * c[2], c[0] * c[0] + c[1] * c[1])
     for j in range(3):
         t0 = Ic[0] * R[j, 0] + Ic[1] * R[j, 1] + Ic[2] * R[j, 2]      # column j of Ic R^T
         t1 = Ic[3] * R[j, 0] + Ic[4] * R[j, 1] + Ic[5] * R[j, 2]
         t2 = Ic[6] * R[j, 0] + Ic[7] * R[j, 1] + Ic[8] * R[j, 2]
         for i in range(j + 1):
-            s = R[i, 0] * t0 + R[i, 1] * t1 + R[i, 2] * t2 - m * c[i] * c[j] + (m * c2 if i == j else 0.0)
+            s = R[i, 0] * t0 + R[i, 1] * t1 + R[i, 2] * t2 + (m * sq[i] if i == j else -m * c[i] * c[j])
             out[i, j] = s
             out[j, i] = s
     mc = ((0.0, -m * c[2], m * c[1]), (m * c[2], 0.0, -m * c[0]), (-m * c[1], m * c[0], 0.0))   # m c~
@@ -140,6 +148,14 @@ def matmul3(A, B, out):
     for i in range(3):
         for j in range(3):
             out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@njit(**INLINE)
+def tmatvec3(A, x):
+    """A^T x as a 3-tuple, for a 3x3 A."""
+    return (A[0, 0] * x[0] + A[1, 0] * x[1] + A[2, 0] * x[2],
+            A[0, 1] * x[0] + A[1, 1] * x[1] + A[2, 1] * x[2],
+            A[0, 2] * x[0] + A[1, 2] * x[1] + A[2, 2] * x[2])
 
 
 @njit(**INLINE)
