@@ -504,11 +504,12 @@ def joint_force_columns(U, R, p, i, nd):
 
 
 @njit(**INLINE)
-def articulate(ptype, node_f, IA, pA, U, Dinv, u, c, R, p, RJ, i, parent, nd):
+def articulate(model, w, i, parent, nd):
     """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass), IA_i and
     U_i = IA_i S_i in node i's axes about its origin: Ia = IA - U D^-1 U^T replaces IA_i and goes to the parent's
     (move_inertia); U_i goes to world axes at the reference point (joint_force_columns), where
     pA_parent += pA + Ia c + U D^-1 u."""
+    IA, pA, U, Dinv, u, c, R, p = w.IA, w.pA, w.U, w.Dinv, w.u, w.c, w.R, w.p
     for r in range(6):                                              # Ia, symmetric: from its upper triangle
         ud = (u_dinv(U, Dinv, i, r, 0, nd), u_dinv(U, Dinv, i, r, 1, nd), u_dinv(U, Dinv, i, r, 2, nd))
         for l in range(r, 6):
@@ -522,7 +523,7 @@ def articulate(ptype, node_f, IA, pA, U, Dinv, u, c, R, p, RJ, i, parent, nd):
         for k in range(nd):
             pa += u_dinv(U, Dinv, i, r, k, nd) * u[i, k]
         pA[parent, r] += pa
-    move_inertia(ptype, node_f[i], IA, R, p, RJ, i, parent)
+    move_inertia(model.node_i[i, PTYPE], model.node_f[i], IA, R, p, w.RJ, i, parent)
 
 
 @njit(**INLINE)
@@ -561,7 +562,7 @@ def articulated_node(model, w, tau, i, nd):
     if nd > 0 and not invert_joint_inertia(Dinv[i], nd):
         return False
     if parent >= 0:
-        articulate(ptype, model.node_f, IA, w.pA, U, Dinv, w.u, w.c, w.R, w.p, w.RJ, i, parent, nd)
+        articulate(model, w, i, parent, nd)
     else:
         joint_force_columns(U, w.R, w.p, i, nd)
     return True
