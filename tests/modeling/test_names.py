@@ -80,9 +80,10 @@ def test_parameters_submodels_and_set_actions_address_items_by_their_names():
     host.add_event("P/link_8.0.q", value=0.0, name="up")
     assert "P/link_8.0.q" in host.signals() and "forces.P/link_8.0.force" in host.signals()
     sub = arm()
-    sub.add_event("joints.link_8.0.q", value=1.0, name="qualified")
+    sub.add_event("joints.link_8.0.q", value=1.0, name="qualified", action={"set": {"bodies.link_8.0": {"mass": 2.0}}})
     host.add_submodel("Q", sub)
     assert host.events["Q/qualified"].signal == "joints.Q/link_8.0.q"
+    assert host.events["Q/qualified"].spec["action"] == {"set": {"bodies.Q/link_8.0": {"mass": 2.0}}}
     with pytest.raises(ms.ModelError, match="say which: bodies.link_8.0, joints.link_8.0, forces.link_8.0"):
         arm().add_event("link_8.0.q", value=0.5, action={"set": {"link_8.0": {"mass": 2.0}}})
     m = arm()

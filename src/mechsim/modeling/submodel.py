@@ -101,14 +101,15 @@ class Renaming:
             return [self._inputs(v) for v in value]
         return value
 
+    def item(self, name):
+        """An item's name, or its qualified form "<section>.<name>" (modeling/names.py), as the host calls it."""
+        section, _, unqualified = name.partition(".")
+        if name not in self.items and section in QUALIFIERS and unqualified in self.items:
+            return f"{section}.{self(unqualified)}"
+        return self(name) if name in self.items else name
+
     def signal(self, name):
-        """A signal "<item>.<quantity>[<i>]" of the submodel, or its qualified form "<section>.<item>.<quantity>"
-        (modeling/names.py), as the host calls it."""
+        """A signal "<item>.<quantity>[<i>]" of the submodel, its item perhaps qualified, as the host calls it."""
         base, index = split_index(name)
         item, _, quantity = base.rpartition(".")
-        section, _, unqualified = item.partition(".")
-        if item not in self.items and section in QUALIFIERS and unqualified in self.items:
-            item = f"{section}.{self(unqualified)}"
-        elif item in self.items:
-            item = self(item)
-        return f"{item}.{quantity}" + ("" if index is None else f"[{index}]")
+        return f"{self.item(item)}.{quantity}" + ("" if index is None else f"[{index}]")

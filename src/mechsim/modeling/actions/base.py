@@ -23,4 +23,4 @@ class Action:
     @classmethod
     def renamed(cls, spec, names):
         """The spec with the items it names called as ``names`` calls them (submodel.Renaming)."""
-        return {cls.key: {names(name): value for name, value in spec[cls.key].items()}}
+        return {cls.key: {names.item(name): value for name, value in spec[cls.key].items()}}
