@@ -11,7 +11,6 @@ from ..dynamics.constraints import contact_samples
 from ..dynamics.forces import compliant_contact, row_effects
 from ..dynamics.multipliers import Samples, Trajectory, constrained_trajectory
 from ..errors import MechsimError
-from ..modeling.contacts import CONTACT_SIGNALS
 from ..spatial.rotations import matrix_to_quat
 from ..status import OK
 
