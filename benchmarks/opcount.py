@@ -58,25 +58,29 @@ MECHSIM_STEPS = {
     "motion_subspace": (FORWARD, "S = (axis, p x axis + pitch axis)"),
     "node_velocity": (FORWARD, "v = v_parent + S qd, c = v_parent x v"),
     "body_inertia": (FORWARD, "body inertia about the node's origin in node axes (the model's table)"),
-    "inertia_times": (FORWARD, "I v at the reference point (v in node axes, I v, back)"),
-    "crf": (FORWARD, "pA = v x* I v"),
+    "aba_first_pass": (FORWARD, "pA zeroed before the force elements add theirs (index reads)"),
+    "node_bias_force": (FORWARD, "pA = v x* I v - f_ext in node axes, c = v x S qd (index reads, stores)"),
+    "to_node": (FORWARD, "v in node axes at the node's origin"),
+    "bias_force": (FORWARD, "v x* I v from mass, COM and inertia about the COM"),
+    "force_to_node": (FORWARD, "the force elements' wrench in node axes at the node's origin (none here)"),
+    "subspace_times": (FORWARD, "S qd in node axes"),
+    "crm": (FORWARD, "c = v x S qd"),
     "aba_passes": (BACKWARD, "index reads"),
     "articulated_node": (BACKWARD, "index reads"),
-    "U = IA S (IA symmetric; S: node axes, origin)": (BACKWARD, "U = IA S"),
-    "subspace_dot": (BACKWARD, "U = IA S, D = S^T U with S in node axes"),
-    "joint_bias_force": (BACKWARD, "u = tau - S^T pA"),
+    "U = IA S (IA symmetric; S: node axes, origin), u = tau - S^T pA": (BACKWARD, "U = IA S, u = tau - S^T pA"),
+    "subspace_dot": (BACKWARD, "U = IA S, D = S^T U, S^T pA with S in node axes"),
     "D = S^T U, inverted in place": (BACKWARD, "D = S^T U"),
     "invert_joint_inertia": (BACKWARD, "D^-1"),
-    "articulate": (BACKWARD, "IA_parent += X^T (IA - U D^-1 U^T) X, pA_parent += pA + Ia c + U D^-1 u"),
-    "joint_force_columns": (BACKWARD, "the root's U in world axes at the reference point"),
+    "articulate": (BACKWARD, "IA_parent += X^T (IA - U D^-1 U^T) X, pA_parent += X^T (pA + Ia c + U D^-1 u)"),
+    "joint_force_columns": (BACKWARD, "U in world axes at the reference point, for the second forward pass"),
     "bias_acceleration": (FORWARD2, "a = a_parent + c"),
     "joint_acceleration": (FORWARD2, "qdd = D^-1 (u - U^T a)"),
     "add_joint_acceleration": (FORWARD2, "a += S qdd"),
 }
 # functions whose callees are steps of their own; the operations written in them are charged to their commented
 # loops (e.g. "# U = IA S" in aba_passes), or else to themselves
-CONTAINERS = {"aba_packed", "aba_tables", "first_pass", "forward_kinematics", "node_pose", "applied_forces", "aba_passes",
-              "articulated_node"}
+CONTAINERS = {"aba_packed", "aba_tables", "aba_first_pass", "node_bias_force", "forward_kinematics", "node_pose",
+              "applied_forces", "aba_passes", "articulated_node"}
 
 # Pinocchio 4.1.0 (pip package "pin"), headers under include/pinocchio/src/ as installed; the same code sits in
 # include/pinocchio/ of the GitHub tag v3.7.0. Per revolute link with a parent link, LOCAL convention.

@@ -9,12 +9,15 @@ point fixed in the world for the evaluation, chosen on the machine (reference_po
 world origin: a moment about a point 100 km away is the difference of numbers 1e5 times larger, and
 the accelerations of a machine far from the origin would lose five digits to it.
 
-Body and articulated inertias are the exception: node i's is about its origin p_i in its own axes R_i, as in
-body-coordinate ABA (RBDA Table 7.1), and goes to its parent's by X^T Ia X (move_inertia). A light body's joint
-inertia D ~ m r^2 (r: the radius of gyration about the axis) is a small difference of entries ~ m |d|^2 of its
-inertia about a point d away, and in world axes of entries mixed by the rotation: rounded about the reference
-point in world axes, D loses |d|^2 / r^2 in relative accuracy (iCub's head on its neck: accelerations 100 times
-less accurate than Pinocchio's body-coordinate ABA, as accurate as its Convention.WORLD; issue 45).
+Body and articulated inertias and ABA's bias forces are the exception: node i's are about its origin p_i in its
+own axes R_i, as in body-coordinate ABA (RBDA Table 7.1), and go to its parent's by X^T Ia X (move_inertia) and
+X^T pA (move_force). A light body's joint inertia D ~ m r^2 (r: the radius of gyration about the axis) is a small
+difference of entries ~ m |d|^2 of its inertia about a point d away, and in world axes of entries mixed by the
+rotation: rounded about the reference point in world axes, D loses |d|^2 / r^2 in relative accuracy (iCub's head
+on its neck: accelerations 100 times less accurate than Pinocchio's body-coordinate ABA, as accurate as its
+Convention.WORLD). Likewise a light hand's bias force, whose moment about the reference point, metres away, is
+the difference of large ones: its joints' u = tau - S^T pA lost up to 300 times Pinocchio's error when its
+accelerations are of order 1 (issue 45; benchmarks/accuracy.py).
 
 The kernels allocate nothing: the per-node quantities live in the workspace, one block of
 NODE_ROWS x 6 floats per node and one for the ground, which ``carve`` cuts into named (n + 1, ...)
@@ -32,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ..modeling.primitives import PRIM_H, PRIM_P, PRIM_R, PRIM_S, PRIM_T, PRIM_WELD
-from ..spatial.algebra import (INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crf, crm, cross3,
+from ..spatial.algebra import (INLINE, JIT, PASS, axis_angle_matrix, body_inertia_world, crm, cross3,
                                matmul3, matvec3, matvec6, quat_matrix, quat_rate, tmatvec3,
                                transform_point)
 from ..status import OK, WRONG_SIZE
@@ -46,8 +49,8 @@ from .motion import cross, dot, ground_point
 # kernel status: OK, another code of mechsim.status, or the index of the node whose joint-space inertia D
 # is singular
 
-NODE_ROWS = 23   # rows of 6 floats in a node's workspace block, laid out in carve()
-Workspace = namedtuple("Workspace", "IA S U RF RJ R Dinv p u vel c pA acc")
+NODE_ROWS = 24   # rows of 6 floats in a node's workspace block, laid out in carve()
+Workspace = namedtuple("Workspace", "IA S U RF RJ R Dinv p u vel c pA acc cn")
 
 
 def new_workspace(n_nodes):
@@ -66,7 +69,8 @@ def carve(ws):
         RF=ws[:, 12:15, 0:3], RJ=ws[:, 12:15, 3:6],   # 3x3 rotation of the joint frame F | joint rotation
         R=ws[:, 15:18, 0:3], Dinv=ws[:, 15:18, 3:6],  # 3x3 node rotation | D^-1
         p=ws[:, 18, 0:3], u=ws[:, 18, 3:6],           # node origin | u = tau - S^T pA
-        vel=ws[:, 19], c=ws[:, 20], pA=ws[:, 21], acc=ws[:, 22])
+        vel=ws[:, 19], c=ws[:, 20], pA=ws[:, 21], acc=ws[:, 22],
+        cn=ws[:, 23])                                 # ABA: c in node axes at the node's origin
 
 
 @njit(**INLINE)
@@ -157,6 +161,22 @@ def subspace_dot(ptype, f, k, x):
 
 
 @njit(**INLINE)
+def subspace_times(ptype, f, v, vi):
+    """S_i v[vi:vi + dof] in node axes at the node's origin (the columns subspace_dot takes), a 6-tuple."""
+    if ptype == PRIM_S:
+        return v[vi], v[vi + 1], v[vi + 2], 0.0, 0.0, 0.0
+    if ptype == PRIM_T:
+        return 0.0, 0.0, 0.0, v[vi], v[vi + 1], v[vi + 2]
+    if ptype == PRIM_WELD:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    a = f[AXIS] * v[vi], f[AXIS + 1] * v[vi], f[AXIS + 2] * v[vi]
+    if ptype == PRIM_P:
+        return 0.0, 0.0, 0.0, a[0], a[1], a[2]
+    h = f[PITCH] if ptype == PRIM_H else 0.0
+    return a[0], a[1], a[2], h * a[0], h * a[1], h * a[2]
+
+
+@njit(**INLINE)
 def node_pose(node_i, node_f, q, R, p, S, RF, RJ, i):
     """World pose (R, p) of node i's frame and its motion subspace S."""
     ptype, qi, f = node_i[i, PTYPE], node_i[i, QI], node_f[i]
@@ -243,6 +263,23 @@ def body_inertia(node_f, IA, i):
 
 
 @njit(**INLINE)
+def bias_force(f, v):
+    """v x* I v (RBDA Table 7.1's p_i without external forces) for node row f's body and its velocity v, both in node
+    axes about the node's origin, from the body's mass m, COM c and inertia I_c about the COM: with p = m (v_O + w x c)
+    its momentum, (w x I_c w + c x (w x p), w x p), a 6-tuple. The moment as v x* (I v) sums it holds v_O x m v_O,
+    zero as the difference of two numbers ~ m |v_O|^2: a light body moving fast far out on an arm would lose
+    |v_O| / (|w| |c|) of its bias force in it (issue 45)."""
+    m, c, Ic = f[MASS], f[COM:COM + 3], f[ICOM:ICOM + 9]
+    w = (v[0], v[1], v[2])
+    wc = cross(w, c)
+    g = cross(w, (m * (v[3] + wc[0]), m * (v[4] + wc[1]), m * (v[5] + wc[2])))
+    n = cross(w, (Ic[0] * w[0] + Ic[1] * w[1] + Ic[2] * w[2], Ic[3] * w[0] + Ic[4] * w[1] + Ic[5] * w[2],
+                  Ic[6] * w[0] + Ic[7] * w[1] + Ic[8] * w[2]))
+    cg = cross(c, g)
+    return n[0] + cg[0], n[1] + cg[1], n[2] + cg[2], g[0], g[1], g[2]
+
+
+@njit(**INLINE)
 def to_node(R, x, m):
     """Motion vector m (world axes, at the reference point) in the axes R at the point x: R^T (w, v + w x x)
     (RBDA eq. 2.23), a 6-tuple."""
@@ -257,6 +294,14 @@ def from_node(R, x, f):
     n, g = matvec3(R, f[0:3]), matvec3(R, f[3:6])
     xg = cross(x, g)
     return n[0] + xg[0], n[1] + xg[1], n[2] + xg[2], g[0], g[1], g[2]
+
+
+@njit(**INLINE)
+def force_to_node(R, x, f):
+    """Force vector f (world axes, at the reference point) in the axes R at the point x: R^T (n - x x f, f)
+    (RBDA eq. 2.24, the inverse of from_node), a 6-tuple."""
+    xf = cross(x, f[3:6])
+    return tmatvec3(R, (f[0] - xf[0], f[1] - xf[1], f[2] - xf[2])) + tmatvec3(R, f[3:6])
 
 
 @njit(**INLINE)
@@ -410,12 +455,49 @@ def forward_kinematics(model, q, v, w):
 
 @njit(**PASS)
 def first_pass(model, q, v, w):
-    """First pass of RNEA and ABA (RBDA Tables 5.1, 7.1): forward_kinematics, then every node's inertia
-    IA = I (body_inertia) and bias force pA = v x* I v at the reference point."""
+    """First pass of RNEA (RBDA Table 5.1): forward_kinematics, then every node's inertia IA = I (body_inertia)
+    and bias force pA = v x* I v (bias_force, in world axes at the reference point)."""
     forward_kinematics(model, q, v, w)
     for i in range(model.node_i.shape[0]):
         body_inertia(model.node_f, w.IA, i)
-        crf(w.vel[i], inertia_times(w.IA[i], w.R[i], w.p[i], w.vel[i]), w.pA[i])
+        R, p = w.R[i], w.p[i]
+        pa = from_node(R, p, bias_force(model.node_f[i], to_node(R, p, w.vel[i])))
+        for r in range(6):
+            w.pA[i, r] = pa[r]
+
+
+@njit(**PASS)
+def aba_first_pass(model, u_force, q, v, w, tau):
+    """First pass of ABA (RBDA Table 7.1): forward_kinematics; the force elements' wrenches on the nodes (world
+    axes, at the reference point, taken off pA) and their generalized forces (added to tau); then every node's
+    inertia and bias force in its own axes (node_bias_force)."""
+    n = model.node_i.shape[0]
+    forward_kinematics(model, q, v, w)
+    for i in range(n):
+        for r in range(6):
+            w.pA[i, r] = 0.0
+    applied_forces(model.force_i, model.force_f, u_force, q, v, w.R, w.p, w.vel, w.pA, tau)
+    for i in range(n):
+        body_inertia(model.node_f, w.IA, i)
+        node_bias_force(model, v, w, i)
+
+
+@njit(**INLINE)
+def node_bias_force(model, v, w, i):
+    """Node i's bias force in its axes about its origin, pA_i = v_i x* I_i v_i - f_i (bias_force; RBDA Table 7.1 in body
+    coordinates; f_i the force elements' wrench, left in pA_i at the reference point), and c_i = v_i x S_i qdot_i
+    into w.cn (RBDA Table 7.1's c_J vanishes: S_i is constant in node axes). The second pass sums bias forces about
+    each node's origin, not about the reference point, where a light body's moment far out on an arm is the small
+    difference of large ones and its joint's u = tau - S^T pA would lose digits to rounding (issue 45)."""
+    R, p, f = w.R[i], w.p[i], model.node_f[i]
+    vn = to_node(R, p, w.vel[i])
+    pa = bias_force(f, vn)
+    if model.force_i.shape[0] > 0:
+        fe = force_to_node(R, p, w.pA[i])
+        pa = (pa[0] + fe[0], pa[1] + fe[1], pa[2] + fe[2], pa[3] + fe[3], pa[4] + fe[4], pa[5] + fe[5])
+    for r in range(6):
+        w.pA[i, r] = pa[r]
+    crm(vn, subspace_times(model.node_i[i, PTYPE], f, v, model.node_i[i, VI]), w.cn[i])
 
 
 @njit(**INLINE)
@@ -505,44 +587,88 @@ def joint_force_columns(U, R, p, i, nd):
 
 @njit(**INLINE)
 def articulate(model, w, i, parent, nd):
-    """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass), IA_i and
-    U_i = IA_i S_i in node i's axes about its origin: Ia = IA - U D^-1 U^T replaces IA_i and goes to the parent's
-    (move_inertia); U_i goes to world axes at the reference point (joint_force_columns), where
-    pA_parent += pA + Ia c + U D^-1 u."""
-    IA, pA, U, Dinv, u, c, R, p = w.IA, w.pA, w.U, w.Dinv, w.u, w.c, w.R, w.p
+    """Hand node i's articulated inertia and bias force to its parent (RBDA Table 7.1, second pass), all in node i's
+    axes about its origin: Ia = IA - U D^-1 U^T replaces IA_i and pa = pA + Ia c + U D^-1 u replaces pA_i; both go
+    to the parent's axes and origin (move_inertia, move_force)."""
+    IA, pA, U, Dinv, u = w.IA, w.pA, w.U, w.Dinv, w.u
     for r in range(6):                                              # Ia, symmetric: from its upper triangle
         ud = (u_dinv(U, Dinv, i, r, 0, nd), u_dinv(U, Dinv, i, r, 1, nd), u_dinv(U, Dinv, i, r, 2, nd))
         for l in range(r, 6):
             for k in range(nd):
                 IA[i, r, l] -= ud[k] * U[i, l, k]
             IA[i, l, r] = IA[i, r, l]
-    joint_force_columns(U, R, p, i, nd)
-    h = inertia_times(IA[i], R[i], p[i], c[i])
+    h = matvec6(IA[i], w.cn[i])
     for r in range(6):
         pa = pA[i, r] + h[r]
         for k in range(nd):
             pa += u_dinv(U, Dinv, i, r, k, nd) * u[i, k]
-        pA[parent, r] += pa
-    move_inertia(model.node_i[i, PTYPE], model.node_f[i], IA, R, p, w.RJ, i, parent)
+        pA[i, r] = pa
+    ptype, f = model.node_i[i, PTYPE], model.node_f[i]
+    move_force(ptype, f, w.R, w.p, w.RJ, i, parent, pA)
+    move_inertia(ptype, f, IA, w.R, w.p, w.RJ, i, parent)
+
+
+@njit(**INLINE)
+def parent_offset(ptype, f, R, p, i, parent):
+    """Node i's origin from its parent's in the parent's axes: POS_TREE (R, S and weld move no origin) or
+    R_parent^T (p_i - p_parent)."""
+    if ptype == PRIM_R or ptype == PRIM_S or ptype == PRIM_WELD:
+        return f[POS_TREE], f[POS_TREE + 1], f[POS_TREE + 2]
+    return tmatvec3(R[parent], (p[i, 0] - p[parent, 0], p[i, 1] - p[parent, 1], p[i, 2] - p[parent, 2]))
+
+
+@njit(**INLINE)
+def rotate_about(k, E, x):
+    """E x for E a rotation about the coordinate axis k and 3 numbers x (turn_blocks' turn on a vector), a 3-tuple."""
+    if k == 0:
+        y, z = turn(x[1], x[2], E[1, 1], E[2, 1])
+        return x[0], y, z
+    if k == 1:
+        z, x0 = turn(x[2], x[0], E[2, 2], E[0, 2])
+        return x0, x[1], z
+    x0, y = turn(x[0], x[1], E[0, 0], E[1, 0])
+    return x0, y, x[2]
+
+
+@njit(**INLINE)
+def force_to_parent_axes(ptype, f, R, RJ, i, parent, x):
+    """The moment and force of x (node i's axes) in its parent's axes, E_i x[0:3] and E_i x[3:6], with E_i as
+    move_inertia rotates."""
+    if f[UNTURNED] == 0.0:
+        E = relative_rotation(R[parent], R[i])
+        return rows_times(E, x[0:3]), rows_times(E, x[3:6])
+    if f[AXIS_K] > 0.0 and ptype != PRIM_P:
+        k = int(f[AXIS_K]) - 1
+        return rotate_about(k, RJ[i], x[0:3]), rotate_about(k, RJ[i], x[3:6])
+    if ptype == PRIM_R or ptype == PRIM_H or ptype == PRIM_S:
+        E = rows3(RJ[i])
+        return rows_times(E, x[0:3]), rows_times(E, x[3:6])
+    return (x[0], x[1], x[2]), (x[3], x[4], x[5])
+
+
+@njit(**INLINE)
+def move_force(ptype, f, R, p, RJ, i, parent, pA):
+    """pA_parent += X^T pA_i (RBDA eq. 2.24): node i's force, in its axes about its origin, in the parent's axes
+    (force_to_parent_axes) about the parent's origin, d = parent_offset away: n + d x f."""
+    n, g = force_to_parent_axes(ptype, f, R, RJ, i, parent, pA[i])
+    dg = cross(parent_offset(ptype, f, R, p, i, parent), g)
+    for r in range(3):
+        pA[parent, r] += n[r] + dg[r]
+        pA[parent, 3 + r] += g[r]
 
 
 @njit(**INLINE)
 def move_inertia(ptype, f, IA, R, p, RJ, i, parent):
     """IA_parent += X^T IA_i X (RBDA eq. 2.66), IA_i overwritten: rotated by E_i = ROT_TREE RJ_i, node i's axes in its
     parent's (R_parent^T R_i; with ROT_TREE = 1 (UNTURNED): RJ_i, sparse about a coordinate axis, or
-    none for P, T and weld), then moved to the parent's origin, POS_TREE from it (R, S, weld) or R_parent^T (p_i -
-    p_parent)."""
+    none for P, T and weld), then moved to the parent's origin (parent_offset)."""
     if f[UNTURNED] == 0.0:
         rotate_inertia(IA[i], relative_rotation(R[parent], R[i]))
     elif f[AXIS_K] > 0.0 and ptype != PRIM_P:
         rotate_inertia_about(IA[i], int(f[AXIS_K]) - 1, RJ[i])
     elif ptype == PRIM_R or ptype == PRIM_H or ptype == PRIM_S:
         rotate_inertia(IA[i], rows3(RJ[i]))
-    if ptype == PRIM_R or ptype == PRIM_S or ptype == PRIM_WELD:
-        d = (f[POS_TREE], f[POS_TREE + 1], f[POS_TREE + 2])
-    else:
-        d = tmatvec3(R[parent], (p[i, 0] - p[parent, 0], p[i, 1] - p[parent, 1], p[i, 2] - p[parent, 2]))
-    translate_inertia(IA[i], d, IA[parent])
+    translate_inertia(IA[i], parent_offset(ptype, f, R, p, i, parent), IA[parent])
 
 
 @njit(**PASS)
@@ -552,10 +678,10 @@ def articulated_node(model, w, tau, i, nd):
     over the joint's coordinates unroll."""
     node_i, f, IA, U, Dinv = model.node_i, model.node_f[i], w.IA, w.U, w.Dinv
     parent, ptype, vi = node_i[i, PARENT], node_i[i, PTYPE], node_i[i, VI]
-    for k in range(nd):                               # U = IA S (IA symmetric; S: node axes, origin)
+    for k in range(nd):                               # U = IA S (IA symmetric; S: node axes, origin), u = tau - S^T pA
         for r in range(6):
             U[i, r, k] = subspace_dot(ptype, f, k, IA[i, r])
-    joint_bias_force(w.S, w.pA, tau, w.u, i, vi, nd)
+        w.u[i, k] = tau[vi + k] - subspace_dot(ptype, f, k, w.pA[i])
     for k in range(nd):                               # D = S^T U, inverted in place
         for j in range(nd):
             Dinv[i, k, j] = subspace_dot(ptype, f, k, U[i, :, j])
@@ -563,15 +689,14 @@ def articulated_node(model, w, tau, i, nd):
         return False
     if parent >= 0:
         articulate(model, w, i, parent, nd)
-    else:
-        joint_force_columns(U, w.R, w.p, i, nd)
+    joint_force_columns(U, w.R, w.p, i, nd)           # U in world axes at the reference point, for the third pass
     return True
 
 
 @njit(**PASS)
 def aba_passes(model, w, tau, qdd):
     """Articulated-body algorithm, RBDA Table 7.1 (Wood & Kennedy 2003, §2.2: the O(n) elimination of eq. 8),
-    second and third passes in the workspace views w, after first_pass and applied_forces; tau may share qdd's
+    second and third passes in the workspace views w, after aba_first_pass; tau may share qdd's
     memory. Returns OK or the first singular node."""
     node_i, S, c, U, Dinv, u, acc = model.node_i, w.S, w.c, w.U, w.Dinv, w.u, w.acc
     for i in range(node_i.shape[0] - 1, -1, -1):
@@ -595,8 +720,7 @@ def aba_tables(model, u_force, ws, q, v, tau_in, qdd):
     tau = qdd                  # the generalized forces are gathered in qdd until the last pass replaces them
     for k in range(tau.shape[0]):
         tau[k] = tau_in[k]
-    first_pass(model, q, v, w)
-    applied_forces(model.force_i, model.force_f, u_force, q, v, w.R, w.p, w.vel, w.pA, tau)
+    aba_first_pass(model, u_force, q, v, w, tau)
     return aba_passes(model, w, tau, qdd)
 
 
