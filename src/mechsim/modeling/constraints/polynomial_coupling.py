@@ -10,7 +10,7 @@ polynomial_row): its velocity term is exact, hddot = G qdd - P''(x - x0) xdot^2.
 import numpy as np
 
 from ...errors import ModelError
-from ..forces.fixed_tendon import combination_terms, linear_combination
+from ..joints import combination_terms, linear_combination
 from .base import Constraint, finite
 
 

@@ -10,35 +10,10 @@ Jacobian transposed (MuJoCo documentation, Computation: passive forces; engine_p
 import numpy as np
 
 from ...errors import ModelError
+from ..joints import combination_terms, linear_combination
 from .base import ForceElement, ForceRow
 
 STIFFNESS, DAMPING, LOW, HIGH, COUNT, TERMS = 0, 1, 2, 3, 4, 5       # params' columns; TERMS: (q, v, c) per joint
-
-
-def linear_combination(model, value, what, key):
-    """{joint name: coefficient} of one-coordinate joints from a mapping (or one joint name: coefficient 1)."""
-    terms = {value: 1.0} if isinstance(value, str) else value
-    if not isinstance(terms, dict) or not terms:
-        raise ModelError(f"{what}: {key} must map joint names to coefficients, e.g. {{'j1': 1.0, 'j2': -0.5}}, "
-                         f"got {value!r}")
-    combination = {}
-    for name, c in terms.items():
-        joint = model.joint(name, what)
-        if joint.nq != 1 or joint.nv != 1:
-            raise ModelError(f"{what}: joint '{joint.name}' ({joint.kind}) in {key} must have exactly one coordinate")
-        try:
-            combination[joint.name] = float(c)
-        except (TypeError, ValueError):
-            combination[joint.name] = np.nan
-        if not np.isfinite(combination[joint.name]):
-            raise ModelError(f"{what}: the coefficient of joint '{joint.name}' in {key} must be a finite number, "
-                             f"got {c!r}")
-    return combination
-
-
-def combination_terms(cm, combination):
-    """(q index, v index, coefficient) of every joint of a linear combination, flat."""
-    return [x for name, c in combination.items() for x in (cm.joint_q[name].start, cm.joint_v[name].start, c)]
 
 
 class FixedTendon(ForceElement):
