@@ -40,7 +40,10 @@ def add_simulate_options(parser):
     section), and --progress."""
     for key in COMMAND_LINE:
         numeric = OPTIONS[key].check in ("number", "positive")
-        parser.add_argument("--" + key.replace("_", "-"), type=float if numeric else str, help=describe(key))
+        if OPTIONS[key].check == "realtime":               # --realtime, or --realtime FACTOR
+            parser.add_argument("--" + key, type=float, nargs="?", const=True, metavar="FACTOR", help=describe(key))
+        else:
+            parser.add_argument("--" + key.replace("_", "-"), type=float if numeric else str, help=describe(key))
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction,
                         help="show a progress bar (default: when stderr is a terminal)")
 
@@ -126,6 +129,13 @@ def simulate_options(model, args):
     elif model.simulation.get("progress") is None:
         options["progress"] = sys.stderr.isatty()
     return options
+
+
+def realtime_summary(stats):
+    """One line of a paced run's res.stats["realtime"]."""
+    return (f"real time (x{stats['factor']:g}): {stats['steps']} steps, {stats['overruns']} ended after their "
+            f"deadline (worst {stats['max_lateness'] * 1e3:.3g} ms late); {stats['mean_step_compute'] * 1e6:.3g} us of "
+            "computation per step")
 
 
 def run(model, options, output, signals):

@@ -1,7 +1,7 @@
 """``mechsim cosimulate``: run a co-simulation file (io/cosim_file.py) — open-chain subsystems in
 worker processes or on a Dask cluster — and write its signals."""
 from ..io.cosim_file import load_cosimulation
-from .common import OUTPUT_SUFFIXES, check_target, final_values, names, wrote, writing
+from .common import OUTPUT_SUFFIXES, check_target, final_values, names, realtime_summary, wrote, writing
 
 
 def add_parser(commands):
@@ -22,6 +22,8 @@ def add_parser(commands):
     parser.add_argument("--baumgarte", type=float, help="projection: Baumgarte's rate sigma [1/s]")
     parser.add_argument("--exchange", choices=("stage", "step"), help="exchange at every stage or once per macro step")
     parser.add_argument("--ordering", choices=("jacobi", "gauss-seidel"), help="order of a step exchange")
+    parser.add_argument("--realtime", type=float, nargs="?", const=True, metavar="FACTOR",
+                        help="pace the subsystems to the wall clock (or at a factor of it: 0.5, half speed)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the subsystems on the Dask cluster of this scheduler (needs mechsim[cluster])")
     parser.set_defaults(run=cosimulate)
@@ -31,7 +33,7 @@ def cosimulate(args):
     import mechsim as ms
     from .sweep import connect
     arguments = load_cosimulation(args.file)
-    for key in ("method", "h", "t_end", "stiffness", "damping", "baumgarte", "exchange", "ordering"):
+    for key in ("method", "h", "t_end", "stiffness", "damping", "baumgarte", "exchange", "ordering", "realtime"):
         if getattr(args, key) is not None:
             arguments[key] = getattr(args, key)
     check_target(args.output, OUTPUT_SUFFIXES, "--output")
@@ -41,6 +43,9 @@ def cosimulate(args):
     finally:
         if client is not None:
             client.close()
+    for name, stats in result.stats.items():
+        if "realtime" in stats:
+            print(f"{name}: {realtime_summary(stats['realtime'])}")
     signals = args.signals
     if signals:
         unknown = [s for s in signals if s not in result.signals]

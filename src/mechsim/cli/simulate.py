@@ -2,8 +2,8 @@
 from ..viz.plot import plot
 from .animate import add_animation_options, check_animation, write_animation
 from .common import (OUTPUT_SUFFIXES, PLOT_SUFFIXES, add_model_argument, add_simulate_options, check_target,
-                     final_values, known_signals, load_model, names, require_matplotlib, run, simulate_options,
-                     wrote, writing)
+                     final_values, known_signals, load_model, names, realtime_summary, require_matplotlib, run,
+                     simulate_options, wrote, writing)
 
 
 def add_parser(commands):
@@ -34,6 +34,8 @@ def simulate(args):
     shown = signals or [name for name in model.signals() if name.endswith(".q")]
     for record in result.events:
         print(f"event at t = {record.time:.9g}: {record.kind} {record.name}: {record.detail}")
+    if "realtime" in result.stats:
+        print(realtime_summary(result.stats["realtime"]))
     if args.output:
         with writing(args.output):
             result.save(args.output, signals)

@@ -304,12 +304,14 @@ def assembled(subsystems, plan):
             for name, model in subsystems.items()}
 
 
-CosimOptions = namedtuple("CosimOptions", "baumgarte stiffness damping exchange ordering assemble h t_end t_eval solver",
-                          defaults=(10.0, None, 0.0, "stage", "jacobi", True, None, None, None, "RK4"))
+CosimOptions = namedtuple("CosimOptions",
+                          "baumgarte stiffness damping exchange ordering assemble h t_end t_eval solver realtime",
+                          defaults=(10.0, None, 0.0, "stage", "jacobi", True, None, None, None, "RK4", False))
 CosimOptions.__doc__ = """cosimulate's keyword options with their defaults: the coupling's (baumgarte, stiffness, damping,
 exchange, ordering: the module docstring), whether the start is assembled onto the couplings, and the subsystems' runs
 (RUN_OPTIONS)."""
-RUN_OPTIONS = ("h", "t_end", "t_eval", "solver")       # simulate's options (simulation/options.py), checked there
+RUN_OPTIONS = ("h", "t_end", "t_eval", "solver", "realtime")   # simulate's (simulation/options.py), checked there;
+# each subsystem paced to the wall clock (realtime) holds the others, which wait for its coupling quantities
 
 
 def cosimulate(subsystems, couplings, method="projection", workers=None, **options):

@@ -45,6 +45,7 @@ from .options import COMPILED_SOLVERS
 from .plant import Plant
 from .problem import events as system_signals
 from .progress import Progress
+from .realtime import Pacer, realtime_factor
 from .run_inputs import RunInputs
 
 CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
@@ -124,6 +125,7 @@ class Driver:
         self.counts = {}                      # steps, evaluations ... of the steppers replaced so far
         self.parts = []                       # Part of each earlier stretch of the run
         self.results_compiling = Aside()      # the kernel of the Results' signals, compiling aside (run)
+        self.pacer = None                     # the Pacer of a run paced to the wall clock (realtime.py)
         self.y0 = y0
 
     # ------------------------------------------------------------------ set-up
@@ -511,16 +513,22 @@ class Driver:
             self.n_out = int(np.searchsorted(self.t_eval, t, side="right"))
             self.record(self.t_eval[:self.n_out], [y] * self.n_out)
         progress = Progress(self.t0, self.t_end, bool(self.opts["progress"]))
-        # one step per call where Python looks at every step: Python conditions, and the Python backend
-        # (a failure raised inside a step then keeps every step before it)
-        per_step = bool(self.python_events) or self.backend == "python"
+        factor = realtime_factor(self.opts["realtime"])
+        self.pacer = None if factor is None else Pacer(factor, t, float(self.opts["h"]), self.solver_name)
+        # one step per call where Python looks at every step: Python conditions, the Python backend (a failure
+        # raised inside a step then keeps every step before it) and a paced run
+        per_step = bool(self.python_events) or self.backend == "python" or self.pacer is not None
         try:
             while self.stepper.t < self.t_end:
                 t_bound = self._next_stop(self.stepper.t)
                 n_start = self.n_out
+                if self.pacer is not None:
+                    self.pacer.start(self.stepper.t)
                 status, n_out = self.stepper.advance(t_bound, 1 if per_step else CHUNK, self.t_eval is None,
                                                      self.t_eval if self.t_eval is not None else T[:0], 0 if
                                                      self.t_eval is None else self.n_out, T, Y)
+                if self.pacer is not None:
+                    self.pacer.end(self.stepper.t)
                 if self.t_eval is None:
                     self.record(T[:n_out], Y[:n_out])
                 else:
@@ -562,11 +570,14 @@ class Driver:
 
     def stats(self, wall_time):
         s = added(self.counts, self.stepper.stats) if hasattr(self, "stepper") else self.counts
-        return dict(backend=self.backend, solver=self.solver_name,
-                    steps=s.get("steps", 0), rejected=s.get("rejected", 0),
-                    rhs_evaluations=s.get("rhs_evaluations", 0), projections=s.get("projections", 0),
-                    events=len(self.records), near_singular=self.near_singular + int(self.data.cw.dropped[0]),
-                    wall_time=wall_time)
+        stats = dict(backend=self.backend, solver=self.solver_name,
+                     steps=s.get("steps", 0), rejected=s.get("rejected", 0),
+                     rhs_evaluations=s.get("rhs_evaluations", 0), projections=s.get("projections", 0),
+                     events=len(self.records), near_singular=self.near_singular + int(self.data.cw.dropped[0]),
+                     wall_time=wall_time)
+        if self.pacer is not None:
+            stats["realtime"] = self.pacer.stats()
+        return stats
 
     def result(self, success, message, wall_time):
         """The Result of the run (joined from one Result per model when actions changed the model)."""

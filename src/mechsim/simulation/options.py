@@ -51,6 +51,9 @@ OPTIONS = {
     "events": Option(None, None, "ms.Event objects or solve_ivp-style functions"),
     "initial": Option(None, None, "an ms.State to start from instead of q0/v0"),
     "progress": Option(False, None, "show a progress bar", "flag"),
+    "realtime": Option(False, None, "pace the run to the wall clock: each step starts no earlier than its time "
+                                    "(True), or at a factor of it (0.5: half speed); fixed-step solvers only",
+                       "realtime", command_line=True),
 }
 DEFAULTS = {name: option.default for name, option in OPTIONS.items()}
 COMMAND_LINE = tuple(name for name, option in OPTIONS.items() if option.command_line)
@@ -70,6 +73,8 @@ CHECKS = {      # check name: (test of a value, what the value must be)
     "positive": (lambda v: is_number(v, positive=True), "a finite positive number"),
     "pair": (lambda v: isinstance(v, (list, tuple)) and len(v) == 2 and all(map(is_number, v)), "two finite numbers"),
     "flag": (lambda v: isinstance(v, bool), "True or False"),
+    "realtime": (lambda v: isinstance(v, bool) or is_number(v, positive=True),
+                 "True, False or a positive factor (simulated seconds per wall-clock second)"),
     "callable": (callable, "a callable"),
     "names": (lambda v: isinstance(v, (list, tuple)) and all(isinstance(n, str) for n in v), "a list of signal names"),
     "mapping": (lambda v: isinstance(v, dict) and all(isinstance(n, str) for n in v), "a dict {name: value}"),

@@ -48,6 +48,11 @@ def checked_options(model, options):
         opts["t_eval_until_t_end"] = True        # the file's output grid, cut at the t_end asked for
     if opts["t_end"] is None:
         raise ModelError(f"simulate(): give {keyword('t_end', to_give=True)} (or simulation: t_end in the model file)")
+    if opts["realtime"] and opts["solver"] not in FIXED_STEP_SOLVERS:
+        solver = getattr(opts["solver"], "__name__", opts["solver"])
+        raise ModelError(f"simulate(): {keyword('realtime')} runs take fixed steps: give "
+                         f"{keyword('solver', to_give=True)} one of {', '.join(FIXED_STEP_SOLVERS)} and its step "
+                         f"{keyword('h', to_give=True)}, not {solver!r}")
     if opts["solver"] in FIXED_STEP_SOLVERS and opts["h"] is None:
         raise ModelError(f"simulate(): {keyword('solver')} {opts['solver']!r} is fixed-step: give the step "
                          f"{keyword('h', to_give=True)} > 0")
