@@ -37,7 +37,8 @@ _EXPORTS = {
     "EventRecord": "results.result", "Linearization": "analysis.linearize", "forward_dynamics": "dynamics.api",
     "inverse_dynamics": "dynamics.api", "mass_matrix": "dynamics.api", "load": "io", "load_dict": "io",
     "animate": "viz.animate", "simulate_batch": "distributed", "sweep": "distributed", "normal": "distributed",
-    "uniform": "distributed", "cosimulate": "distributed", "FMUController": "io.fmu", "MechsimError": "errors",
+    "uniform": "distributed", "cosimulate": "distributed", "FMUController": "io.fmu", "UDPLink": "modeling.links",
+    "MechsimError": "errors",
     "ModelError": "errors", "SimulationError": "errors"}
 export_lazily(__name__, _EXPORTS)
 

@@ -17,9 +17,30 @@ def add_parser(commands):
     parser.add_argument("--signals", type=names, metavar="NAMES",
                         help="comma-separated signals to write, plot and summarize (default: all signals "
                              "in the output file, every joint's .q in the plot and the summary)")
+    parser.add_argument("--udp", metavar="PORT:HOST:PEER_PORT",
+                        help="exchange with another program over UDP at every step: receive the model's inputs on "
+                             "PORT, send every joint's .q and .v to HOST:PEER_PORT (packets: SPEC C13; use with "
+                             "--realtime)")
     parser.add_argument("--animate", metavar="PATH", help="animate the run to this .html (.gif, .mp4) file")
     add_animation_options(parser)
     parser.set_defaults(run=simulate)
+
+
+def udp_link(model, text):
+    """The link of --udp PORT:HOST:PEER_PORT: the model's inputs in, every joint's .q and .v out; its packet
+    layout said on the terminal."""
+    import mechsim as ms
+    port, host, peer_port = (text.split(":") + [None, None])[:3] if text.count(":") == 2 else (None, None, None)
+    if not (port and host and port.isdigit() and peer_port and peer_port.isdigit()):
+        raise ms.MechsimError(f"--udp {text!r}: expected PORT:HOST:PEER_PORT, e.g. 9000:127.0.0.1:9001")
+    cm = model.compile()
+    outputs = [f"{joint}.{k}" for joint in cm.joint_order if cm.joint_v[joint].stop > cm.joint_v[joint].start
+               for k in ("q", "v")]
+    link = ms.UDPLink("udp", port=int(port), peer=(host, int(peer_port)), inputs=list(model.inputs), outputs=outputs)
+    where = f"port {port}" if int(port) else "a free port"
+    print(f"link 'udp': sends [{', '.join(['t', *outputs])}] to {host}:{peer_port} at every step, receives "
+          f"[{', '.join(['t', *link.inputs])}] on {where} (little-endian float64)")
+    return link
 
 
 def simulate(args):
@@ -30,12 +51,18 @@ def simulate(args):
     check_animation(args.animate, "--animate")
     if args.plot:
         require_matplotlib()
-    result = run(model, simulate_options(model, args), args.output, signals)
+    options = simulate_options(model, args)
+    if args.udp:
+        options["links"] = [udp_link(model, args.udp)]
+    result = run(model, options, args.output, signals)
     shown = signals or [name for name in model.signals() if name.endswith(".q")]
     for record in result.events:
         print(f"event at t = {record.time:.9g}: {record.kind} {record.name}: {record.detail}")
     if "realtime" in result.stats:
         print(realtime_summary(result.stats["realtime"]))
+    for name, stats in result.stats.get("links", {}).items():
+        print(f"link '{name}': {stats['sent']} packets sent, {stats['received']} received, {stats['lost']} lost, "
+              f"{stats['late']} late")
     if args.output:
         with writing(args.output):
             result.save(args.output, signals)

@@ -23,14 +23,15 @@ from ..modeling.constraints import CONSTRAINT_OPTIONS
 from ..modeling.contacts import CONTACT_OPTIONS
 from ..modeling.forces import FORCE_CLASSES
 from ..modeling.joints import JOINT_KINDS
+from ..modeling.links import LINK_CLASSES, make_link
 from ..modeling.model import Model
 from ..simulation.options import OPTIONS, check_option, is_number
 
 # robot descriptions: suffix -> (module, importer), imported when such a file is read (not at every start-up)
 IMPORTERS = {".urdf": ("urdf", "load_urdf"), ".sdf": ("sdf", "load_sdf"), ".xml": ("mjcf", "load_mjcf")}
 SECTIONS = ("name", "gravity", "inputs", "submodels", "bodies", "joints", "constraints", "drivers", "forces", "contacts",
-            "events", "simulation")
-SIMULATION_KEYS = tuple(key for key in OPTIONS if key not in ("controller", "outputs", "events", "initial"))
+            "events", "links", "simulation")
+SIMULATION_KEYS = tuple(key for key in OPTIONS if key not in ("controller", "outputs", "events", "initial", "links"))
 T_EVAL_KEYS = ("start", "stop", "num")
 
 
@@ -173,7 +174,8 @@ def _build(data, source, base, within):
                                 ("forces", _section(data, "forces", source), _add_force),
                                 ("drivers", _section(data, "drivers", source), _add_driver),
                                 ("contacts", _section(data, "contacts", source), _add_contact),
-                                ("events", _section(data, "events", source), _add_event)):
+                                ("events", _section(data, "events", source), _add_event),
+                                ("links", _section(data, "links", source), _add_link)):
         for where, entry in _entries(items, section, source, named=section not in ("drivers", "events")):
             with _located(where, entry.get("name")):
                 add(model, entry)
@@ -321,6 +323,15 @@ def _add_event(model, entry):
     model.add_event(**entry)
 
 
+def _add_link(model, entry):
+    _check_required(entry, ["kind"], "a link")
+    kind = entry["kind"]
+    if kind not in LINK_CLASSES:
+        raise ModelError(f"unknown link kind {kind!r}; use one of {', '.join(LINK_CLASSES)}")
+    _check_keys(entry, ["name", "kind", *LINK_CLASSES[kind].options], f"a {kind} link")
+    model.add_link(make_link(**entry))
+
+
 def _simulation(model, settings):
     """Checked copy of the ``simulation:`` section (defaults for simulate)."""
     settings = dict(_mapping(settings, "the simulation section"))
@@ -405,6 +416,7 @@ def model_to_dict(model):
         "contacts": [_entry(name, kwargs, CONTACT_PARAMETERS, f"contact '{name}'")
                      for name, kwargs in model.specs["contacts"].items()],
         "events": [_event_entry(name, event.spec) for name, event in model.events.items()],
+        "links": [_entry(name, link.spec, {}, f"link '{name}'") for name, link in model.links.items()],
         "simulation": _plain(model.simulation, "simulation"),
     }
     data.update((key, value) for key, value in sections.items() if value)

@@ -47,6 +47,7 @@ class Model:
         self.inputs = frozen({})  # name -> default value
         self.simulation = {}      # defaults for simulate() (the model file's simulation: section)
         self.events = {}          # name -> ms.Event, watched in every run (add_event)
+        self.links = {}           # name -> an I/O link (modeling/links), exchanging in every run (add_link)
         self.specs = {"bodies": {}, "joints": {}, "forces": {}, "constraints": {}, "drivers": {},
                       "contacts": {}}                  # user arguments, for to_yaml
         self._register(Body("ground"), None)
@@ -181,6 +182,18 @@ class Model:
         from .submodel import add_submodel
         add_submodel(self, prefix, other, parameters)
 
+    def add_link(self, link):
+        """An I/O link (``ms.UDPLink``, modeling/links) that exchanges signals and inputs with another program or
+        device at every step of every run (SPEC C13); its inputs must be the model's."""
+        from .links import Link
+        if not isinstance(link, Link):
+            raise ModelError(f"add_link(): give a link such as ms.UDPLink(...), got {type(link).__name__}")
+        if link.name in self.links:
+            raise ModelError(f"duplicate link name '{link.name}'")
+        link.check(self)
+        self.links[link.name] = link
+        return link
+
     def add_input(self, name, default=0.0):
         """Declare a named input; a joint_force may use it as ``value=name``."""
         self._new_name(name, "input")
@@ -248,7 +261,7 @@ class Model:
         """An independent copy: the same arguments replayed through add_* (events and the simulation
         defaults shared by value)."""
         new = self._replay(self.specs)
-        new.events, new.simulation = dict(self.events), dict(self.simulation)
+        new.events, new.simulation, new.links = dict(self.events), dict(self.simulation), dict(self.links)
         return new
 
     def with_parameters(self, values):

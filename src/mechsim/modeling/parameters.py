@@ -103,5 +103,5 @@ def with_parameters(model, values):
     except ModelError as exc:
         shown = ", ".join(f"{p.text} = {values[p.text]!r}" for p in paths)
         raise ModelError(f"parameters {shown}: {exc}") from None
-    new.events, new.simulation = dict(model.events), dict(model.simulation)
+    new.events, new.simulation, new.links = dict(model.events), dict(model.simulation), dict(model.links)
     return new

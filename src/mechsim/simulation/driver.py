@@ -487,7 +487,11 @@ class Driver:
 
     # ------------------------------------------------------------------ the loop
     def run(self):
-        """Integrate to t_end; returns (success, message)."""
+        """Integrate to t_end with the run's I/O links open; returns (success, message)."""
+        with self.inputs.links_open():
+            return self._integrate()
+
+    def _integrate(self):
         t, y = self.t0, self.y0
         self.inputs.start(t, y)
         # With nothing in Python looking at the state (events, modes, a controller), the compiled stepper's start
@@ -577,6 +581,8 @@ class Driver:
                      wall_time=wall_time)
         if self.pacer is not None:
             stats["realtime"] = self.pacer.stats()
+        if self.inputs.links:
+            stats["links"] = self.inputs.link_stats()
         return stats
 
     def result(self, success, message, wall_time):

@@ -6,6 +6,7 @@ from collections import namedtuple
 
 from ..errors import ModelError, keyword
 from ..integrators import COMPILED_METHODS, METHODS, STEP_CONTROLS, TABLEAUX
+from ..modeling.links import Link
 
 # command_line: also an option of ``mechsim simulate`` and ``mechsim animate`` (--name-with-dashes)
 Option = namedtuple("Option", "default choices help check command_line", defaults=(None, False))
@@ -51,6 +52,8 @@ OPTIONS = {
     "events": Option(None, None, "ms.Event objects or solve_ivp-style functions"),
     "initial": Option(None, None, "an ms.State to start from instead of q0/v0"),
     "progress": Option(False, None, "show a progress bar", "flag"),
+    "links": Option(None, None, "I/O links exchanging at every step of this run, besides the model's (ms.UDPLink)",
+                    "links"),
     "realtime": Option(False, None, "pace the run to the wall clock: each step starts no earlier than its time "
                                     "(True), or at a factor of it (0.5: half speed); fixed-step solvers only",
                        "realtime", command_line=True),
@@ -73,6 +76,8 @@ CHECKS = {      # check name: (test of a value, what the value must be)
     "positive": (lambda v: is_number(v, positive=True), "a finite positive number"),
     "pair": (lambda v: isinstance(v, (list, tuple)) and len(v) == 2 and all(map(is_number, v)), "two finite numbers"),
     "flag": (lambda v: isinstance(v, bool), "True or False"),
+    "links": (lambda v: isinstance(v, (list, tuple)) and all(isinstance(link, Link) for link in v),
+              "a list of links (ms.UDPLink)"),
     "realtime": (lambda v: isinstance(v, bool) or is_number(v, positive=True),
                  "True, False or a positive factor (simulated seconds per wall-clock second)"),
     "callable": (callable, "a callable"),

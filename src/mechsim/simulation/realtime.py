@@ -9,7 +9,8 @@ It only waits: what the run computes is the unpaced run's, step for step.
 import time
 import warnings
 
-SPIN = 5e-4           # s before a start time where the pacer stops sleeping and polls the clock (sleep's jitter)
+SPIN = 1e-3           # s before a start time where the pacer stops sleeping and polls the clock (sleep and the
+                      # scheduler wake it up to ~1 ms late: a step of 1 ms or less is held by polling alone)
 WINDOW = 200          # steps over which persistent overruns are judged
 PERSISTENT = 0.5      # share of a window's steps that overran: the run cannot keep up
 

@@ -35,14 +35,14 @@ def _at_run_time():
 class Controller:
     """A user controller in the loop: reads its outputs (joint .q/.v straight from the state, other
     signals through a one-sample Result), commands inputs, held between samples when it has a
-    sample_time (zero-order hold)."""
+    sample_time (zero-order hold). An I/O link is sampled as one (``what``: "link 'name'")."""
 
-    def __init__(self, function, cm, outputs, sample_time, t0):
+    def __init__(self, function, cm, outputs, sample_time, t0, what="controller"):
         if not callable(function):
             raise MechsimError("simulate(): controller must be a callable(t, outputs) -> {input: value}")
         if sample_time is not None and not float(sample_time) > 0:
             raise MechsimError("simulate(): sample_time must be positive")
-        self.function, self.cm = function, cm
+        self.function, self.cm, self.what = function, cm, what
         names = outputs or [f"{j}.{k}" for j in cm.joint_order if cm.joint_v[j].stop > cm.joint_v[j].start
                             for k in ("q", "v")]
         self.readers, self.signals = {}, []
@@ -55,7 +55,8 @@ class Controller:
             elif name in cm.signals:
                 self.signals.append(name)
             else:
-                raise MechsimError(f"simulate(): unknown controller output {name!r}; m.signals() lists the names")
+                raise MechsimError(f"simulate(): unknown {what} output {name!r}; m.signals() lists the names")
+        self.names = list(names)
         self.sample_time = None if sample_time is None else float(sample_time)
         self.t0 = t0
 
@@ -104,6 +105,19 @@ class RunInputs:
         self.sources = input_sources(cm.model, opts["inputs"], "simulate()")
         self.controller = None if opts["controller"] is None else Controller(
             opts["controller"], cm, opts["outputs"], opts["sample_time"], t0)
+        self.links = [*cm.model.links.values(), *(opts["links"] or ())]
+        link_samplers = [self._link_sampler(link, cm, opts, t0) for link in self.links]
+        self.samplers = [self.controller] * (self.controller is not None) + link_samplers
+
+    @staticmethod
+    def _link_sampler(link, cm, opts, t0):
+        """The Controller that samples an I/O link every step h (or its own period)."""
+        link.check(cm.model)
+        period = link.period or opts["h"]
+        if period is None:
+            raise MechsimError(f"simulate(): {link.what} exchanges at every fixed step: give a fixed-step "
+                               f"solver and its step h (solver='RK4', h=...), or the link a period=")
+        return Controller(link.exchange, cm, list(link.outputs), period, t0, what=link.what)
 
     def use(self, cm, data):
         """Write into the Data ``data`` of compiled model ``cm`` from now on."""
@@ -138,11 +152,11 @@ class RunInputs:
                 self.values[name] = source(t)
 
     def start(self, t, y):
-        """Values at the start of the run; a controller takes its first sample."""
+        """Values at the start of the run; a controller and the links take their first sample."""
         self._evaluate_sources(t)
         self._write(t)
-        if self.controller is not None:
-            self.values.update(self.controller.commands(t, y, self.data.u, self.run_data.active_rows()))
+        for sampler in self.samplers:
+            self.values.update(sampler.commands(t, y, self.data.u, self.run_data.active_rows()))
             self._write(t)
 
     def python_values(self, t, y, sample_controller=True):
@@ -164,16 +178,34 @@ class RunInputs:
             raise StepError(f"{what} is not finite at t = {t:.6g}")
 
     def next_sample(self, t):
-        return np.inf if self.controller is None else self.controller.next_sample(t)
+        return min([sampler.next_sample(t) for sampler in self.samplers], default=np.inf)
 
     def is_sample(self, t):
-        return self.controller is not None and self.controller.is_sample(t)
+        return any(sampler.is_sample(t) for sampler in self.samplers)
 
     def sample(self, t, y):
-        """A sampled controller's update at t."""
+        """The update at t of the sampled controller and links whose sample it is."""
+        for sampler in self.samplers:
+            if sampler.is_sample(t):
+                self._write(t)
+                self.values.update(sampler.commands(t, y, self.data.u, self.run_data.active_rows()))
         self._write(t)
-        self.values.update(self.controller.commands(t, y, self.data.u, self.run_data.active_rows()))
-        self._write(t)
+
+    @contextmanager
+    def links_open(self):
+        """The run's I/O links open (sockets bound) inside the block, closed after it however it ends."""
+        opened = []
+        try:
+            for link in self.links:
+                link.open()
+                opened.append(link)
+            yield
+        finally:
+            for link in opened:
+                link.close()
+
+    def link_stats(self):
+        return {link.name: link.stats() for link in self.links}
 
     def set(self, name, value, t):
         """An event action's new value for an input, from t on."""
