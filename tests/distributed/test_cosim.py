@@ -149,7 +149,8 @@ def test_a_failing_subsystem_stops_the_others():
     (dict(h=None), "give the step h"),
     (dict(ordering="gauss-seidel"), "use it with exchange='step'"),
     (dict(rtol=1e-6), "unknown option(s) ['rtol']; options are ['assemble', 'baumgarte', 'damping', 'exchange', 'h', "
-                      "'ordering', 'solver', 'stiffness', 't_end', 't_eval']"),
+                      "'ordering', 'realtime', 'solver', 'stiffness', 't_end', 't_eval']"),
+    (dict(realtime=-1), "realtime must be True, False or a positive factor"),
 ])
 def test_bad_input_is_refused_before_any_worker_starts(change, message):
     arguments = dict(couplings=[PIN], h=1e-3, t_end=0.1)
