@@ -122,6 +122,36 @@ def test_qr_and_cholesky_agree_on_the_n_four_bar_and_through_its_flat_position()
     assert np.max(runs["qr"].constraint_error) < 1e-9
 
 
+def test_forward_dynamics_over_every_row_solves_the_nonzero_ones_by_cholesky(rng):
+    """ms.forward_dynamics takes every row (no redundancy analysis): Cholesky over the rows whose G is not 0 (the
+    in-plane ones), not the O(n^3) truncated QR over all of them, which it fell back to when the out-of-plane rows'
+    zero pivots failed Cholesky. The accelerations are those of the QR and of the analysed independent rows; the
+    out-of-plane rows' multipliers are 0."""
+    from mechsim.dynamics.multipliers import constrained_dynamics
+    m = n_four_bar(5)
+    state = m.assemble()
+    cm, v = m.compile(), rng.uniform(-1, 1, m.compile().nv)
+    q = state.q
+    qdd = ms.forward_dynamics(m, q, v)
+    for active, solver in ((None, "qr"), (state.analysis.active, "cholesky")):
+        data = cm.new_data(active, constraint_solver=solver)
+        reference = np.empty(cm.nv)
+        assert constrained_dynamics(cm.arrays, data.arrays, data.cw, q, v, np.zeros(cm.nv), reference) == OK
+        np.testing.assert_allclose(qdd, reference, rtol=0, atol=1e-10 * np.abs(reference).max())
+    data = cm.new_data()
+    assert data.arrays.counts[HELD] == 25 and len(state.analysis.active) == 10
+    lam = np.empty(cm.nv)
+    assert constrained_dynamics(cm.arrays, data.arrays, data.cw, q, v, np.zeros(cm.nv), lam) == OK
+    zero_rows = ~np.any(data.cw.G[:25], axis=1)
+    assert zero_rows.sum() == 15 and np.all(data.cw.lam[:25][zero_rows] == 0.0)
+    assert np.all(data.cw.lam[:25][~zero_rows] != 0.0)
+    Lam = data.cw.Lam[:10, :10]                  # Cholesky's factor L on and below the diagonal, Lambda above it
+    L, off = np.tril(Lam), ~np.eye(10, dtype=bool)
+    assert np.all(np.diag(L) > 0)
+    np.testing.assert_allclose((L @ L.T)[off], (np.triu(Lam, 1) + np.triu(Lam, 1).T)[off], rtol=0,
+                               atol=1e-12 * np.abs(Lam).max())
+
+
 def project_state(m, active, q, v, solver):
     cm = m.compile()
     data = cm.new_data(active, constraint_solver=solver, drift="projection", atol=1e-8)

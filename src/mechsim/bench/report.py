@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .targets import COMPILED_LOOP_TARGET, FD_TARGET, GROUPS, LINEAR_EXPONENT, STARTUP_TARGET_S, WHOLE_RUN_TARGET
+from .targets import (COMPILED_LOOP_TARGET, FD_TARGET, GROUPS, LINEAR_EXPONENT, LOOP_EXPONENT, STARTUP_TARGET_S,
+                      WHOLE_RUN_TARGET)
 
 
 def _version(module, distribution=None):
@@ -129,6 +130,13 @@ def targets(results):
         lines.append({"what": "forward_dynamics grows linearly in N (growth exponent of t(N) − t(N_min))",
                       "value": "—" if fit["exponent"] is None else f"{fit['exponent']:.2f}",
                       "target": f"<= {LINEAR_EXPONENT:g}", "met": fit["linear"]})
+    scaling = results.get("loop_scaling")
+    if scaling:
+        exponent = scaling["fit"]["exponent"]
+        lines.append({"what": f"N four-bar forward_dynamics grows linearly in N, N = {scaling['sizes'][0]} … "
+                              f"{scaling['sizes'][-1]} (growth exponent of t(N) − t(N_min))",
+                      "value": "—" if exponent is None else f"{exponent:.2f}", "target": f"<= {LOOP_EXPONENT:g}",
+                      "met": scaling["met"]})
     whole = results.get("whole_run", {"n": None})
     if "ratio_simulate_to_pin_loop" in whole:
         lines.append({"what": f"{whole['n']}-link chain {whole['t_end']:g} s RK4: m.simulate / Python loop around pin.aba",
@@ -248,6 +256,8 @@ def markdown(results):
         lines += ["Sections run: " + ", ".join(groups) + " (the others were not selected).", ""]
     if "agreement" in results or "forward_dynamics" in results:
         lines += _markdown_chain(results)
+    if "loop_scaling" in results:
+        lines += _markdown_loop_scaling(results["loop_scaling"])
     if "whole_run" in results:
         lines += _markdown_whole(results)
     if "startup" in results:
@@ -340,6 +350,20 @@ def _markdown_fd(fd, has_pin, has_mj):
                   f"from the same chain's at the origin by {far['relative_error']:.1e} of the largest (target ≤ "
                   f"{far['tolerance']:g}: the kernels refer spatial quantities to a point on the machine).", ""]
     return lines
+
+
+def _markdown_loop_scaling(scaling):
+    fit = scaling["fit"]
+    return ["## 2b. Forward dynamics of the N four-bar", "",
+            "µs per call of `ms.forward_dynamics(m, q, v)` on the N four-bar (IFToMM A02: N loops closed by Lagrange "
+            "multipliers, each coupled to its neighbours; the tree keeps them apart) at its assembled start, timed as "
+            f"in section 2. Growth exponent p as in section 2; linear means p ≤ {LOOP_EXPONENT:g} (issue 46).", "",
+            _table(["N", "velocities", "constraint rows", "mechsim µs", "µs per loop"],
+                   [(r["n"], r["nv"], r["rows"], _us(r["mechsim_us"]), _us(r["mechsim_us"] / r["n"]))
+                    for r in scaling["rows"]]), "",
+            f"Fit: slope {fit['slope_us']:.2f} µs per loop, intercept {fit['intercept_us']:.1f} µs, R² {fit['r2']:.4f}; "
+            f"growth exponent p = {'—' if fit['exponent'] is None else format(fit['exponent'], '.2f')} "
+            f"({_mark(scaling['met'])}).", ""]
 
 
 def _markdown_whole(results):
@@ -460,6 +484,13 @@ def console(results):
                        + f"  [tol {ag['tolerance']:g}: {'ok' if ag['ok'] else 'FAILED'}]")
     if "forward_dynamics" in results:
         out += _console_fd(results["forward_dynamics"], has_pin, has_mj)
+    if "loop_scaling" in results:
+        scaling = results["loop_scaling"]
+        exponent = scaling["fit"]["exponent"]
+        out.append("N four-bar forward dynamics, µs per call: " + ", ".join(
+            f"N = {r['n']} {r['mechsim_us']:.1f}" for r in scaling["rows"])
+            + f"; growth exponent {'—' if exponent is None else format(exponent, '.2f')} (target <= {LOOP_EXPONENT:g}: "
+            + ("—" if scaling["met"] is None else "ok" if scaling["met"] else "MISSED") + ")")
     if "whole_run" in results:
         out.append(_console_whole(results["whole_run"]))
     for c in results.get("startup", {}).get("commands", []):

@@ -7,6 +7,8 @@ Sections (each returns plain numbers in a dict; ``run`` collects them, prints a 
                     benchmark chain at a random state (checked to 1e-8 before anything is timed);
 2. forward_dynamics — µs per call from Python for N = 1 … 100, best of several repeats of a tight
                     ``timeit`` loop; ratios mechsim/pin and mechsim/mujoco; a linear fit of time vs N;
+2b. loop_scaling  — µs per call of ms.forward_dynamics on the N four-bar, N = 5 … 160, and the growth exponent
+                    of its cost in N (issue 46: linear, p <= 1.2);
 3. whole_run      — 20-link chain, 1 s, fixed-step RK4 h = 1 ms: ``m.simulate`` (the compiled loop)
                     vs the same RK4 written as a Python loop around ``pin.aba`` (and around
                     ``ms.forward_dynamics``, for information); final states compared;
@@ -32,7 +34,7 @@ import mechsim as ms
 
 from . import chains, report
 from .targets import (AGREEMENT_TOL, FD_TARGET_LARGE, FD_TARGET_SMALL, GROUPS, INSTALL_HINT, LINEAR_EXPONENT,
-                      STARTUP_TARGET_S, WHOLE_RUN_TARGET)
+                      LOOP_EXPONENT, STARTUP_TARGET_S, WHOLE_RUN_TARGET)
 from .timing import best_seconds, best_us
 
 N_FULL = (1, 2, 5, 10, 20, 50, 100)
@@ -173,6 +175,31 @@ def forward_dynamics_times(sizes, peers, repeats, min_time, seed=1):
     return {"sizes": list(sizes), "repeats": repeats, "min_time_s": min_time, "rows": rows, "fit": fits,
             "met": (all(met) and fits["mechsim"]["linear"] is not False) if met else None,
             "far": far_from_origin(max(sizes), rng)}
+
+
+LOOP_SIZES, LOOP_SIZES_QUICK = (5, 10, 20, 40, 80, 160), (5, 20, 80)
+
+
+def loop_forward_dynamics_times(sizes, repeats, min_time):
+    """µs per call of ms.forward_dynamics on the N four-bar (IFToMM A02, models.n_four_bar: N loops closed by
+    multipliers, each coupled to its neighbours) at its assembled start, and the growth exponent of the cost in
+    N (_linear_fit), which issue 46 holds to LOOP_EXPONENT up to N = 160."""
+    from .loops import N_FOUR_BAR
+    from .models import n_four_bar
+    statements, shapes = {}, {}
+    for n in sizes:
+        m = n_four_bar(dict(N_FOUR_BAR, n=n))
+        state = m.assemble()
+        q, v = state.q.copy(), state.v.copy()
+        ms.forward_dynamics(m, q, v)                                    # compile the model, JIT the kernels
+        cm = m.compile()
+        shapes[n] = (cm.nv, cm.n_rows)
+        statements[n] = ("fd(m, q, v)", dict(fd=ms.forward_dynamics, m=m, q=q, v=v))
+    times = best_us(statements, repeats, min_time)
+    rows = [{"n": n, "nv": shapes[n][0], "rows": shapes[n][1], "mechsim_us": times[n]} for n in sizes]
+    fit = _linear_fit([r["n"] for r in rows], [r["mechsim_us"] for r in rows])
+    met = None if fit["exponent"] is None else bool(fit["exponent"] <= LOOP_EXPONENT)
+    return {"sizes": list(sizes), "rows": rows, "fit": fit, "met": met}
 
 
 def far_from_origin(n, rng):
@@ -351,6 +378,10 @@ def run(quick=False, output="benchmarks/RESULTS.md", engines=ENGINES, startup_ch
     if "forward_dynamics" in groups:
         say("mechsim bench: forward dynamics per call …", flush=True)
         results["forward_dynamics"] = forward_dynamics_times(sizes, peers, repeats, min_time)
+    if "loop_scaling" in groups:
+        say("mechsim bench: N four-bar forward dynamics, N = 5 … 160 …", flush=True)
+        results["loop_scaling"] = loop_forward_dynamics_times(LOOP_SIZES_QUICK if quick else LOOP_SIZES, repeats,
+                                                              min_time)
     if "whole_run" in groups:
         say("mechsim bench: 20-link chain, 1 s, RK4 h = 1 ms …", flush=True)
         results["whole_run"] = whole_run(peers, repeats=2 if quick else 5)

@@ -15,7 +15,7 @@ from numba import njit
 
 from ..spatial.algebra import INLINE, JIT, copy_into
 from ..status import FRICTION_LOOP, OK, SINGULAR
-from .constraints import HELD, active_rows, evaluate_row, evaluate_rows, held_rows, velocity_product_accelerations
+from .constraints import ACTIVE, HELD, active_rows, evaluate_row, evaluate_rows, held_rows, velocity_product_accelerations
 from .kernels import (PASS, aba, aba_tables, add_joint_acceleration, body_forces, carve, dof, forward_kinematics,
                       joint_acceleration, joint_bias_force, transmitted_forces, u_dinv)
 from .layout import NODE_A, NODE_B, PARENT, PTYPE, VI
@@ -387,8 +387,8 @@ def sliding_directions(model, data, cw, rows, q, v):
 @njit(**PASS)
 def multipliers(model, data, cw, rows, solver, qdd, sliding):
     """Solve Lambda lambda = f_lambda over the given rows (eqs. 12–14) and add X lambda to the free
-    accelerations in qdd; cw.lam holds every row's multiplier (0 for rows left out: with QR, those whose G is
-    0 too). Baumgarte's
+    accelerations in qdd; cw.lam holds every row's multiplier (0 for rows left out: those whose G is 0, with QR or
+    where the active rows are every held row: nonzero_rows). Baumgarte's
     -2 alpha hdot - beta^2 h (data.alpha, data.beta) enter f_lambda. With contacts that slide (``sliding``, the force
     directions cw.F from sliding_directions), Lambda = G M^-1 F^T is not symmetric: truncated QR, and
     each sliding contact's tangent rows get the friction's multipliers -mu s lambda_n. A row with a
@@ -396,7 +396,7 @@ def multipliers(model, data, cw, rows, solver, qdd, sliding):
     lambda = lambda* - alpha (hddot + d c hdot + d k h): d on its diagonal of Lambda, its own stabilization
     in f_lambda, and the iterations of augmented_lagrangian. Returns (solved: False if the solver fails, qdd then
     unchanged; the truncated QR's largest dropped pivot relative to the first, solve_symmetric)."""
-    if solver == QR and not sliding:
+    if not sliding and (solver == QR or data.counts[ACTIVE] == data.counts[HELD]):
         rows = cw.live[:nonzero_rows(cw.G, rows, cw.live)]
     n, nv, alpha, beta = rows.shape[0], qdd.shape[0], data.alpha, data.beta
     soft = False
@@ -445,9 +445,11 @@ def multipliers(model, data, cw, rows, solver, qdd, sliding):
 
 @njit(**INLINE)
 def nonzero_rows(G, rows, out):
-    """out[:count] = the rows whose G is not all 0; returns count. The truncated QR leaves the others out anyway
-    (their Lambda rows and columns are 0: multiplier 0), at the cost of their n^2 entries at every pivot: a planar
-    loop's three out-of-plane rows, 120 of the N four-bar's 200."""
+    """out[:count] = the rows whose G is not all 0; returns count. Their Lambda rows and columns are 0 (multiplier
+    0): the truncated QR would leave them out at the cost of their n^2 entries at every pivot, and they make
+    Cholesky fail where no redundancy analysis kept them out of the active rows (the Data of ms.forward_dynamics:
+    every row), sending every evaluation to the O(n^3) QR. A planar loop's three out-of-plane rows, 120 of the N
+    four-bar's 200."""
     count = 0
     for row in rows:
         for j in range(G.shape[1]):
