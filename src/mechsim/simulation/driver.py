@@ -410,8 +410,8 @@ class Driver:
         self._close_part()
         previous, self.model = self.model, model
         self._use(cm, active, q)
-        if self.inputs.controller is not None:
-            self.inputs.controller.cm = cm
+        for sampler in self.inputs.samplers:           # the controller and the links read the new model's signals
+            sampler.cm = cm
         y = np.concatenate([q, v])
         self.modes.added_contacts(t, y, set(previous.contacts))
         self.inputs.python_values(t, y, sample_controller=False)
@@ -494,9 +494,9 @@ class Driver:
     def _integrate(self):
         t, y = self.t0, self.y0
         self.inputs.start(t, y)
-        # With nothing in Python looking at the state (events, modes, a controller), the compiled stepper's start
-        # corrects it: a closed loop's first run then compiles no entry to the correction of its own (~4 s).
-        in_start = self.backend == "compiled" and not self.events and self.inputs.controller is None
+        # With nothing in Python looking at the state (events, modes, a controller, a link), the compiled stepper's
+        # start corrects it: a closed loop's first run then compiles no entry to the correction of its own (~4 s).
+        in_start = self.backend == "compiled" and not self.events and not self.inputs.samplers
         if not in_start:
             self.plant.project(t, y)
             y = self._start_modes(t, y)

@@ -56,7 +56,6 @@ class Controller:
                 self.signals.append(name)
             else:
                 raise MechsimError(f"simulate(): unknown {what} output {name!r}; m.signals() lists the names")
-        self.names = list(names)
         self.sample_time = None if sample_time is None else float(sample_time)
         self.t0 = t0
 
@@ -107,7 +106,7 @@ class RunInputs:
             opts["controller"], cm, opts["outputs"], opts["sample_time"], t0)
         self.links = [*cm.model.links.values(), *(opts["links"] or ())]
         link_samplers = [self._link_sampler(link, cm, opts, t0) for link in self.links]
-        self.samplers = [self.controller] * (self.controller is not None) + link_samplers
+        self.samplers = ([] if self.controller is None else [self.controller]) + link_samplers
 
     @staticmethod
     def _link_sampler(link, cm, opts, t0):
