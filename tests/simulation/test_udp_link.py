@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
+from mechsim.io.model_file import model_to_dict
 
 HERE = Path(__file__).parent
 EXAMPLES = HERE.parents[1] / "examples"
@@ -169,7 +170,7 @@ def test_the_packets_are_little_endian_float64_in_the_declared_order():
 def test_links_in_model_files_and_bad_links():
     m = cart(ms.UDPLink("hil", port=9000, peer=("192.168.1.20", 9001), inputs=["u"], outputs=["slide.q"],
                         on_silence="zero", timeout=0.2))
-    again = ms.load_dict(__import__("mechsim.io.model_file", fromlist=["model_to_dict"]).model_to_dict(m))
+    again = ms.load_dict(model_to_dict(m))
     link = again.links["hil"]
     assert (link.port, link.peer, link.inputs, link.outputs, link.on_silence, link.timeout) == \
         (9000, ("192.168.1.20", 9001), ("u",), ("slide.q",), "zero", 0.2)
