@@ -67,6 +67,7 @@ def test_a_run_that_cannot_keep_up_warns_once_and_counts_its_overruns(pendulum):
     with pytest.warns(UserWarning, match="cannot keep up.*keeps up with h >=") as caught:
         res = pendulum.simulate(t_end=1.0, realtime=1e4, **RK4)        # 0.1 us of wall time per step
     assert len([w for w in caught if "cannot keep up" in str(w.message)]) == 1
+    assert caught[0].filename == __file__                 # said where the user's m.simulate stands
     stats = res.stats["realtime"]
     assert stats["overruns"] > 0.9 * stats["steps"] and stats["max_lateness"] > 0.0
 

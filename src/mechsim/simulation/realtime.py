@@ -8,6 +8,7 @@ It only waits: what the run computes is the unpaced run's, step for step.
 """
 import time
 import warnings
+from collections import deque
 
 SPIN = 1e-3           # s before a start time where the pacer stops sleeping and polls the clock (sleep and the
                       # scheduler wake it up to ~1 ms late: a step of 1 ms or less is held by polling alone)
@@ -31,7 +32,7 @@ class Pacer:
         self.wall0 = clock()
         self.steps = self.overruns = 0
         self.worst = self.total_late = self.total_compute = 0.0
-        self.window = []                     # overran or not, the last WINDOW steps
+        self.window = deque(maxlen=WINDOW)   # overran or not, the last WINDOW steps
         self.warned = False
         self.started = self.wall0
 
@@ -63,8 +64,6 @@ class Pacer:
             self.total_late += late
             self.worst = max(self.worst, late)
         self.window.append(overran)
-        if len(self.window) > WINDOW:
-            self.window.pop(0)
         if not self.warned and len(self.window) == WINDOW and sum(self.window) > PERSISTENT * WINDOW:
             self.warned = True
             self._warn(t)
@@ -77,7 +76,8 @@ class Pacer:
                       f"computation, so solver {self.solver!r} keeps up with h >= {keep_up:.2g} s"
                       + ("" if self.solver == "Euler" else " (solver 'Euler' does a quarter of RK4's work per step)")
                       + (f", or realtime={min(1.0, 0.8 * self.h / compute):.2g} (slower than real time)"
-                         if compute > 0 else ""), stacklevel=4)
+                         if compute > 0 else ""), stacklevel=7)    # the user's m.simulate: here < end < the driver's
+                                                                  # _integrate < run < simulate < Model.simulate
 
     def stats(self):
         """steps, overruns (steps that ended after their deadline), worst and mean lateness [s] (the mean over
