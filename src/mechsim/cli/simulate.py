@@ -30,8 +30,9 @@ def udp_link(model, text):
     """The link of --udp PORT:HOST:PEER_PORT: the model's inputs in, every joint's .q and .v out; its packet
     layout said on the terminal."""
     import mechsim as ms
-    port, host, peer_port = (text.split(":") + [None, None])[:3] if text.count(":") == 2 else (None, None, None)
-    if not (port and host and port.isdigit() and peer_port and peer_port.isdigit()):
+    parts = text.split(":")
+    port, host, peer_port = parts if len(parts) == 3 else ("", "", "")
+    if not (host and port.isdigit() and peer_port.isdigit()):
         raise ms.MechsimError(f"--udp {text!r}: expected PORT:HOST:PEER_PORT, e.g. 9000:127.0.0.1:9001")
     cm = model.compile()
     outputs = [f"{joint}.{k}" for joint in cm.joint_order if cm.joint_v[joint].stop > cm.joint_v[joint].start

@@ -51,6 +51,7 @@ from .motion import cross, dot, ground_point
 
 NODE_ROWS = 24   # rows of 6 floats in a node's workspace block, laid out in carve()
 Workspace = namedtuple("Workspace", "IA S U RF RJ R Dinv p u vel c pA acc cn")
+TURNED, ABOUT_AXIS, JOINT_ROTATION, NOT_TURNED = 0, 1, 2, 3   # how a node's axes sit in its parent's (parent_rotation)
 
 
 def new_workspace(n_nodes):
@@ -604,8 +605,23 @@ def articulate(model, w, i, parent, nd):
             pa += u_dinv(U, Dinv, i, r, k, nd) * u[i, k]
         pA[i, r] = pa
     ptype, f = model.node_i[i, PTYPE], model.node_f[i]
-    move_force(ptype, f, w.R, w.p, w.RJ, i, parent, pA)
-    move_inertia(ptype, f, IA, w.R, w.p, w.RJ, i, parent)
+    rotation = parent_rotation(ptype, f)
+    move_force(ptype, f, rotation, w, i, parent)
+    move_inertia(ptype, f, rotation, w, i, parent)
+
+
+@njit(**INLINE)
+def parent_rotation(ptype, f):
+    """How node i's axes E_i = ROT_TREE RJ_i (R_parent^T R_i) sit in its parent's, for move_force and move_inertia:
+    TURNED, any rotation (a tree rotation: R_parent^T R_i); with ROT_TREE = 1 (UNTURNED), ABOUT_AXIS (RJ_i about a
+    coordinate axis, sparse), JOINT_ROTATION (RJ_i, R, H, S) or NOT_TURNED (P, T and weld)."""
+    if f[UNTURNED] == 0.0:
+        return TURNED
+    if f[AXIS_K] > 0.0 and ptype != PRIM_P:
+        return ABOUT_AXIS
+    if ptype == PRIM_R or ptype == PRIM_H or ptype == PRIM_S:
+        return JOINT_ROTATION
+    return NOT_TURNED
 
 
 @njit(**INLINE)
@@ -631,44 +647,44 @@ def rotate_about(k, E, x):
 
 
 @njit(**INLINE)
-def force_to_parent_axes(ptype, f, R, RJ, i, parent, x):
-    """The moment and force of x (node i's axes) in its parent's axes, E_i x[0:3] and E_i x[3:6], with E_i as
-    move_inertia rotates."""
-    if f[UNTURNED] == 0.0:
+def force_to_parent_axes(f, rotation, R, RJ, i, parent, x):
+    """The moment and force of x (node i's axes) in its parent's axes, E_i x[0:3] and E_i x[3:6] (parent_rotation)."""
+    if rotation == TURNED:
         E = relative_rotation(R[parent], R[i])
         return rows_times(E, x[0:3]), rows_times(E, x[3:6])
-    if f[AXIS_K] > 0.0 and ptype != PRIM_P:
+    if rotation == ABOUT_AXIS:
         k = int(f[AXIS_K]) - 1
         return rotate_about(k, RJ[i], x[0:3]), rotate_about(k, RJ[i], x[3:6])
-    if ptype == PRIM_R or ptype == PRIM_H or ptype == PRIM_S:
+    if rotation == JOINT_ROTATION:
         E = rows3(RJ[i])
         return rows_times(E, x[0:3]), rows_times(E, x[3:6])
     return (x[0], x[1], x[2]), (x[3], x[4], x[5])
 
 
 @njit(**INLINE)
-def move_force(ptype, f, R, p, RJ, i, parent, pA):
+def move_force(ptype, f, rotation, w, i, parent):
     """pA_parent += X^T pA_i (RBDA eq. 2.24): node i's force, in its axes about its origin, in the parent's axes
     (force_to_parent_axes) about the parent's origin, d = parent_offset away: n + d x f."""
-    n, g = force_to_parent_axes(ptype, f, R, RJ, i, parent, pA[i])
-    dg = cross(parent_offset(ptype, f, R, p, i, parent), g)
+    pA = w.pA
+    n, g = force_to_parent_axes(f, rotation, w.R, w.RJ, i, parent, pA[i])
+    dg = cross(parent_offset(ptype, f, w.R, w.p, i, parent), g)
     for r in range(3):
         pA[parent, r] += n[r] + dg[r]
         pA[parent, 3 + r] += g[r]
 
 
 @njit(**INLINE)
-def move_inertia(ptype, f, IA, R, p, RJ, i, parent):
-    """IA_parent += X^T IA_i X (RBDA eq. 2.66), IA_i overwritten: rotated by E_i = ROT_TREE RJ_i, node i's axes in its
-    parent's (R_parent^T R_i; with ROT_TREE = 1 (UNTURNED): RJ_i, sparse about a coordinate axis, or
-    none for P, T and weld), then moved to the parent's origin (parent_offset)."""
-    if f[UNTURNED] == 0.0:
-        rotate_inertia(IA[i], relative_rotation(R[parent], R[i]))
-    elif f[AXIS_K] > 0.0 and ptype != PRIM_P:
-        rotate_inertia_about(IA[i], int(f[AXIS_K]) - 1, RJ[i])
-    elif ptype == PRIM_R or ptype == PRIM_H or ptype == PRIM_S:
-        rotate_inertia(IA[i], rows3(RJ[i]))
-    translate_inertia(IA[i], parent_offset(ptype, f, R, p, i, parent), IA[parent])
+def move_inertia(ptype, f, rotation, w, i, parent):
+    """IA_parent += X^T IA_i X (RBDA eq. 2.66), IA_i overwritten: rotated by E_i (parent_rotation: R_parent^T R_i, RJ_i
+    sparse about a coordinate axis, RJ_i, or none), then moved to the parent's origin (parent_offset)."""
+    IA = w.IA
+    if rotation == TURNED:
+        rotate_inertia(IA[i], relative_rotation(w.R[parent], w.R[i]))
+    elif rotation == ABOUT_AXIS:
+        rotate_inertia_about(IA[i], int(f[AXIS_K]) - 1, w.RJ[i])
+    elif rotation == JOINT_ROTATION:
+        rotate_inertia(IA[i], rows3(w.RJ[i]))
+    translate_inertia(IA[i], parent_offset(ptype, f, w.R, w.p, i, parent), IA[parent])
 
 
 @njit(**PASS)

@@ -62,14 +62,11 @@ class UDPLink(Link):
             float(timeout), bind
         self.address = None
         self._socket = None
+        self._received_bytes = PACKET.itemsize * (1 + len(self.inputs))     # [t, inputs...]
 
     @property
     def spec(self):
         return {**super().spec, "peer": list(self.peer), "inputs": list(self.inputs), "outputs": list(self.outputs)}
-
-    def packet_sizes(self, n_outputs):
-        """(bytes sent, bytes received) per packet for ``n_outputs`` output values."""
-        return PACKET.itemsize * (1 + n_outputs), PACKET.itemsize * (1 + len(self.inputs))
 
     # ------------------------------------------------------------------ a run
     def open(self):
@@ -111,7 +108,7 @@ class UDPLink(Link):
 
     def _drain(self):
         """Every packet that has arrived, counted; the newest of the right size, or None."""
-        newest, size = None, self.packet_sizes(0)[1]
+        newest = None
         while True:
             try:
                 data = self._socket.recv(65536)
@@ -119,7 +116,7 @@ class UDPLink(Link):
                 return newest
             except ConnectionRefusedError:                # an ICMP "port unreachable" for an earlier send
                 continue
-            if len(data) != size:
+            if len(data) != self._received_bytes:
                 self.malformed += 1
                 continue
             newest = np.frombuffer(data, dtype=PACKET)
