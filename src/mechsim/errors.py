@@ -41,7 +41,7 @@ class MechsimError(Exception):
     def for_command_line(self, options, given=()):
         """The message with each keyword asked for or ``given`` on the command line as its option (``options``:
         {keyword: option}), the others as they are (a model file's keys), without the Python context and the
-        leading ``function(): ``."""
+        leading "function(): "."""
         def word(name, to_give):
             return options.get(name, name) if to_give or name in given else name
         return _CALLS.sub("", _unmarked(self.template, word, lambda text: ""))

@@ -318,7 +318,7 @@ def cosimulate(subsystems, couplings, method="projection", workers=None, **optio
     """Co-simulate open-chain ``subsystems`` ({name: Model}) joined by ``couplings`` [(name, kind,
     arguments with "<subsystem>/<body>" names)], each subsystem in its own worker process (local, or
     a task on the Dask cluster of the Client ``workers``). Returns a Result whose signals are
-    "<subsystem>/<signal>" of every subsystem, "<coupling>.violation" (C = x_a - x_b; |d| - length)
+    "<subsystem>/<signal>" of every subsystem, "<coupling>.violation" (C = x_a - x_b; ``|d| - length``)
     and "<coupling>.force" (the world force on body_b; body_a gets its opposite). See the module
     docstring for the methods (projection with ``baumgarte`` sigma; compliance with ``stiffness`` k and
     ``damping``), ``exchange`` ("stage" | "step") and ``ordering`` ("jacobi" | "gauss-seidel", step

@@ -343,7 +343,7 @@ SweepOptions.__doc__ = """Where a sweep runs and what it keeps, with their defau
 
 
 def sweep(model, parameters, samples=None, seed=None, simulate_kwargs=None, metrics=None, **options):
-    """Simulate ``model`` (an ms.Model, or a callable build(**values) -> Model) once per combination of
+    """Simulate ``model`` (an ms.Model, or a callable ``build(**values) -> Model``) once per combination of
     ``parameters`` and return a pandas DataFrame, a row per run (index "run"): a column per parameter
     (vectors as "name[i]"), a column per metric, "status" ("ok" | "failed") and "error".
 
@@ -351,7 +351,7 @@ def sweep(model, parameters, samples=None, seed=None, simulate_kwargs=None, metr
     "inputs.u", "gravity[1]"; for a build callable, its keyword names). Without ``samples`` each list
     spans one axis of a full grid (a constant vector is a list of one vector); with ``samples=N``
     each entry is ms.normal / ms.uniform or a constant, drawn from run-wise streams of ``seed``.
-    metrics: {column: callable(Result) or "final:|max:|min:|mean:<signal>" or "event:<name>"} or a
+    metrics: {column: callable(Result) or ``"final:|max:|min:|mean:<signal>"`` or ``"event:<name>"``} or a
     list of such words (default: the final value of every coordinate). simulate_kwargs: the options
     of m.simulate. The keyword ``options`` (SweepOptions): client, a dask.distributed Client to run on
     its cluster; otherwise ``workers`` local processes (default: the machine's cores), or threads of

@@ -133,7 +133,7 @@ class Result:
 
     @property
     def constraint_error(self):
-        """(N,) max |g(q, t)| over the loop, constraint and driver equations at every sample."""
+        """(N,) max ``|g(q, t)|`` over the loop, constraint and driver equations at every sample."""
         H = self._node_dynamics()[7]
         return np.max(np.abs(H), axis=1) if H.shape[1] else np.zeros(len(self.t))
 
