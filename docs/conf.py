@@ -44,7 +44,7 @@ myst_heading_anchors = 3
 # --- autodoc / autosummary over the public API (mechsim.__all__, SPEC §3) ---
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "show-inheritance": True, "member-order": "bysource"}
+autodoc_default_options = {"members": True, "member-order": "bysource"}
 autodoc_typehints = "none"            # the docstrings say what each argument is, in words
 autodoc_class_signature = "mixed"
 add_module_names = False
