@@ -27,10 +27,12 @@ References, cited in the docstrings as "authors year, section or equation":
 - González, M., Dopico, D., Lugrís, U. & Cuadrado, J. (2006). A benchmarking system for MBS
   simulation software. Multibody System Dynamics 16, 179-190. (The N four-bar, IFToMM A02.)
 """
+from ._ipython import show_figures_inline as _show_figures_inline
 from ._jit_cache import configure as _configure_jit_cache
 from ._lazy import export_lazily
 
 _configure_jit_cache()          # before numba's first import: it reads its cache directory then
+_show_figures_inline()          # in a notebook, res.plot's figures as images
 # {name: its module}, each imported on first use (_lazy.py)
 _EXPORTS = {
     "Model": "modeling", "State": "results.state", "Result": "results.result", "Event": "modeling.events",

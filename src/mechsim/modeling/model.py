@@ -383,3 +383,8 @@ class Model:
                 f"{len(self.constraints)} constraints, {len(self.drivers)} drivers, {len(self.forces)} forces, "
                 f"{len(self.contacts)} contacts, "
                 f"{len(self.inputs)} inputs)")
+
+    def _repr_html_(self):
+        """What a notebook shows: the topology, elements and inputs (viz/notebook.py)."""
+        from ..viz.notebook import model_html
+        return model_html(self)

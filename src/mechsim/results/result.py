@@ -380,6 +380,11 @@ class Result:
         span = f"t = {self.t[0]:g} … {self.t[-1]:g}" if len(self.t) else "empty"
         return f"Result({self.model.name!r}, {len(self.t)} samples, {span}{'' if self.success else ', FAILED'})"
 
+    def _repr_html_(self):
+        """What a notebook shows: a summary and a quick plot of the coordinates (viz/notebook.py)."""
+        from ..viz.notebook import result_html
+        return result_html(self)
+
 
 class JoinedResult(Result):
     """A run whose model changed at events (an action added or removed a constraint or a driver, or

@@ -17,19 +17,24 @@ import numpy as np
 
 from ..errors import MechsimError
 from ..spatial.rotations import matrix_to_quat
+from .notebook import Player
 from .scene import build_scene
 
 WEB = Path(__file__).resolve().parent / "web"
 FORMATS = (".html", ".gif", ".mp4")
 
 
-def animate(res, path, bodies="geometry", fps=30, traces=None, size=(800, 600)):
+def animate(res, path=None, bodies="geometry", fps=30, traces=None, size=(800, 600)):
     """Write an animation of Result ``res`` to ``path``: ``.html`` (an interactive page), ``.gif`` or
     ``.mp4`` (needs ffmpeg). ``bodies``: "geometry" (each body's shapes; a body without any as its
     equivalent inertia ellipsoid), "ellipsoid" or "hull" (the convex hull of its frames); ``fps``:
     frames per second of simulated time; ``traces``: body points whose paths are drawn, each a body
     name (its frame origin) or (body, frame name or point in body coordinates); ``size``: a video's
-    (width, height) in pixels. Returns the path."""
+    (width, height) in pixels, or the most an inline player takes. Returns the path; without a path,
+    a Player that a notebook shows inline (the same page: viz/notebook.py)."""
+    if path is None:
+        scene = build_scene(res, bodies, fps, traces)
+        return Player(page(scene), scene.title, size)
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
