@@ -9,6 +9,7 @@ Pages: the user guide (guide/, Markdown through MyST), the example gallery (gall
 build time from examples/ by _ext/mechsim_gallery.py), the API reference (api/, autodoc and
 autosummary over what ``mechsim`` exports) and the references (references.rst).
 """
+import re
 import sys
 from pathlib import Path
 
@@ -57,3 +58,17 @@ html_show_sourcelink = False
 
 # --- gallery (mechsim_gallery): examples/ at the root of the repository ---
 mechsim_examples_dir = str(ROOT / "examples")
+
+
+def _unlisted_exports(app, config):
+    """A warning (an error under -W) for every name ``mechsim`` exports that api/index.rst does not list."""
+    from sphinx.util import logging
+    listed = set(re.findall(r"^   (\w+)$", (DOCS / "api" / "index.rst").read_text(encoding="utf-8"), flags=re.M))
+    for name in mechsim.__all__:
+        if name not in listed:
+            logging.getLogger(__name__).warning(
+                f"mechsim exports {name!r}, which docs/api/index.rst does not list: add it to one of its sections")
+
+
+def setup(app):
+    app.connect("config-inited", _unlisted_exports)
