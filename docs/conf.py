@@ -30,6 +30,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "myst_parser",
     "mechsim_gallery",
+    "mechsim_citations",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
