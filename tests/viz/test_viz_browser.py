@@ -1,7 +1,7 @@
 """The animation page in a real browser: Debian's chromium, headless, driven by Playwright pointed at
-it (no browser download). Skipped where chromium or playwright is missing; .ci/run installs both."""
+it (no browser download; the browser fixture, conftest.py). Skipped where chromium or playwright is
+missing; .ci/run installs both."""
 import io
-import shutil
 
 import numpy as np
 import pytest
@@ -9,31 +9,15 @@ import pytest
 import mechsim as ms
 
 pytestmark = pytest.mark.browser
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 BODIES = ["crank", "coupler", "rocker"]
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
-    with sync_playwright() as playwright:
-        # swiftshader: WebGL on the CPU, as on a machine without a GPU
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--enable-unsafe-swiftshader"])
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def page(browser, four_bar_2s, tmp_path_factory):
+def page(watched_page, four_bar_2s, tmp_path_factory):
     """The four-bar's page (2 s at 30 frames/s, convex hulls, a trace) loaded, with what it logged."""
     path = ms.animate(four_bar_2s, tmp_path_factory.mktemp("page") / "four_bar.html", bodies="hull",
                       traces=[("coupler", "tip")])
-    page = browser.new_page(viewport={"width": 800, "height": 560})
-    page.problems = []
-    page.on("console", lambda message: page.problems.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: page.problems.append(str(error)))
+    page = watched_page(viewport={"width": 800, "height": 560})
     page.goto(path.as_uri())
     page.wait_for_function("window.mechsim !== undefined", timeout=20000)
     yield page

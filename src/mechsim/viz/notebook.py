@@ -46,8 +46,9 @@ def result_html(res):
     rows += _stats_rows(res.stats)
     rows += [("signals", _counted(Counter(signal_groups(res).values())))]
     png = quick_plot(res)
-    image = f'<br><img alt="coordinates against time" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
-    return _box(title, _table(rows) + (image if png else ""), failed=not res.success)
+    image = f'<br><img alt="coordinates against time" src="data:image/png;base64,{base64.b64encode(png).decode()}">' \
+        if png else ""
+    return _box(title, _table(rows) + image, failed=not res.success)
 
 
 def _counted(counts):
