@@ -4,7 +4,7 @@ Nothing is run: each page shows what examples/README.md's tables say of the exam
 how to run it), the images committed beside the examples (any ``.png``/``.svg``/``.jpg``/``.gif`` under
 examples/, outside ``out/``, whose name is the example's or starts with it followed by ``_`` or ``-``,
 a longer example name winning: ``slider_crank_free.png`` goes to ``slider_crank_free`` where that
-example exists), its committed animations (``.html`` pages, shown in a frame, and ``.mp4``), the
+example exists), its committed animations (``.gif``, ``.mp4``, and ``.html`` pages shown in a frame), the
 script and its model files. So a new plot committed under examples/ appears on its page on the next
 build, with no change here.
 
@@ -17,7 +17,7 @@ import re
 import shutil
 from pathlib import Path
 
-IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif")
+IMAGE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif")    # .gif: shown as an animation
 ANIMATION_SUFFIXES = (".html", ".mp4")
 SKIPPED_DIRS = {"out", "reference", "__pycache__"}
 NOT_EXAMPLES = {"readme_stills"}          # a tool (photographs pages for the README), not an example
@@ -120,8 +120,8 @@ def example_page(name, script, rows, files, gallery, examples):
         if len(docstring) > 2:
             lines += ["```text", docstring[1].strip(), "```", ""]
         lines += ["```bash", f"python examples/{name}.py", "```", ""]
-    images = [p for p in files if p.suffix.lower() in IMAGE_SUFFIXES]
-    animations = [p for p in files if p.suffix.lower() in ANIMATION_SUFFIXES]
+    images = [p for p in files if p.suffix.lower() in IMAGE_SUFFIXES and p.suffix.lower() != ".gif"]
+    animations = [p for p in files if p.suffix.lower() in ANIMATION_SUFFIXES + (".gif",)]
     if images:
         lines += ["## Figures", ""]
         for path in images:
@@ -131,7 +131,10 @@ def example_page(name, script, rows, files, gallery, examples):
         lines += ["## Animation", ""]
         for path in animations:
             target = f"../{ANIMATIONS}/{path.name}"
-            if path.suffix.lower() == ".html":
+            if path.suffix.lower() == ".gif":
+                lines += [f"```{{image}} {relative(path, gallery)}", f":alt: {path.name}, from examples/{name}.py",
+                          ":width: 100%", "```", ""]
+            elif path.suffix.lower() == ".html":
                 lines += ["```{raw} html",
                           f'<iframe src="{target}" style="width:100%;height:480px;border:0" '
                           f'title="{path.name}" loading="lazy"></iframe>',
