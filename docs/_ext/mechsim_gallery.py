@@ -110,7 +110,7 @@ def example_page(name, script, rows, files, gallery, examples):
         for first, what, run in rows:
             label = first.replace("`", "")
             if label != name:
-                lines += [f"**{label}**", ""]
+                lines += [f"## `{label}`" if "," not in label else f"## {first}", ""]
             lines += [what.replace("<br>", " "), ""]
             commands = [c for c in CODE_SPAN.findall(run)]
             if commands:
