@@ -15,7 +15,7 @@ import mechsim as ms
 from mechsim.results.result import CoupledResult, Outcome, Result
 from mechsim.viz import notebook
 
-FOUR_BAR = Path(__file__).resolve().parents[2] / "examples" / "four_bar.yaml"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ODD = '<b>"odd" & \'name\'</b>'        # markup, quotes and an ampersand in every name the user gives
 ODD_INPUT = '<i>"u"&\'v\'</i>'             # an input's name has no spaces
 
@@ -105,13 +105,21 @@ def test_a_coupled_result_names_its_subsystems_groups_and_coordinates(four_bar_2
 
 
 def test_model_shows_its_tree_loops_and_elements():
-    m = ms.load(FOUR_BAR)
+    m = ms.load(EXAMPLES / "four_bar.yaml")
     page = m._repr_html_()
     assert "3 bodies, 4 joints (1 cut, closing 1 loop); gravity (0, -9.81, 0)" in page
     assert ("<pre>ground\n├─ j1 (revolute) → crank\n│  └─ j2 (revolute) → coupler\n"
             "└─ j4 (revolute) → rocker</pre>") in page
     assert "<td>j3</td><td>revolute</td><td>j1 → j2 → j3 → j4</td><td>marked cut=True</td>" in page
     assert "<td>motor</td><td>joint_force</td><td>joints j1</td>" in page
+
+
+def test_model_lists_its_drivers_contacts_and_events():
+    crank = ms.load(EXAMPLES / "slider_crank.yaml")._repr_html_()
+    assert "<td>j1</td><td>joint j1, coordinate 0</td>" in crank
+    ramp = ms.load(EXAMPLES / "disk_on_ramp.yaml")._repr_html_()
+    assert "<td>ramp</td><td>rigid disk</td><td>disk on ground</td>" in ramp
+    assert "<td>friction</td><td>disk.position[0]</td>" in ramp
 
 
 def test_model_not_connected_to_ground_shows_why_and_its_joints():

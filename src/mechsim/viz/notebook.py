@@ -127,9 +127,8 @@ def model_html(model):
                            ("cut joint", "kind", "loop", "why cut"))]
     else:
         parts.append(_listing("joints", [(j.name, j.kind, f"{j.parent} → {j.child}") for j in model.joints.values()]))
-    for section in ("constraints", "drivers", "forces", "contacts"):
-        parts.append(_listing(section, [(item.name, getattr(item, "kind", ""), _acts_on(item))
-                                        for item in getattr(model, section).values()]))
+    for section, row in ELEMENT_ROWS.items():
+        parts.append(_listing(section, [row(item) for item in getattr(model, section).values()]))
     parts.append(_listing("inputs", [(name, f"default {value:g}") for name, value in model.inputs.items()]))
     parts.append(_listing("links", [(link.name, link.kind, f"in: {', '.join(link.inputs) or '-'}",
                                      f"out: {', '.join(link.outputs) or '-'}") for link in model.links.values()]))
@@ -170,13 +169,19 @@ def _listing(title, rows, header=None):
     return f"<div><i>{title}</i>{_table(rows, header)}</div>" if rows else ""
 
 
-def _acts_on(item):
-    """What a constraint, driver, force or contact connects: the joints it couples, or its bodies."""
-    if getattr(item, "joints_used", ()):
-        return "joints " + ", ".join(item.joints_used)
-    names = [getattr(item, key) for key in ("joint", "body_a", "body_b", "body", "surface")
-             if isinstance(getattr(item, key, None), str)]
-    return " – ".join(dict.fromkeys(names))
+def _acts_on(element):
+    """What a constraint or force element connects: the joints it couples, or its bodies."""
+    if element.joints_used:
+        return "joints " + ", ".join(element.joints_used)
+    return " – ".join(getattr(element, key) for key in ("body_a", "body_b", "body") if hasattr(element, key))
+
+
+ELEMENT_ROWS = {          # a Model's listing of each kind of element: one row per element
+    "constraints": lambda c: (c.name, c.kind, _acts_on(c)),
+    "drivers": lambda d: (d.name, f"joint {d.joint}, coordinate {d.coordinate}"),
+    "forces": lambda f: (f.name, f.kind, _acts_on(f)),
+    "contacts": lambda c: (c.name, f"{c.model} {c.shape}", f"{c.body} on {c.surface}"),
+}
 
 
 def _event_signal(event):
