@@ -20,6 +20,7 @@ The compiled loop does all of this itself for a contact point's bounce while eve
 (dynamics/impacts.py; integrators/explicit.py ``jumped``); the driver logs those bounces after each
 chunk (``_log_bounces``).
 """
+import copy
 import warnings
 import weakref
 from collections import namedtuple
@@ -473,6 +474,31 @@ class Driver:
             y = self._switch_mode(t, y)
         self.restart(t, y)
 
+    def hold_inputs(self, values):
+        """Input values from the instant reached on (a stepped run's, simulation/stepping.py), as a sampled
+        controller's commands: a restart there when they change."""
+        t, y = self.stepper.t, self.stepper.y.copy()
+        changed = {name: value for name, value in values.items() if self.inputs.values.get(name) != value}
+        if not changed:
+            return
+        for name, value in changed.items():
+            self.inputs.set(name, float(value), t)
+        if not self.modes.consistent(t, y):
+            y = self._switch_mode(t, y)
+        self.restart(t, y)
+
+    def restore(self, snapshot):
+        """Go on from a stepped run's Snapshot (simulation/stepping.py): its state, inputs and mode."""
+        if snapshot.cm is not self.cm:
+            raise ModelError("restore(): the snapshot is of another run, or of this one before an event action "
+                             "edited its model")
+        self.modes.mode.__dict__.update(copy.deepcopy(snapshot.mode).__dict__)   # the mode the switches share
+        for name, value in snapshot.inputs.items():
+            self.inputs.set(name, value, snapshot.t)
+        self.fired[:], self.time_stops, self.ended = snapshot.fired, list(snapshot.time_stops), snapshot.ended
+        self._close_part()
+        self.restart(snapshot.t, self.modes.use_mode(snapshot.t, snapshot.y))
+
     def restart(self, t, y, quiet=()):
         """Start the stepper again at (t, y): a new derivative and starting step, no history; a new
         compiled stepper when an action's edit recompiled the model (a new Plant: another problem)."""
@@ -489,9 +515,11 @@ class Driver:
     def run(self):
         """Integrate to t_end with the run's I/O links open; returns (success, message)."""
         with self.inputs.links_open():
-            return self._integrate()
+            self.start()
+            return self.advance(self.t_end)
 
-    def _integrate(self):
+    def start(self):
+        """The run at t0: inputs, modes and the stepper started, the first outputs recorded."""
         t, y = self.t0, self.y0
         self.inputs.start(t, y)
         # With nothing in Python looking at the state (events, modes, a controller, a link), the compiled stepper's
@@ -509,26 +537,34 @@ class Driver:
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
         self.pace = (0, t)
+        self.ended = False                  # a termination event ended the run
         if self.t_eval is None:
             self.record([t], [y])
-            T, Y = np.empty(CHUNK), np.empty((CHUNK, y.size))
+            self.out = np.empty(CHUNK), np.empty((CHUNK, y.size))
         else:
-            T, Y = np.empty(len(self.t_eval)), np.empty((len(self.t_eval), y.size))
+            self.out = np.empty(len(self.t_eval)), np.empty((len(self.t_eval), y.size))
             self.n_out = int(np.searchsorted(self.t_eval, t, side="right"))
             self.record(self.t_eval[:self.n_out], [y] * self.n_out)
-        progress = Progress(self.t0, self.t_end, bool(self.opts["progress"]))
         factor = realtime_factor(self.opts["realtime"])
         self.pacer = None if factor is None else Pacer(factor, t, float(self.opts["h"]), self.solver_name)
         # one step per call where Python looks at every step: Python conditions, the Python backend (a failure
         # raised inside a step then keeps every step before it) and a paced run
-        per_step = bool(self.python_events) or self.backend == "python" or self.pacer is not None
+        self.per_step = bool(self.python_events) or self.backend == "python" or self.pacer is not None
+
+    def advance(self, t_stop):
+        """Integrate from where the run is to t_stop <= t_end, the mode, the stepper and its step size kept: a run
+        advanced in several calls is one run (a stop at t_stop that is no time event only shortens a step).
+        Returns (success, message)."""
+        progress = Progress(self.t0, self.t_end, bool(self.opts["progress"]))
+        T, Y = self.out
         try:
-            while self.stepper.t < self.t_end:
-                t_bound = self._next_stop(self.stepper.t)
+            while self.stepper.t < t_stop and not self.ended:
+                stop = self._next_stop(self.stepper.t)
+                t_bound = min(stop, t_stop)
                 n_start = self.n_out
                 if self.pacer is not None:
                     self.pacer.start(self.stepper.t)
-                status, n_out = self.stepper.advance(t_bound, 1 if per_step else CHUNK, self.t_eval is None,
+                status, n_out = self.stepper.advance(t_bound, 1 if self.per_step else CHUNK, self.t_eval is None,
                                                      self.t_eval if self.t_eval is not None else T[:0], 0 if
                                                      self.t_eval is None else self.n_out, T, Y)
                 if self.pacer is not None:
@@ -542,17 +578,20 @@ class Driver:
                 self._log_bounces()
                 if status not in (OK, PAUSED, EVENT):
                     raise StepError(self._status_message(status, self.stepper.t))
-                if status == EVENT or per_step and (self.python_events or self.backend == "python" and self.events):
+                if status == EVENT or self.per_step and (self.python_events or self.backend == "python" and
+                                                         self.events):
                     self._scan(self.stepper.t_old, self._located() if status == EVENT and not self.python_events else
                                None)
-                if self.stepper.t >= t_bound and t_bound < self.t_end:
-                    self._stop_at(t_bound, self.stepper.y.copy())
+                if self.stepper.t >= stop and stop < self.t_end:
+                    self._stop_at(stop, self.stepper.y.copy())
                 self._check_pace()
                 progress(self.stepper.t)
         except Stop:
-            return True, "A termination event occurred."
+            self.ended = True
         finally:
             progress.close()
+        if self.ended:
+            return True, "A termination event occurred."
         return True, "The solver successfully reached the end of the integration interval."
 
     def _check_pace(self):
