@@ -1,5 +1,5 @@
-"""ms.animate: frames resampled from the Result, the self-contained page and its data, GIFs, errors;
-res.plot with units."""
+"""ms.animate: frames resampled from the Result, the self-contained page and its data, GIFs, errors
+(res.plot: test_viz_plot.py)."""
 import base64
 import json
 import re
@@ -133,27 +133,3 @@ def test_bad_input_gives_one_clear_error(four_bar_2s, tmp_path):
 
 
 # ------------------------------------------------------------------------------ plots
-def test_plot_labels_axes_with_units(four_bar_2s, tmp_path):
-    pytest.importorskip("matplotlib")
-    figure = four_bar_2s.plot(["j1.q", "j1.v", "j1.force", "crank.position", "j3.reaction"], path=tmp_path / "p.png")
-    labels = [ax.get_ylabel() for ax in figure.axes]
-    assert labels == ["j1.q (rad)", "j1.v (rad/s)", "j1.force (N·m)", "crank.position (m)", "j3.reaction"]
-    legend = [text.get_text() for text in figure.axes[-1].get_legend().get_texts()]
-    assert legend[0] == "j3.reaction[0] (N·m)" and legend[3] == "j3.reaction[3] (N)"
-    assert figure.axes[-1].get_xlabel() == "t (s)" and (tmp_path / "p.png").stat().st_size > 0
-    with pytest.raises(ms.MechsimError, match="unknown signal 'j9.q'"):
-        four_bar_2s.plot(["j9.q"])
-
-
-def test_units_of_prismatic_spherical_and_gear_signals():
-    from mechsim.viz.plot import signal_units
-    m = ms.Model("m")
-    for name in ("a", "b", "c"):
-        m.add_body(name, mass=1, inertia=(1, 1, 1))
-    m.add_joint("slide", "prismatic", "ground", "a")
-    m.add_joint("ball", "spherical", "a", "b")
-    m.add_joint("hinge", "revolute", "b", "c")
-    m.add_constraint("g", "gear", joints=("slide", "hinge"), ratio=2.0)
-    assert signal_units(m, "slide.a") == ["m/s²"] and signal_units(m, "slide.force") == ["N"]
-    assert signal_units(m, "ball.q") == [""] * 4 and signal_units(m, "ball.v") == ["rad/s"] * 3
-    assert signal_units(m, "g.reaction") == ["N"] and signal_units(m, "c.acceleration")[3:] == ["m/s²"] * 3

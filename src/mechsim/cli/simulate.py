@@ -1,5 +1,5 @@
 """``mechsim simulate``: run a model and write, plot, animate or summarize the results."""
-from ..viz.plot import plot
+from ..viz.plot import MAX_PANELS, default_signals, plan, plot
 from .animate import add_animation_options, check_animation, write_animation
 from .common import (OUTPUT_SUFFIXES, PLOT_SUFFIXES, add_model_argument, add_simulate_options, check_target,
                      final_values, known_signals, load_model, names, realtime_summary, require_matplotlib, run,
@@ -16,7 +16,8 @@ def add_parser(commands):
     parser.add_argument("--plot", metavar="PATH", help="plot the signals to this .png (.pdf, .svg) file")
     parser.add_argument("--signals", type=names, metavar="NAMES",
                         help="comma-separated signals to write, plot and summarize (default: all signals "
-                             "in the output file, every joint's .q in the plot and the summary)")
+                             "in the output file, every joint's .q in the plot and the summary; the plot gives "
+                             f"{MAX_PANELS} axes at most, the signals past them drawn together)")
     parser.add_argument("--udp", metavar="PORT:HOST:PEER_PORT",
                         help="exchange with another program over UDP at every step: receive the model's inputs on "
                              "PORT, send every joint's .q and .v to HOST:PEER_PORT (packets: SPEC C13; use with "
@@ -56,7 +57,7 @@ def simulate(args):
     if args.udp:
         options["links"] = [udp_link(model, args.udp)]
     result = run(model, options, args.output, signals)
-    shown = signals or [name for name in model.signals() if name.endswith(".q")]
+    shown = signals or default_signals(model)
     for record in result.events:
         print(f"event at t = {record.time:.9g}: {record.kind} {record.name}: {record.detail}")
     if "realtime" in result.stats:
@@ -73,7 +74,8 @@ def simulate(args):
                          *final_values(result, shown)]))
     if args.plot:
         with writing(args.plot):
-            plot(result, shown, args.plot)
-        print(f"wrote {args.plot}")
+            plot(result, signals, args.plot)
+        notes = [f"plot: {panel.note}" for panel in plan(result, signals) if panel.note]
+        print("\n".join([f"wrote {args.plot}", *notes]))
     if args.animate:
         write_animation(result, args.animate, args)

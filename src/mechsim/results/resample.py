@@ -1,4 +1,5 @@
-"""A run's Result at other times than its samples (the frames of an animation, viz/animate.py)."""
+"""A run's Result at other times than its samples: the frames of an animation (viz/animate.py), more
+times between its samples for a plot (viz/plot.py)."""
 import numpy as np
 
 from ..dynamics.kernels import kinematic_map, normalize_quaternions
@@ -25,24 +26,69 @@ def resample(res, times):
         # sample of the part after it
         return JoinedResult([resample(p, np.clip(times[part == i], p.t[0], p.t[-1]))
                              for i, p in enumerate(res.parts) if np.any(part == i)])
-    return _hermite(res, times)
+    k0 = np.clip(np.searchsorted(res.t, times, side="right") - 1, 0, len(res.t) - 1)
+    h = res.t[np.minimum(k0 + 1, len(res.t) - 1)] - res.t[k0]
+    return _hermite(res, k0, np.divide(times - res.t[k0], h, out=np.ones_like(times), where=h > 0))
 
 
-def _hermite(res, times):
+def densify(res, tolerance=1e-3, most=20_000):
+    """The Result of the same run with times added between its samples wherever a straight segment
+    between two of them strays from the motion by more than ``tolerance`` times a coordinate's range
+    over the run (for drawing: a parabola of a flight as a curve, not a chord). Every sample is kept as
+    it is (both of an impact's pair); the added ones are cubic Hermite, as resample's. The stray of the
+    cubic through a step of length h is at most h max(|qdot0 - s|, |qdot1 - s|) / 4, s the chord's
+    slope (h^2 |qddot| / 8 on a parabola), and falls as the square of the spacing: a step gets
+    ceil(sqrt(stray / (tolerance * range))) - 1 times; at most ``most`` in all (fewer in each step
+    when more are asked)."""
+    if not len(res.t):
+        raise MechsimError("the result has no samples")
+    parts = res.parts if isinstance(res, JoinedResult) else [res]
+    span = np.ptp(res.q, axis=0)
+    scale = tolerance * np.maximum(span, 1e-9 * (1.0 + np.abs(res.q).max(axis=0)))
+    added = [_times_wanted(part, scale) for part in parts]
+    total = sum(int(a.sum()) for a in added)
+    if total > most:
+        added = [a * most // total for a in added]
+    dense = [_hermite(part, *_steps_split(part, a)) for part, a in zip(parts, added)]
+    if isinstance(res, JoinedResult):
+        return JoinedResult(dense, Outcome(res.success, res.message, res.events, res.stats))
+    dense[0].events, dense[0].stats = res.events, res.stats
+    return dense[0]
+
+
+def _times_wanted(res, scale):
+    """How many times each step of ``res`` needs inside it (densify)."""
+    t, q = res.t, res.q
+    h = np.diff(t)[:, None]
+    rates = _rates(res._cm, q, res.v, range(len(t)))
+    slope = np.divide(np.diff(q, axis=0), h, out=np.zeros_like(q[1:]), where=h > 0)
+    stray = h * np.maximum(np.abs(rates[:-1] - slope), np.abs(rates[1:] - slope)) / 4
+    wanted = np.ceil(np.sqrt((stray / scale).max(axis=1, initial=0.0))) - 1
+    return np.maximum(wanted, 0).astype(int)
+
+
+def _steps_split(res, added):
+    """(k0, s) of every sample of ``res`` followed by ``added[k]`` times evenly inside its step to the next."""
+    per_sample = np.append(added, 0) + 1
+    k0 = np.repeat(np.arange(len(res.t)), per_sample)
+    first = np.repeat(np.cumsum(per_sample) - per_sample, per_sample)
+    return k0, (np.arange(len(k0)) - first) / np.repeat(per_sample, per_sample)
+
+
+def _hermite(res, k0, s):
+    """The Result at the fractions ``s`` of the steps from samples ``k0`` to the next (module docstring)."""
     cm, t = res._cm, res.t
-    k0 = np.clip(np.searchsorted(t, times, side="right") - 1, 0, len(t) - 1)
     k1 = np.minimum(k0 + 1, len(t) - 1)
-    h = t[k1] - t[k0]
-    s = np.divide(times - t[k0], h, out=np.ones_like(times), where=h > 0)[:, None]
-    h = h[:, None]
+    h = (t[k1] - t[k0])[:, None]
+    s = s[:, None]
     rates = _rates(cm, res.q, res.v, np.union1d(k0, k1))
     q = ((2 * s ** 3 - 3 * s ** 2 + 1) * res.q[k0] + (s ** 3 - 2 * s ** 2 + s) * h * rates[k0]
          + (3 * s ** 2 - 2 * s ** 3) * res.q[k1] + (s ** 3 - s ** 2) * h * rates[k1])
     for row in q:
         normalize_quaternions(cm.quat_q, row)
     linear = lambda a: (1 - s) * a[k0] + s * a[k1]
-    return Result(cm, times, q, linear(res.v), linear(res.u_force), tau=linear(res.tau), mode=res.mode,
-                  outcome=Outcome(res.success, res.message))
+    return Result(cm, t[k0] + s[:, 0] * h[:, 0], q, linear(res.v), linear(res.u_force), tau=linear(res.tau),
+                  mode=res.mode, outcome=Outcome(res.success, res.message))
 
 
 def _rates(cm, Q, V, samples):

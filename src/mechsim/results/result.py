@@ -370,11 +370,12 @@ class Result:
         """Write the signals to .csv (first column t) or .npz."""
         save_columns(path, self.flat_columns(signals))
 
-    def plot(self, signals, path=None):
-        """Plot signals against time, units on the axes (viz/plot.py); written to ``path`` when given;
-        returns the matplotlib Figure."""
+    def plot(self, signals=None, path=None, max_panels=None):
+        """Plot signals (default: every joint's .q) against time, one unit per axis and named in its
+        label, ``max_panels`` axes at most (default 8; the rest drawn together; viz/plot.py); written
+        to ``path`` when given; returns the matplotlib Figure."""
         from ..viz.plot import plot
-        return plot(self, signals, path)
+        return plot(self, signals, path, max_panels)
 
     def __repr__(self):
         span = f"t = {self.t[0]:g} … {self.t[-1]:g}" if len(self.t) else "empty"

@@ -1,17 +1,38 @@
-"""Plots of result signals against time (SPEC C9, ``res.plot``), with units on the axes, drawn on
-matplotlib's Agg canvas.
+"""Plots of result signals against time (SPEC C9, ``res.plot``), drawn on matplotlib's Agg canvas: one
+quantity per axis, its unit in the axis label; a signal whose components have different units (a planar
+joint's x, y, angle) on one axis per unit; at most ``max_panels`` axes, the other signals thin on one
+axis per unit with a note on how to choose; drawn from a Result densified between its samples
+(results/resample.py densify), so that a flight's parabola shows as a curve.
+
+``draw`` and ``unit_problems`` hold any figure to the same rule (the example scripts' figures): every
+line is drawn with its unit, an axis takes lines of one unit, and its label names it.
 
 matplotlib is imported only when a plot is drawn, and pyplot never: plotting changes no global
 matplotlib state, so it is safe inside interactive sessions and in worker processes.
 """
+import weakref
+from collections import namedtuple
+
 import numpy as np
 
 from ..errors import MechsimError
 from ..modeling.primitives import PRIMITIVES
 
+MAX_PANELS = 8          # axes of a plot at most, unless asked for more
 BODY_UNITS = {"position": ["m"] * 3, "rotation": [""] * 9, "quat": [""] * 4, "velocity": ["m/s"] * 3,
               "omega": ["rad/s"] * 3, "acceleration": ["rad/s²"] * 3 + ["m/s²"] * 3}
+CONTACT_UNITS = {"normal_force": ["N"], "friction_force": ["N"] * 3, "slip_velocity": ["m/s"] * 3, "gap": ["m"],
+                 "mode": [""]}
+BUSHING_UNITS = {"translation": ["m"] * 3, "angles": ["rad"] * 3, "force": ["N"] * 3, "torque": ["N·m"] * 3}
 WRENCH = ["N·m"] * 3 + ["N"] * 3
+TIME = "s"
+
+Line = namedtuple("Line", "label signal column")
+Line.__doc__ = "A line of a plot: its legend label, the signal and the column of its values (row-major)."
+Panel = namedtuple("Panel", "quantity unit lines note", defaults=("",))
+Panel.__doc__ = "An axis of a plot: what it shows, the unit of all its Lines, and a note as its title ('' for none)."
+
+UNITS = weakref.WeakKeyDictionary()      # line drawn by draw() -> (x unit, y unit)
 
 
 def load_matplotlib():
@@ -24,52 +45,180 @@ def load_matplotlib():
     return Figure, FigureCanvasAgg
 
 
+# ---------------------------------------------------------------- units
 def signal_units(model, name):
-    """The unit of each component of a signal (row-major, as in saved files; "" for none)."""
+    """The unit of each component of a signal (row-major, as in saved files; "" for a pure number),
+    or None for a signal this table does not know."""
     section, owner, kind = model.compile().signals.get(name) or (None, None, None)
-    if section == "joints" and kind in ("q", "v", "a", "force"):
-        return [u for ptype, _, _ in model.joints[owner].primitives for u in PRIMITIVES[ptype].units[kind]]
-    if section == "constraints" and model.constraints[owner].joints_used:       # a coordinate coupling's multiplier
-        return signal_units(model, f"joints.{model.constraints[owner].joints_used[0]}.force")
-    if kind == "reaction":
-        return WRENCH
-    if section == "bodies" and kind in BODY_UNITS:
+    if section == "joints":
+        return WRENCH if kind == "reaction" else _joint_units(model.joints[owner], kind)
+    if section == "constraints":
+        used = model.constraints[owner].joints_used          # a coordinate coupling's multiplier
+        return signal_units(model, f"joints.{used[0]}.force") if used else WRENCH
+    if section == "bodies":
         return BODY_UNITS[kind]
-    return []
+    if section == "contacts":
+        return CONTACT_UNITS[kind]
+    if section == "forces":
+        return _element_units(model, model.forces[owner], kind)
+    return None
 
 
-def plot(result, signals, path=None):
-    """One subplot per signal of ``result`` against time, each axis labelled with its unit; vector
-    signals get one line per component, labelled ``name[i]`` (row-major, as in saved files). The
-    title is the model's name. Written to ``path`` when given (PNG, or another format matplotlib
-    writes, chosen by the suffix); returns the matplotlib Figure."""
+def _joint_units(joint, kind):
+    return [u for ptype, _, _ in joint.primitives for u in PRIMITIVES[ptype].units[kind]]
+
+
+def _element_units(model, element, kind):
+    if element.kind == "bushing":
+        return BUSHING_UNITS[kind]
+    if kind == "mode":
+        return [""]
+    if hasattr(element, "coordinate"):                       # on one joint coordinate: its force's unit
+        return [_joint_units(model.joints[element.joint], "force")[element.coordinate]]
+    if element.kind == "fixed_tendon":                       # sum c_i q_i over the joints' first coordinates
+        units = {_joint_units(model.joints[joint], "q")[0] for joint in element.joints}
+        length = units.pop() if len(units) == 1 else ""
+        return [length] if kind == "length" else [{"m": "N", "rad": "N·m"}.get(length, "")]
+    return None
+
+
+def with_unit(quantity, unit):
+    """An axis label: ``quantity (unit)``, or the quantity alone for a pure number."""
+    return f"{quantity} ({unit})" if unit else quantity
+
+
+# ---------------------------------------------------------------- which axes
+def default_signals(model):
+    """What a plot shows unless told: every joint's .q."""
+    return [name for name in model.signals() if name.endswith(".q")]
+
+
+def plan(result, signals=None, max_panels=MAX_PANELS):
+    """The Panels of a plot of ``signals`` (default: default_signals): one per signal and unit, in the
+    order given; past ``max_panels``, the signals after the first few drawn together on one Panel per
+    unit, whose note says how to choose. Unknown names raise MechsimError."""
+    names = default_signals(result.model) if signals is None else list(signals)
+    panels = [panel for name in names for panel in _signal_panels(result, name)]
+    if max_panels < 1:
+        raise MechsimError(f"plot: max_panels must be at least 1, got {max_panels}")
+    if len(panels) <= max_panels:
+        return panels
+    kept = max_panels - 1
+    while kept > 0 and kept + len({p.unit for p in panels[kept:]}) > max_panels:
+        kept -= 1
+    return panels[:kept] + _together(panels[kept:], len({p.lines[0].signal for p in panels[:kept]}), len(names))
+
+
+def _signal_panels(result, name):
+    """A signal's Panels: its components grouped by unit."""
+    try:
+        width = int(np.prod(np.shape(result[name])[1:]))
+    except (KeyError, MechsimError):
+        raise MechsimError(f"plot: unknown signal {name!r}; m.signals() lists the names") from None
+    units = signal_units(result.model, name)
+    units = units if units is not None and len(units) == width else [""] * width
+    panels = []
+    for unit in dict.fromkeys(units):
+        columns = [i for i, u in enumerate(units) if u == unit]
+        label = lambda i: name if width == 1 else f"{name}[{i}]"
+        panels.append(Panel(name, unit, [Line(label(i), name, i) for i in columns]))
+    return panels
+
+
+def _together(panels, shown, total):
+    """One Panel per unit for the signals past the first ``shown`` of ``total``, thin, with the note."""
+    together = []
+    for unit in dict.fromkeys(p.unit for p in panels):
+        lines = [line for p in panels if p.unit == unit for line in p.lines]
+        signals = list(dict.fromkeys(line.signal for line in lines))
+        note = (f"{len(signals)} more signals ({signals[0]} … {signals[-1]}), {shown} of {total} shown on axes "
+                "of their own; choose which with res.plot([...]) or mechsim simulate --signals a,b")
+        together.append(Panel(f"{len(signals)} more", unit, lines, note))
+    return together
+
+
+# ---------------------------------------------------------------- drawing
+def plot(result, signals=None, path=None, max_panels=None):
+    """Plot ``signals`` of ``result`` (default: every joint's .q) against time: one axis per signal and
+    unit, each labelled with its unit, a legend where it has more than one line; past ``max_panels``
+    axes (default MAX_PANELS), the rest on one axis per unit, thin, with a note. The title is the
+    model's name. Written to ``path`` when given (PNG, or another format matplotlib writes, chosen by
+    the suffix); returns the matplotlib Figure."""
     Figure, FigureCanvasAgg = load_matplotlib()
-    signals = [signals] if isinstance(signals, str) else list(signals)
-    if not signals:
-        raise MechsimError("plot: give at least one signal name")
-    values = [result[name] for name in signals]           # unknown names raise before drawing
-    figure = Figure(figsize=(8.0, 1.0 + 2.2 * len(signals)), layout="constrained")
+    signals = [signals] if isinstance(signals, str) else signals
+    if signals is not None and not list(signals):
+        raise MechsimError("plot: give at least one signal name, or none for every joint's .q")
+    drawn = dense(result)
+    panels = plan(drawn, signals, MAX_PANELS if max_panels is None else max_panels)
+    figure = Figure(figsize=(8.0, 1.2 + 2.0 * len(panels)), layout="constrained")
     FigureCanvasAgg(figure)
-    axes = figure.subplots(len(signals), 1, sharex=True, squeeze=False)[:, 0]
-    for ax, name, value in zip(axes, signals, values):
-        _draw(ax, result.t, name, value, signal_units(result.model, name))
-    axes[-1].set_xlabel("t (s)")
+    axes = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, panel in zip(axes, panels):
+        _draw_panel(ax, drawn, panel)
+    axes[-1].set_xlabel(with_unit("t", TIME))
     figure.suptitle(result.model.name)
     if path is not None:
         figure.savefig(path, dpi=100)
     return figure
 
 
-def _draw(ax, t, name, value, units):
-    value = np.asarray(value).reshape(len(t), -1)
-    units = units if len(units) == value.shape[1] else [""] * value.shape[1]
-    shared = units[0] if len(set(units)) == 1 else None
-    with_unit = lambda label, unit: f"{label} ({unit})" if unit else label
-    if value.shape[1] == 1:
-        ax.plot(t, value[:, 0])
-    else:
-        for i in range(value.shape[1]):
-            ax.plot(t, value[:, i], label=f"{name}[{i}]" if shared is not None else with_unit(f"{name}[{i}]", units[i]))
-        ax.legend(loc="best", fontsize="small")
-    ax.set_ylabel(with_unit(name, shared))
+def dense(result):
+    """``result`` with enough samples between its own to draw its motion as curves (results/resample.py
+    densify); a result of coupled subsystems as it is."""
+    from ..results.resample import densify      # imported here, not at start-up: it imports numba
+    from ..results.result import CoupledResult
+    return result if isinstance(result, CoupledResult) or len(result.t) < 2 else densify(result)
+
+
+def _draw_panel(ax, result, panel):
+    together = bool(panel.note)
+    for k, line in enumerate(panel.lines):
+        values = np.asarray(result[line.signal]).reshape(len(result.t), -1)[:, line.column]
+        style = dict(color="0.45", lw=0.6, label=panel.quantity if k == 0 else None) if together else \
+            dict(label=line.label)
+        draw(ax, result.t, values, panel.unit, **style)
+    ax.set_ylabel(with_unit(panel.quantity, panel.unit))
+    if len(panel.lines) > 1:
+        ax.legend(loc="best", fontsize="small", ncol=1 + len(panel.lines) // 5)
+    if panel.note:
+        ax.set_title(panel.note, fontsize="small", loc="left", wrap=True)
     ax.grid(True, alpha=0.3)
+
+
+def draw(ax, x, y, unit, x_unit=TIME, **style):
+    """``ax.plot(x, y, **style)`` of a quantity in ``unit`` against one in ``x_unit`` (a 3-D axis takes
+    ``zs=`` in the same unit as y), remembered for unit_problems; MechsimError when the axis already
+    shows another unit: a quantity of another unit goes on an axis of its own. Returns the lines."""
+    shown = {UNITS[line] for line in ax.lines if line in UNITS}
+    if shown and shown != {(x_unit, unit)}:
+        (x_shown, y_shown), = shown
+        raise MechsimError(f"this axis shows {y_shown or 'a pure number'} against {x_shown or 'a pure number'}: "
+                           f"draw {unit or 'a pure number'} against {x_unit or 'a pure number'} on an axis of its own")
+    lines = ax.plot(x, y, **style)
+    for line in lines:
+        UNITS[line] = (x_unit, unit)
+    return lines
+
+
+def unit_problems(figure):
+    """What in ``figure`` breaks "one quantity per axis, its unit in the label": a data line not drawn by
+    draw (its unit unknown), an axis whose lines have different units, a label that does not name the
+    unit (an x label may sit on an axis sharing x below). [] when nothing does. Lines across the whole
+    axis (axhline, axvline) are in the axis' unit by construction and not counted."""
+    problems = []
+    for k, ax in enumerate(figure.axes):
+        data_lines = [line for line in ax.lines if line.get_transform().contains_branch(ax.transData)]
+        where = f"axis {k} ({ax.get_ylabel() or ax.get_title() or 'unlabelled'!r})"
+        problems += [f"{where}: line {line.get_label()!r} drawn without a unit" for line in data_lines
+                     if line not in UNITS]
+        units = {UNITS[line] for line in data_lines if line in UNITS}
+        if len(units) > 1:
+            problems.append(f"{where}: lines of different units {sorted(units)}")
+        elif units:
+            (x_unit, y_unit), = units
+            x_labels = [a.get_xlabel() for a in ax.get_shared_x_axes().get_siblings(ax)]
+            if y_unit and not ax.get_ylabel().endswith(f"({y_unit})"):
+                problems.append(f"{where}: its y label does not name the unit {y_unit}")
+            if x_unit and not any(label.endswith(f"({x_unit})") for label in x_labels):
+                problems.append(f"{where}: its x label {ax.get_xlabel()!r} does not name the unit {x_unit}")
+    return problems
