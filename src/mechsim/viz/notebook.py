@@ -46,9 +46,12 @@ def result_html(res):
     rows += _stats_rows(res.stats)
     rows += [("signals", _counted(Counter(signal_groups(res).values())))]
     png = quick_plot(res)
-    image = f'<br><img alt="coordinates against time" src="data:image/png;base64,{base64.b64encode(png).decode()}">' \
-        if png else ""
-    return _box(title, _table(rows) + image, failed=not res.success)
+    plot = "" if png is None else f'<br><img alt="coordinates against time" src="data:image/png;base64,{_base64(png)}">'
+    return _box(title, _table(rows) + plot, failed=not res.success)
+
+
+def _base64(data):
+    return base64.b64encode(data).decode()
 
 
 def _counted(counts):
