@@ -62,9 +62,8 @@ def test_without_matplotlib_the_summary_has_no_plot(four_bar_2s, monkeypatch):
 
 
 def test_notebook_display_imports_without_matplotlib():
-    code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "import mechsim, mechsim.viz.notebook, mechsim.viz.animate, mechsim.results.result\n"
-            "assert mechsim.viz.notebook.quick_plot.__name__")
+    code = ("import sys; sys.modules['matplotlib'] = None\n"           # an import of matplotlib fails
+            "import mechsim, mechsim.viz.notebook, mechsim.viz.animate, mechsim.results.result")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
