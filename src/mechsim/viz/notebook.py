@@ -38,7 +38,7 @@ def result_html(res):
     statistics, signal groups and a quick plot of the position coordinates."""
     from ..results.result import CoupledResult
     title = (f"CoupledResult of {', '.join(res.parts)}" if isinstance(res, CoupledResult)
-             else f"{type(res).__name__} of {res.model.name}")
+             else f"Result of {res.model.name}")
     span = f"{res.t[0]:g} … {res.t[-1]:g} s" if len(res.t) else "empty"
     rows = [("t", span), ("samples", len(res.t)), ("success", "yes" if res.success else "no")]
     rows += [("message", res.message)] if res.message else []
