@@ -139,6 +139,22 @@ def test_plotted_flights_follow_their_parabolas(bouncing_ball):
     assert drawn < 2e-3 * span               # densify's tolerance, 1e-3 of the range, with slack for its bound
 
 
+def test_densified_velocity_follows_an_oscillation_between_long_steps():
+    """A mass on a spring (omega = 2 rad/s, amplitude 1 m) taken in DOP853's long steps: the velocity
+    between the samples is cubic Hermite with the accelerations, not the chord."""
+    m = ms.Model("spring", gravity=(0, 0, 0))
+    m.add_body("mass", mass=1.0, inertia=(1, 1, 1))
+    m.add_joint("x", "prismatic", parent="ground", child="mass", axis=(1, 0, 0), q0=1.0)
+    m.add_force("spring", "joint_spring_damper", joint="x", stiffness=4.0)
+    res = m.simulate(t_end=6.0, solver="DOP853", rtol=1e-8, atol=1e-8)
+    exact = lambda t: -2.0 * np.sin(2.0 * t)
+    fine = np.linspace(0.0, 6.0, 20001)
+    line_error = lambda t, v: np.abs(np.interp(fine, t, v) - exact(fine)).max()
+    dense = densify(res)
+    assert line_error(res.t, res["x.v"]) > 0.01 * 4.0                # the samples alone: chords
+    assert line_error(dense.t, dense["x.v"]) < 1e-3 * 4.0
+
+
 def test_densify_keeps_every_sample_and_the_pair_at_each_impact(bouncing_ball):
     dense = densify(bouncing_ball)
     kept = np.isin(dense.t, bouncing_ball.t)
