@@ -97,10 +97,12 @@ def plan(result, signals=None, max_panels=MAX_PANELS):
     """The Panels of a plot of ``signals`` (default: default_signals): one per signal and unit, in the
     order given; past ``max_panels``, the signals after the first few drawn together on one Panel per
     unit, whose note says how to choose. Unknown names raise MechsimError."""
-    names = default_signals(result.model) if signals is None else list(signals)
-    panels = [panel for name in names for panel in _signal_panels(result, name)]
     if max_panels < 1:
         raise MechsimError(f"plot: max_panels must be at least 1, got {max_panels}")
+    names = default_signals(result.model) if signals is None else list(signals)
+    if not names:
+        raise MechsimError("plot: the model has no joint coordinates to plot; name the signals (m.signals() lists them)")
+    panels = [panel for name in names for panel in _signal_panels(result, name)]
     if len(panels) <= max_panels:
         return panels
     kept = max_panels - 1
@@ -111,10 +113,7 @@ def plan(result, signals=None, max_panels=MAX_PANELS):
 
 def _signal_panels(result, name):
     """A signal's Panels: its components grouped by unit."""
-    try:
-        width = int(np.prod(np.shape(result[name])[1:]))
-    except (KeyError, MechsimError):
-        raise MechsimError(f"plot: unknown signal {name!r}; m.signals() lists the names") from None
+    width = int(np.prod(np.shape(result[name])[1:]))            # an unknown name raises, saying so
     units = signal_units(result.model, name)
     units = units if units is not None and len(units) == width else [""] * width
     panels = []
