@@ -47,7 +47,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 REFERENCE = Path(__file__).resolve().parent / "reference" / "andrews_squeezer.json"
@@ -151,12 +151,13 @@ def plot(res):
         return
     a1, a2 = fig.subplots(1, 2)
     for name in ANGLES:
-        a1.plot(res.t * 1e3, np.mod(res[f"{name}.q"] + np.pi, 2 * np.pi) - np.pi, label=name)
+        draw(a1, res.t * 1e3, np.mod(res[f"{name}.q"] + np.pi, 2 * np.pi) - np.pi, "rad", x_unit="ms", label=name)
     a1.set_xlabel("t (ms)")
     a1.set_ylabel("angle mod 2π (rad)")
     a1.legend(fontsize=7, ncol=2)
     a1.grid(True, alpha=0.3)
-    a2.semilogy(res.t * 1e3, np.maximum(res.constraint_error, 1e-17))
+    draw(a2, res.t * 1e3, np.maximum(res.constraint_error, 1e-17), "m", x_unit="ms")
+    a2.set_yscale("log")
     a2.set_xlabel("t (ms)")
     a2.set_ylabel("max |g| (m)")
     a2.set_title("loop-closure error")

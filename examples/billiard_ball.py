@@ -22,7 +22,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, RADIUS, SPEED, MU, RESTITUTION, G = 0.17, 0.0286, 2.0, 0.2, 0.5, 9.81
@@ -76,14 +76,15 @@ def plot(res, dropped):
     if fig is None:
         return
     a1, a2 = fig.subplots(1, 2)
+    res, dropped = dense(res), dense(dropped)
     for r, label in ((res, "struck"), (dropped, "dropped, backspin")):
-        a1.plot(r.t, r["ball.velocity"][:, 0], label=f"{label}: v")
-        a1.plot(r.t, -r["ball.omega"][:, 1] * -RADIUS, "--", lw=0.8, label=f"{label}: w r")
+        draw(a1, r.t, r["ball.velocity"][:, 0], "m/s", label=f"{label}: v")
+        draw(a1, r.t, r["ball.omega"][:, 1] * RADIUS, "m/s", ls="--", lw=0.8, label=f"{label}: ω r")
     a1.set_xlabel("t (s)")
-    a1.set_ylabel("m/s")
+    a1.set_ylabel("centre speed v, rim speed ω r (m/s)")
     a1.legend(fontsize=8)
     a1.grid(True, alpha=0.3)
-    a2.plot(dropped.t, dropped["ball.position"][:, 2] - RADIUS)
+    draw(a2, dropped.t, dropped["ball.position"][:, 2] - RADIUS, "m")
     a2.set_xlabel("t (s)")
     a2.set_ylabel("height above the cloth (m)")
     a2.grid(True, alpha=0.3)

@@ -21,7 +21,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, RADIUS, HEIGHT, RESTITUTION, G = 0.1, 0.05, 1.0, 0.8, 9.81
@@ -71,8 +71,9 @@ def plot(res, hits):
     if fig is None:
         return
     ax = fig.subplots()
-    ax.plot(res.t, res["height.q"])
-    ax.plot(hits, np.full(len(hits), RADIUS), "k.", ms=3, label="impacts")
+    d = dense(res)
+    draw(ax, d.t, d["height.q"], "m")
+    draw(ax, hits, np.full(len(hits), RADIUS), "m", color="k", ls="", marker=".", ms=3, label="impacts")
     ax.set_xlabel("t (s)")
     ax.set_ylabel("height of the centre (m)")
     ax.legend()

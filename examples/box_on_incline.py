@@ -19,7 +19,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, SIZE, STATIC, KINETIC, G = 3.0, (0.4, 0.3, 0.2), 0.5, 0.4, 9.81
@@ -64,15 +64,20 @@ def main():
 
 
 def plot(res):
-    fig = new_figure(figsize=(8, 4))
+    fig = new_figure(figsize=(8, 5))
     if fig is None:
         return
-    ax = fig.subplots()
-    ax.plot(res.t, res["box.position"][:, 0], label="x down the slope (m)")
-    ax.plot(res.t, res["floor.friction_force"][:, 0], label="friction force (N)")
-    ax.set_xlabel("t (s)")
-    ax.legend()
-    ax.grid(True, alpha=0.3)
+    position, force = fig.subplots(2, 1, sharex=True)
+    d = dense(res)
+    draw(position, d.t, d["box.position"][:, 0], "m")
+    position.set_ylabel("box x (m)")
+    draw(force, d.t, d["floor.friction_force"][:, 0], "N")
+    force.set_ylabel("friction force x (N)")
+    force.axhline(0.0, color="k", lw=0.5)
+    force.ticklabel_format(axis="y", useOffset=False)
+    force.set_xlabel("t (s)")
+    for ax in (position, force):
+        ax.grid(True, alpha=0.3)
     fig.suptitle("A box sliding down a 30 deg incline (static 0.5, kinetic 0.4)")
     save(fig, "box_on_incline")
 

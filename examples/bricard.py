@@ -43,7 +43,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, LENGTH, G = 1.0, 1.0, 9.81
@@ -245,12 +245,12 @@ def plot(res, p3, E):
         return
     a1, a2 = fig.subplots(1, 2)
     for i, axis in enumerate("xyz"):
-        a1.plot(res.t, p3[:, i], label=f"P3 {axis}")
+        draw(a1, res.t, p3[:, i], "m", label=f"P3 {axis}")
     a1.set_xlabel("t (s)")
-    a1.set_ylabel("m")
+    a1.set_ylabel("position of P3 (m)")
     a1.legend()
     a1.grid(True, alpha=0.3)
-    a2.plot(res.t, E - E[0])
+    draw(a2, res.t, E - E[0], "J")
     a2.set_xlabel("t (s)")
     a2.set_ylabel("E - E(0) (J)")
     a2.grid(True, alpha=0.3)

@@ -37,7 +37,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 # parameters (ours; the paper does not give numbers)
@@ -97,16 +97,18 @@ def main(argv=()):
 
 
 def plot(res, q1, q2):
-    fig = new_figure(figsize=(7, 3.5))
+    fig = new_figure(figsize=(7, 4.5))
     if fig is None:
         return
-    ax = fig.subplots()
-    ax.plot(res.t, q1, label="q1 cart (m)")
-    ax.plot(res.t, q2, label="q2 rod (rad)")
-    ax.set_xlabel("t (s)")
-    ax.set_title("Pendulum on a cart (cf. Schlotter 2003, Fig. 6)")
-    ax.legend()
-    ax.grid(True, alpha=0.3)
+    cart, rod = fig.subplots(2, 1, sharex=True)
+    draw(cart, res.t, q1, "m")
+    cart.set_ylabel("q1 cart (m)")
+    draw(rod, res.t, q2, "rad")
+    rod.set_ylabel("q2 rod (rad)")
+    rod.set_xlabel("t (s)")
+    for ax in (cart, rod):
+        ax.grid(True, alpha=0.3)
+    fig.suptitle("Pendulum on a cart (cf. Schlotter 2003, Fig. 6)")
     save(fig, "cart_pendulum")
 
 
@@ -188,9 +190,11 @@ def plot_inverse(res, F_A, F_B, ref_A, ref_B):
     ax = fig.subplots()
     every = max(1, len(res.t) // 60)
     for F, ref, name in ((F_A, ref_A, "F_A"), (F_B, ref_B, "F_B")):
-        line, = ax.plot(res.t, F, label=f"{name} from m.kinematics (N)")
-        ax.plot(res.t[::every], ref[::every], "o", ms=3, color=line.get_color(), label=f"{name} eqs. (1)-(2)")
+        line, = draw(ax, res.t, F, "N", label=f"{name} from m.kinematics")
+        draw(ax, res.t[::every], ref[::every], "N", ls="", marker="o", ms=3, color=line.get_color(),
+             label=f"{name} eqs. (1)-(2)")
     ax.set_xlabel("t (s)")
+    ax.set_ylabel("force (N)")
     ax.set_title("Inverse dynamics, q1 = t, q2 = t (cf. Schlotter 2003, §3.4)")
     ax.set_ylim(-3.2, 4.2)
     ax.legend(fontsize=8, ncol=2, loc="upper center")
@@ -289,21 +293,23 @@ def main_linearize():
 
 
 def plot_linearize(lins, t, x_nl, x_lin):
-    fig = new_figure(figsize=(10, 3.5))
+    fig = new_figure(figsize=(10, 5))
     if fig is None:
         return
-    a1, a2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2, 1]})
-    a1.plot(t, x_nl[:, 1], label="q2 nonlinear (rad)")
-    a1.plot(t, x_lin[:, 1], "--", label="q2 linear")
-    a1.plot(t, 10 * x_nl[:, 0], label="10 q1 nonlinear (m)")
-    a1.plot(t, 10 * x_lin[:, 0], "--", label="10 q1 linear")
-    a1.set_xlabel("t (s)")
-    a1.set_title("small swing about the hanging rest")
-    a1.legend(fontsize=8)
-    a1.grid(True, alpha=0.3)
+    axes = fig.subplot_mosaic([["rod", "eig"], ["cart", "eig"]], gridspec_kw={"width_ratios": [2, 1]})
+    a2 = axes["eig"]
+    for key, k, unit, label in (("rod", 1, "rad", "q2 rod (rad)"), ("cart", 0, "m", "q1 cart (m)")):
+        draw(axes[key], t, x_nl[:, k], unit, label="nonlinear")
+        draw(axes[key], t, x_lin[:, k], unit, ls="--", label="linear")
+        axes[key].set_ylabel(label)
+        axes[key].legend(fontsize=8)
+        axes[key].grid(True, alpha=0.3)
+    axes["rod"].sharex(axes["cart"])
+    axes["cart"].set_xlabel("t (s)")
+    axes["rod"].set_title("small swing about the hanging rest")
     for case, marker in (("hanging", "o"), ("inverted", "x")):
         e = np.linalg.eigvals(lins[case].A)
-        a2.plot(e.real, e.imag, marker, label=case)
+        draw(a2, e.real, e.imag, "1/s", x_unit="1/s", ls="", marker=marker, label=case)
     a2.set_xlabel("Re s (1/s)")
     a2.set_ylabel("Im s (1/s)")
     a2.set_title("eig(A)")
@@ -458,27 +464,30 @@ def main_control():
 
 
 def plot_control(runs, res_pulse, x_nl, x_lin):
-    fig = new_figure(figsize=(11, 3.8))
+    fig = new_figure(figsize=(11, 7))
     if fig is None:
         return
-    a1, a2 = fig.subplots(1, 2)
+    axes = fig.subplot_mosaic([["rod", "pushed rod"], ["cart", "pushed cart"], [".", "push"]])
     for name, (_, res) in runs.items():
-        a1.plot(res.t, res["hinge.q"] - np.pi, label=f"q2 - pi (rad), {name}")
-        a1.plot(res.t, res["slide.q"], label=f"q1 (m), {name}")
-    a1.set_xlabel("t (s)")
-    a1.set_title("released 0.1 rad from upright")
-    a1.legend(fontsize=8)
-    a1.grid(True, alpha=0.3)
+        draw(axes["rod"], res.t, res["hinge.q"] - np.pi, "rad", label=name)
+        draw(axes["cart"], res.t, res["slide.q"], "m", label=name)
+    axes["rod"].set_title("released 0.1 rad from upright")
     t = res_pulse.t
-    a2.plot(t, [pulse(s) for s in t], label="tip force (N)")
-    a2.plot(t, x_nl[:, 0], label="q1 (m)")
-    a2.plot(t, 10 * x_nl[:, 1], label="10 (q2 - pi) (rad)")
-    a2.plot(t, x_lin[:, 0], "k--", lw=0.8, label="linear closed loop")
-    a2.plot(t, 10 * x_lin[:, 1], "k--", lw=0.8)
-    a2.set_xlabel("t (s)")
-    a2.set_title("push at the tip (cf. Fig. 13)")
-    a2.legend(fontsize=8)
-    a2.grid(True, alpha=0.3)
+    for key, k, unit in (("pushed rod", 1, "rad"), ("pushed cart", 0, "m")):
+        draw(axes[key], t, x_nl[:, k], unit, label="nonlinear")
+        draw(axes[key], t, x_lin[:, k], unit, color="k", ls="--", lw=0.8, label="linear closed loop")
+    draw(axes["push"], t, [pulse(s) for s in t], "N")
+    axes["pushed rod"].set_title("push at the tip (cf. Fig. 13)")
+    for key, label in (("rod", "q2 − π (rad)"), ("cart", "q1 (m)"), ("pushed rod", "q2 − π (rad)"),
+                       ("pushed cart", "q1 (m)"), ("push", "tip force (N)")):
+        axes[key].set_ylabel(label)
+        axes[key].grid(True, alpha=0.3)
+    for key in ("rod", "cart", "pushed rod", "pushed cart"):
+        axes[key].legend(fontsize=8)
+    for above, below in (("rod", "cart"), ("pushed rod", "push"), ("pushed cart", "push")):
+        axes[above].sharex(axes[below])
+    for key in ("cart", "push"):
+        axes[key].set_xlabel("t (s)")
     fig.suptitle("Inverted pendulum on a cart, PD cascade control (cf. Schlotter 2003, §3.6)")
     save(fig, "cart_pendulum_control")
 

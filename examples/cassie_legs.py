@@ -30,7 +30,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 CASSIE = Path(__file__).resolve().parents[1] / "tests" / "data" / "robots" / "cassie_v2.sdf"
@@ -82,9 +82,9 @@ def main():
         return
     ax = fig.add_subplot()
     for joint in PLOTTED:
-        ax.plot(res.t, res[f"{joint}.q"], label=joint)
-    ax.set_xlabel("t [s]")
-    ax.set_ylabel("joint angle [rad]")
+        draw(ax, res.t, res[f"{joint}.q"], "rad", label=joint)
+    ax.set_xlabel("t (s)")
+    ax.set_ylabel("joint angle (rad)")
     ax.set_title("Cassie's left leg hanging with its loops closed (pelvis welded)")
     ax.legend(fontsize=7)
     save(fig, "cassie_legs")

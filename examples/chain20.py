@@ -22,7 +22,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 N_LINKS = 20
@@ -101,15 +101,16 @@ def plot(res, tip):
     ax = fig.add_subplot(1, 2, 1, projection="3d")
     for k in np.linspace(0, len(res.t) - 1, 6).astype(int):
         pts = np.vstack([np.zeros(3)] + [res.point(link(i), (LINK_LENGTH, 0, 0))[k] for i in range(1, N_LINKS + 1)])
-        ax.plot(pts[:, 0], pts[:, 1], pts[:, 2], marker=".", ms=3, label=f"t = {res.t[k]:.1f} s")
-    ax.set_xlabel("X")
-    ax.set_ylabel("Y")
-    ax.set_zlabel("Z")
-    ax.legend(fontsize=7)
+        draw(ax, pts[:, 0], pts[:, 1], "m", x_unit="m", zs=pts[:, 2], marker=".", ms=3, label=f"t = {res.t[k]:.1f} s")
+    ax.set_xlabel("X (m)")
+    ax.set_ylabel("Y (m)")
+    ax.set_zlabel("Z (m)")
+    ax.legend(fontsize=7, loc="upper left")
     a2 = fig.add_subplot(1, 2, 2)
     for k, label in enumerate("XYZ"):
-        a2.plot(res.t, tip[:, k], label=f"tip {label} (m)")
+        draw(a2, res.t, tip[:, k], "m", label=f"tip {label}")
     a2.set_xlabel("t (s)")
+    a2.set_ylabel("tip of the last link (m)")
     a2.legend()
     a2.grid(True, alpha=0.3)
     fig.suptitle("20-link chain released from a bent pose")

@@ -20,7 +20,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 J1, J2, STATIC, KINETIC = 0.5, 2.0, 18.0, 12.0
@@ -58,16 +58,19 @@ def main():
 
 
 def plot(res, w1, w2):
-    fig = new_figure(figsize=(8, 4))
+    fig = new_figure(figsize=(8, 5))
     if fig is None:
         return
-    ax = fig.subplots()
-    ax.plot(res.t, w1, label="engine speed (rad/s)")
-    ax.plot(res.t, w2, label="load speed (rad/s)")
-    ax.plot(res.t, res["friction.force"], label="clutch torque (N m)", lw=0.8)
-    ax.set_xlabel("t (s)")
-    ax.legend()
-    ax.grid(True, alpha=0.3)
+    speed, torque = fig.subplots(2, 1, sharex=True)
+    draw(speed, res.t, w1, "rad/s", label="engine")
+    draw(speed, res.t, w2, "rad/s", label="load")
+    speed.set_ylabel("shaft speed (rad/s)")
+    speed.legend()
+    draw(torque, res.t, res["friction.force"], "N·m")
+    torque.set_ylabel("clutch torque (N·m)")
+    torque.set_xlabel("t (s)")
+    for ax in (speed, torque):
+        ax.grid(True, alpha=0.3)
     fig.suptitle("Friction clutch: locked, slipping under the brake, locked again")
     save(fig, "clutch")
 

@@ -35,7 +35,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 L1 = L2 = 1.0
@@ -110,9 +110,10 @@ def plot(runs):
         return
     a1, a2 = fig.subplots(1, 2)
     for law, res in runs.items():
+        res = dense(res)
         height, velocity = tip(res)
-        a1.plot(res.t, height, label=law)
-        a2.plot(res.t, velocity, label=law)
+        draw(a1, res.t, height, "m", label=law)
+        draw(a2, res.t, velocity, "m/s", label=law)
     a1.set_ylabel("P2 above the belt (m)")
     a2.axhline(VB, color="k", lw=0.5)
     a2.set_ylabel("P2 velocity along the belt (m/s)")

@@ -32,7 +32,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 PHI, MU, MASS, J, RADIUS, G = np.pi / 12, 0.5, 1.0, 0.5, 1.0, 9.81
@@ -117,7 +117,8 @@ def plot(res):
     if fig is None:
         return
     ax = fig.subplots()
-    ax.plot(res["roll.q"][:, 0], res["roll.q"][:, 1], label="centre of the disk (ramp frame)")
+    centre = dense(res)["roll.q"]
+    draw(ax, centre[:, 0], centre[:, 1], "m", x_unit="m", label="centre of the disk (ramp frame)")
     ax.axvline(L, color="k", lw=0.5)
     ax.set_xlabel("x along the ramp (m)")
     ax.set_ylabel("y off the ramp (m)")

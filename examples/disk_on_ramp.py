@@ -29,7 +29,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 PHI, MU, MASS, J, L, RADIUS, Q10, U10, U20, G = np.pi / 12, 0.2, 1.0, 0.5, 22.0, 1.0, 14.0, 7.0, -4.0, 9.81
@@ -82,20 +82,26 @@ def main():
 
 
 def plot(res):
-    fig = new_figure(figsize=(10, 4))
+    fig = new_figure(figsize=(10, 5))
     if fig is None:
         return
-    a1, a2 = fig.subplots(1, 2)
-    a1.plot(res.t, res["roll.q"][:, 0])
+    axes = fig.subplot_mosaic([["q", "slip"], ["q", "mode"]])
+    a1 = axes["q"]
+    res = dense(res)
+    draw(a1, res.t, res["roll.q"][:, 0], "m")
     a1.axhline(L, color="k", lw=0.5)
     a1.set_xlabel("t (s)")
     a1.set_ylabel("q1: centre along the ramp (m)")
     a1.grid(True, alpha=0.3)
-    a2.plot(res.t, res["roll.v"][:, 0] + RADIUS * res["roll.v"][:, 2], label="u1 + u2 (slip)")
-    a2.plot(res.t, res["ramp.mode"], label="mode (1 sliding, 2 rolling)")
-    a2.set_xlabel("t (s)")
-    a2.legend()
-    a2.grid(True, alpha=0.3)
+    draw(axes["slip"], res.t, res["roll.v"][:, 0] + RADIUS * res["roll.v"][:, 2], "m/s")
+    axes["slip"].set_ylabel("slip u1 + r u3 (m/s)")
+    draw(axes["mode"], res.t, res["ramp.mode"], "")
+    axes["mode"].set_yticks([0, 1, 2], ["open", "sliding", "rolling"])
+    axes["mode"].set_ylabel("contact mode")
+    axes["mode"].set_xlabel("t (s)")
+    axes["slip"].sharex(axes["mode"])
+    for ax in (axes["slip"], axes["mode"]):
+        ax.grid(True, alpha=0.3)
     fig.suptitle("Disk on a ramp with a friction-free zone (Gillespie et al. 2005, Example 1)")
     save(fig, "disk_on_ramp")
 

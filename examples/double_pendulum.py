@@ -19,7 +19,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, LENGTH = 1.0, 1.0
@@ -68,13 +68,13 @@ def plot(res, tip):
     if fig is None:
         return
     a1, a2 = fig.subplots(1, 2)
-    a1.plot(res.t, res["j1.q"], label="j1.q")
-    a1.plot(res.t, res["j2.q"], label="j2.q")
+    draw(a1, res.t, res["j1.q"], "rad", label="j1.q")
+    draw(a1, res.t, res["j2.q"], "rad", label="j2.q")
     a1.set_xlabel("t (s)")
-    a1.set_ylabel("rad")
+    a1.set_ylabel("joint angle (rad)")
     a1.legend()
     a1.grid(True, alpha=0.3)
-    a2.plot(tip[:, 0], tip[:, 1], lw=0.6)
+    draw(a2, tip[:, 0], tip[:, 1], "m", x_unit="m", lw=0.6)
     a2.set_aspect("equal")
     a2.set_title("tip of the lower rod")
     a2.set_xlabel("x (m)")

@@ -37,7 +37,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 CRANK_LENGTH, CRANK_MASS = 1.0, 1.0
@@ -125,14 +125,15 @@ def plot(res, driven):
     a1, a2 = fig.subplots(1, 2)
     for name in ("crank1", "crank2", "crank3", "coupler"):
         c = res.point(name, (CRANK_LENGTH / 2 if name != "coupler" else COUPLER_LENGTH / 2, 0, 0))
-        a2.plot(c[:, 0], c[:, 1], label=name)
+        draw(a2, c[:, 0], c[:, 1], "m", x_unit="m", label=name)
     tip = res.point("crank1", (CRANK_LENGTH, 0, 0))
-    a1.plot(res.t, tip[:, 0], label="x of crank 1's tip")
+    draw(a1, res.t, tip[:, 0], "m")
     a1.set_xlabel("t (s)")
-    a1.set_ylabel("m")
-    a1.legend()
+    a1.set_ylabel("X of crank 1's tip (m)")
     a1.grid(True, alpha=0.3)
     a2.set_aspect("equal")
+    a2.set_xlabel("X (m)")
+    a2.set_ylabel("Y (m)")
     a2.set_title("centres of mass")
     a2.legend(fontsize=8)
     fig.suptitle("Parallel five-bar (Del Citto, Pennestrì & Vita)" + (", crank driven at 6.28 rad/s" if driven else ""))

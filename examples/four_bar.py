@@ -32,7 +32,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 L0, L1, L2, L3 = 3.0, 1.0, 4.0, 2.5      # ground, crank, coupler, rocker (m)
@@ -137,9 +137,10 @@ def plot(runs, ref):
         return
     a1, a2 = fig.subplots(1, 2)
     for drift, res in runs.items():
-        a1.plot(res.t, res["j1.q"], label=drift)
-        a2.semilogy(res.t, np.maximum(res.constraint_error, 1e-17), label=drift)
-    a1.plot(ref["t"], ref["crank"], "k.", label="reference (Lagrange in θ)")
+        draw(a1, res.t, res["j1.q"], "rad", label=drift)
+        draw(a2, res.t, np.maximum(res.constraint_error, 1e-17), "m", label=drift)
+    draw(a1, ref["t"], ref["crank"], "rad", color="k", ls="", marker=".", label="reference (Lagrange in θ)")
+    a2.set_yscale("log")
     a1.set_xlabel("t (s)")
     a1.set_ylabel("crank angle θ (rad)")
     a1.legend()

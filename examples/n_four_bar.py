@@ -41,7 +41,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 N = 40                                  # the benchmark's number of four-bar windows
@@ -146,15 +146,15 @@ def plot(res, b0, phi_ref):
     if fig is None:
         return
     a1, a2 = fig.subplots(1, 2)
-    a1.plot(res.t, b0[:, 0], label="B0 x")
-    a1.plot(res.t, b0[:, 1], label="B0 y")
-    a1.plot(res.t, -LENGTH * np.sin(phi_ref), "k:", lw=0.8, label="exact")
-    a1.plot(res.t, LENGTH * np.cos(phi_ref), "k:", lw=0.8)
+    draw(a1, res.t, b0[:, 0], "m", label="B0 x")
+    draw(a1, res.t, b0[:, 1], "m", label="B0 y")
+    draw(a1, res.t, -LENGTH * np.sin(phi_ref), "m", color="k", ls=":", lw=0.8, label="exact")
+    draw(a1, res.t, LENGTH * np.cos(phi_ref), "m", color="k", ls=":", lw=0.8)
     a1.set_xlabel("t (s)")
-    a1.set_ylabel("m")
+    a1.set_ylabel("position of B0 (m)")
     a1.legend()
     a1.grid(True, alpha=0.3)
-    a2.plot(res.t, res["a0.q"] - phi_ref)
+    draw(a2, res.t, res["a0.q"] - phi_ref, "rad")
     a2.set_xlabel("t (s)")
     a2.set_ylabel("a0.q - exact (rad)")
     a2.grid(True, alpha=0.3)

@@ -26,7 +26,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 N, MASS, RADIUS, LENGTH, THETA0, RESTITUTION, G = 5, 0.1, 0.02, 0.3, 0.4, 1.0, 9.81
@@ -87,8 +87,9 @@ def plot(res):
     if fig is None:
         return
     ax = fig.subplots()
+    res = dense(res)
     for k in range(N):
-        ax.plot(res.t, res[f"swing{k}.q"], label=f"ball {k + 1}")
+        draw(ax, res.t, res[f"swing{k}.q"], "rad", label=f"ball {k + 1}")
     ax.set_xlabel("t (s)")
     ax.set_ylabel("angle (rad)")
     ax.legend()

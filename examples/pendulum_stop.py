@@ -22,7 +22,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, LENGTH, STOP, RESTITUTION, G = 1.0, 1.0, -1.0, 0.75, 9.81
@@ -67,16 +67,19 @@ def main():
 
 
 def plot(res):
-    fig = new_figure(figsize=(8, 4))
+    fig = new_figure(figsize=(8, 5))
     if fig is None:
         return
-    ax = fig.subplots()
-    ax.plot(res.t, res["hinge.q"], label="angle (rad)")
-    ax.plot(res.t, res["stop.force"], lw=0.8, label="stop torque (N m)")
-    ax.axhline(STOP, color="k", lw=0.5)
-    ax.set_xlabel("t (s)")
-    ax.legend()
-    ax.grid(True, alpha=0.3)
+    angle, torque = fig.subplots(2, 1, sharex=True)
+    d = dense(res)
+    draw(angle, d.t, d["hinge.q"], "rad")
+    angle.axhline(STOP, color="k", lw=0.5)
+    angle.set_ylabel("rod angle (rad)")
+    draw(torque, d.t, d["stop.force"], "N·m", lw=0.8)
+    torque.set_ylabel("stop torque (N·m)")
+    torque.set_xlabel("t (s)")
+    for ax in (angle, torque):
+        ax.grid(True, alpha=0.3)
     fig.suptitle(f"A pendulum hitting a stop, restitution {RESTITUTION}")
     save(fig, "pendulum_stop")
 

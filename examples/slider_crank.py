@@ -29,7 +29,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 R, L = 0.15, 0.5                          # crank radius, rod length (m)
@@ -101,17 +101,17 @@ def plot(res, driven):
     if fig is None:
         return
     a1, a2 = fig.subplots(1, 2)
-    a1.plot(res.t, res["slide.q"], label="slider x (mechsim)")
-    a1.plot(res.t, slider_position(res["j1.q"]), "--", label="closed form")
+    draw(a1, res.t, res["slide.q"], "m", label="mechsim")
+    draw(a1, res.t, slider_position(res["j1.q"]), "m", ls="--", label="closed form")
     a1.set_xlabel("t (s)")
-    a1.set_ylabel("m")
+    a1.set_ylabel("slider x (m)")
     a1.legend()
     a1.grid(True, alpha=0.3)
     if driven:
-        a2.plot(res.t, res["j1.force"])
-        a2.set_ylabel("driver torque (N m)")
+        draw(a2, res.t, res["j1.force"], "N·m")
+        a2.set_ylabel("driver torque (N·m)")
     else:
-        a2.plot(res.t, res["j1.v"])
+        draw(a2, res.t, res["j1.v"], "rad/s")
         a2.set_ylabel("crank speed (rad/s)")
     a2.set_xlabel("t (s)")
     a2.grid(True, alpha=0.3)

@@ -51,7 +51,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 G = 9.81
@@ -204,32 +204,39 @@ def main(argv=()):
                   f"{np.degrees(azc[sel][-1] - azc[sel][0]):.0f} deg in {tc[sel][-1] - tc[sel][0]:.2f} s")
     variant = ("_zero_g" if zero_g else "") + ("" if react else "_internal_torque")
     animate(res, "spherical_pendulum_flywheel" + variant)
-    plot(res, tilt, az, variant)
+    plot(res, variant)
     return res
 
 
-def plot(res, tilt, az, variant):
-    wheel = res["wheel.position"]
-    fig = new_figure(figsize=(11, 4.5))
+def plot(res, variant):
+    fig = new_figure(figsize=(11, 6))
     if fig is None:
         return
-    a1, a2 = fig.subplots(1, 2)
+    axes = fig.subplot_mosaic([["xy", "tilt"], ["xy", "azimuth"], ["xy", "spin"]])
+    d = dense(res)
+    wheel = d["wheel.position"]
     for lo, hi, label in ((0, T_ON, "free swing"), (T_ON, T_OFF, "spin-up"), (T_OFF, np.inf, "after the torque")):
-        k = (res.t >= lo) & (res.t <= hi)
+        k = (d.t >= lo) & (d.t <= hi)
         if k.any():
-            a1.plot(wheel[k, 0], wheel[k, 1], lw=0.8, label=label)
-    a1.set_aspect("equal")
-    a1.set_xlabel("X (m)")
-    a1.set_ylabel("Y (m)")
-    a1.set_title("wheel centre, projection on XY (cf. Del Citto, Pennestrì & Vita 2005, fig. 8)")
-    a1.legend(fontsize=8)
-    a2.plot(res.t, np.degrees(tilt), label="tilt from the vertical (deg)")
-    a2.plot(res.t, np.degrees(az) / 10, label="azimuth / 10 (deg)")
-    a2.plot(res.t, res["spin.v"] / 10, label="wheel spin / 10 (rad/s)")
-    a2.axvspan(T_ON, T_OFF, color="0.9")
-    a2.set_xlabel("t (s)")
-    a2.legend(fontsize=8)
-    a2.grid(True, alpha=0.3)
+            draw(axes["xy"], wheel[k, 0], wheel[k, 1], "m", x_unit="m", lw=0.8, label=label)
+    axes["xy"].set_aspect("equal", adjustable="datalim")       # a planar swing keeps a readable width
+    axes["xy"].ticklabel_format(useOffset=False)
+    axes["xy"].set_xlabel("X (m)")
+    axes["xy"].set_ylabel("Y (m)")
+    axes["xy"].set_title("wheel centre seen from above\n(cf. Del Citto, Pennestrì & Vita 2005, fig. 8)")
+    axes["xy"].legend(fontsize=8)
+    tilt, azimuth = tilt_and_azimuth(rod_axis(d))
+    for key, values, unit, label in (("tilt", np.degrees(tilt), "deg", "rod tilt from the vertical (deg)"),
+                                     ("azimuth", np.degrees(azimuth), "deg", "rod azimuth (deg)"),
+                                     ("spin", d["spin.v"], "rad/s", "wheel spin (rad/s)")):
+        draw(axes[key], d.t, values, unit)
+        axes[key].set_ylabel(label)
+        axes[key].axvspan(T_ON, T_OFF, color="0.9")
+        axes[key].grid(True, alpha=0.3)
+    axes["tilt"].sharex(axes["spin"])
+    axes["azimuth"].sharex(axes["spin"])
+    axes["tilt"].set_title("shaded: the torque on the wheel", fontsize=9)
+    axes["spin"].set_xlabel("t (s)")
     fig.suptitle("Spherical pendulum with flywheel" + {"_zero_g": " (gravity off after 1.5 s)",
                                                        "_internal_torque": " (motor torque only: no gyroscopic effect)"
                                                        }.get(variant, ""))

@@ -21,7 +21,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 RATE, GROUND, BETWEEN = 2.0, (4.0, 3.0), (6.0, 5.0)        # push rate N/s; (static, kinetic) levels
@@ -63,16 +63,20 @@ def main():
 
 
 def plot(res):
-    fig = new_figure(figsize=(8, 4))
+    fig = new_figure(figsize=(8, 5))
     if fig is None:
         return
-    ax = fig.subplots()
-    ax.plot(res.t, res["x1.v"], label="bottom block, velocity")
-    ax.plot(res.t, res["x1.v"] + res["x2.v"], label="top block, velocity")
-    ax.plot(res.t, res["f2.force"], "--", lw=0.8, label="friction between them / N")
-    ax.set_xlabel("t (s)")
-    ax.legend()
-    ax.grid(True, alpha=0.3)
+    velocity, force = fig.subplots(2, 1, sharex=True)
+    res = dense(res)
+    draw(velocity, res.t, res["x1.v"], "m/s", label="bottom block")
+    draw(velocity, res.t, res["x1.v"] + res["x2.v"], "m/s", label="top block")
+    velocity.set_ylabel("velocity (m/s)")
+    velocity.legend()
+    draw(force, res.t, res["f2.force"], "N")
+    force.set_ylabel("friction between them (N)")
+    force.set_xlabel("t (s)")
+    for ax in (velocity, force):
+        ax.grid(True, alpha=0.3)
     fig.suptitle("Stacked blocks pushed at 2 t N: stuck, together, apart")
     save(fig, "stacked_blocks")
 

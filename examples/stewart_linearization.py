@@ -27,7 +27,7 @@ try:
     import mechsim  # noqa: F401  (stewart_platform imports it too)
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 import stewart_platform as sp  # noqa: E402  (examples/stewart_platform.py)
 
@@ -126,12 +126,13 @@ def plot(t, y_nl, y_lin):
         return
     a1, a2 = fig.subplots(1, 2)
     for k, axis in enumerate("xyz"):
-        line, = a1.plot(t, 1e6 * y_nl[:, k], label=f"{axis} nonlinear")
-        a1.plot(t, 1e6 * y_lin[:, k], "--", color="k", lw=0.8)
-        a2.plot(t, 1e6 * y_nl[:, 3 + k], color=line.get_color(), label=f"quat {axis} nonlinear")
-        a2.plot(t, 1e6 * y_lin[:, 3 + k], "--", color="k", lw=0.8)
-    a1.set_ylabel("platform position change (um)")
-    a2.set_ylabel("quaternion vector part (1e-6)")
+        line, = draw(a1, t, 1e6 * y_nl[:, k], "µm", label=f"{axis} nonlinear")
+        draw(a1, t, 1e6 * y_lin[:, k], "µm", ls="--", color="k", lw=0.8)
+        draw(a2, t, 2e6 * y_nl[:, 3 + k], "µrad", color=line.get_color(), label=f"about {axis}, nonlinear")
+        draw(a2, t, 2e6 * y_lin[:, 3 + k], "µrad", ls="--", color="k", lw=0.8)
+    a1.set_ylabel("platform position change (µm)")
+    a2.set_ylabel("platform rotation (µrad)")
+    a2.set_title("2 × the quaternion's vector part", fontsize=9)
     for ax in (a1, a2):
         ax.set_xlabel("t (s)")
         ax.legend(fontsize=8, title="dashed: linear", title_fontsize=8)

@@ -34,7 +34,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 BASE_RADIUS, PLATFORM_RADIUS, HEIGHT = 0.25, 0.125, 0.25
@@ -182,11 +182,11 @@ def plot(res, legs_q):
     if fig is None:
         return
     a1, a2 = fig.subplots(1, 2)
-    a1.plot(res.t, 1e3 * (res["platform.position"][:, 2] - HEIGHT))
+    draw(a1, res.t, 1e3 * (res["platform.position"][:, 2] - HEIGHT), "mm")
     a1.set_xlabel("t (s)")
     a1.set_ylabel("platform height − nominal (mm)")
     a1.grid(True, alpha=0.3)
-    a2.plot(res.t, 1e3 * legs_q)
+    draw(a2, res.t, 1e3 * legs_q, "mm")
     a2.set_xlabel("t (s)")
     a2.set_ylabel("leg extensions (mm)")
     a2.grid(True, alpha=0.3)

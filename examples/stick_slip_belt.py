@@ -22,7 +22,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, dense, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, STIFFNESS, BELT_SPEED, STATIC, KINETIC = 1.0, 100.0, 0.2, 5.0, 3.0
@@ -68,24 +68,29 @@ def main():
     print(f"block between X = {x.min():.6f} and {x.max():.6f} m (closed form {(2 * KINETIC - STATIC) / STIFFNESS:g} "
           f"and {STATIC / STIFFNESS:g} m at the switches)")
     animate(res, "stick_slip_belt")
-    plot(res, x)
+    plot(res)
     return res
 
 
-def plot(res, x):
-    fig = new_figure(figsize=(10, 4))
+def plot(res):
+    fig = new_figure(figsize=(10, 5))
     if fig is None:
         return
-    a1, a2 = fig.subplots(1, 2)
-    a1.plot(res.t, x, label="block X")
-    a1.plot(res.t, res["friction.force"], label="friction force / N", lw=0.8)
-    a1.set_xlabel("t (s)")
-    a1.legend()
-    a1.grid(True, alpha=0.3)
-    a2.plot(x, res["belt_x.v"] + res["slip.v"])
-    a2.set_xlabel("X (m)")
-    a2.set_ylabel("X' (m/s)")
-    a2.set_title("phase portrait: the limit cycle")
+    axes = fig.subplot_mosaic([["x", "phase"], ["force", "phase"]], gridspec_kw={"width_ratios": [3, 2]})
+    d = dense(res)
+    x, speed = d["belt_x.q"] + d["slip.q"], d["belt_x.v"] + d["slip.v"]
+    draw(axes["x"], d.t, x, "m")
+    axes["x"].set_ylabel("block X (m)")
+    draw(axes["force"], d.t, d["friction.force"], "N")
+    axes["force"].set_ylabel("friction force (N)")
+    axes["force"].set_xlabel("t (s)")
+    axes["x"].sharex(axes["force"])
+    draw(axes["phase"], x, speed, "m/s", x_unit="m")
+    axes["phase"].set_xlabel("X (m)")
+    axes["phase"].set_ylabel("X' (m/s)")
+    axes["phase"].set_title("phase portrait: the limit cycle")
+    for ax in axes.values():
+        ax.grid(True, alpha=0.3)
     fig.suptitle("Mass on a spring dragged by a belt: stick–slip")
     save(fig, "stick_slip_belt")
 

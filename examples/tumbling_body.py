@@ -21,7 +21,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 MASS, BOX = 1.2, (0.3, 0.2, 0.1)
@@ -92,9 +92,9 @@ def plot(res, w):
         return
     ax = fig.subplots()
     for k, label in enumerate("xyz"):
-        ax.plot(res.t, w[:, k], label=f"omega_{label} (body)")
+        draw(ax, res.t, w[:, k], "rad/s", label=f"ω_{label}")
     ax.set_xlabel("t (s)")
-    ax.set_ylabel("rad/s")
+    ax.set_ylabel("angular velocity in body axes (rad/s)")
     ax.set_title("Intermediate-axis flips of a free block (Dzhanibekov effect)")
     ax.legend()
     ax.grid(True, alpha=0.3)

@@ -24,7 +24,7 @@ try:
 except ImportError:                      # running from a source checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     import mechsim as ms
-from _figures import animate, new_figure, save  # noqa: E402  (examples/_figures.py)
+from _figures import animate, draw, new_figure, save  # noqa: E402  (examples/_figures.py)
 import _common as common  # noqa: E402  (examples/_common.py)
 
 UR5 = Path(__file__).resolve().parents[1] / "tests" / "data" / "robots" / "ur5.urdf"
@@ -120,10 +120,10 @@ def main():
         return
     ax = fig.add_subplot()
     for k, joint in enumerate(JOINTS):
-        ax.plot(res.t, q[:, k], label=joint)
-        ax.plot(res.t, reference[:, k], "k:", lw=0.8)
-    ax.set_xlabel("t [s]")
-    ax.set_ylabel("joint angle [rad]")
+        draw(ax, res.t, q[:, k], "rad", label=joint)
+        draw(ax, res.t, reference[:, k], "rad", color="k", ls=":", lw=0.8)
+    ax.set_xlabel("t (s)")
+    ax.set_ylabel("joint angle (rad)")
     ax.set_title("UR5: PD with gravity compensation (dotted: quintic reference)")
     ax.legend(fontsize=7)
     save(fig, "ur5_arm")
