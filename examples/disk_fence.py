@@ -113,7 +113,7 @@ def main():
 
 
 def plot(res):
-    fig = new_figure(figsize=(8, 4))
+    fig = new_figure(figsize=(9, 3))
     if fig is None:
         return
     ax = fig.subplots()
