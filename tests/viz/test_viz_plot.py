@@ -182,3 +182,12 @@ def test_draw_refuses_a_second_unit_on_one_axis_and_unit_problems_finds_the_rest
     assert len(problems) == 2
     assert "its y label does not name the unit rad" in problems[0]
     assert "line 'speed' drawn without a unit" in problems[1]
+
+
+def test_a_value_steady_to_rounding_gets_limits_around_it_not_an_offset():
+    from mechsim.viz.plot import _steady_limits
+    ax = Figure().subplots()
+    values = 25.487 + 1e-13 * np.sin(np.arange(50.0))
+    draw(ax, np.arange(50.0), values, "N")
+    _steady_limits(ax, values)
+    np.testing.assert_allclose(ax.get_ylim(), (0.95 * 25.487, 1.05 * 25.487), rtol=1e-9)

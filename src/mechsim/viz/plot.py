@@ -171,17 +171,32 @@ def dense(result):
 
 def _draw_panel(ax, result, panel):
     together = bool(panel.note)
+    drawn = []
     for k, line in enumerate(panel.lines):
         values = np.asarray(result[line.signal]).reshape(len(result.t), -1)[:, line.column]
         style = dict(color="0.45", lw=0.6, label=panel.quantity if k == 0 else None) if together else \
             dict(label=line.label)
         draw(ax, result.t, values, panel.unit, **style)
+        drawn.append(values)
+    _steady_limits(ax, np.concatenate(drawn))
     ax.set_ylabel(with_unit(panel.quantity, panel.unit))
     if len(panel.lines) > 1:
         ax.legend(loc="best", fontsize="small", ncol=1 + len(panel.lines) // 5)
     if panel.note:
         ax.set_title(panel.note, fontsize="small", loc="left", wrap=True)
     ax.grid(True, alpha=0.3)
+
+
+def _steady_limits(ax, values):
+    """Around a value that stays put to rounding (a resting contact's force), limits of +-5 % instead of
+    matplotlib's zoom into the rounding noise with an offset label."""
+    finite = values[np.isfinite(values)]
+    if not finite.size:
+        return
+    low, high = finite.min(), finite.max()
+    if 0 < high - low <= 1e-9 * max(abs(low), abs(high)):
+        middle = (low + high) / 2
+        ax.set_ylim(middle - 0.05 * abs(middle), middle + 0.05 * abs(middle))
 
 
 def draw(ax, x, y, unit, x_unit=TIME, **style):
