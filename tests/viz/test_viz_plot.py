@@ -191,3 +191,14 @@ def test_a_value_steady_to_rounding_gets_limits_around_it_not_an_offset():
     draw(ax, np.arange(50.0), values, "N")
     _steady_limits(ax, values)
     np.testing.assert_allclose(ax.get_ylim(), (0.95 * 25.487, 1.05 * 25.487), rtol=1e-9)
+
+
+def test_a_mode_is_drawn_against_the_names_of_its_values():
+    m = ms.Model("rub", gravity=(0, 0, -9.81))
+    m.add_body("block", mass=1, inertia=(1, 1, 1))
+    m.add_joint("slide", "prismatic", parent="ground", child="block", axis=(1, 0, 0), v0=1.0)
+    m.add_force("rub", "joint_friction", joint="slide", static=2.0, kinetic=1.0)
+    figure = m.simulate(t_end=2.0).plot(["slide.v", "rub.mode"])
+    mode = figure.axes[1]
+    assert [label.get_text() for label in mode.get_yticklabels()] == ["slipping", "stuck"]
+    assert set(mode.lines[0].get_ydata()) == {1, 2}                  # slips until it stops at t = 1 s, then sticks

@@ -25,12 +25,15 @@ CONTACT_UNITS = {"normal_force": ["N"], "friction_force": ["N"] * 3, "slip_veloc
                  "mode": [""]}
 BUSHING_UNITS = {"translation": ["m"] * 3, "angles": ["rad"] * 3, "force": ["N"] * 3, "torque": ["N·m"] * 3}
 WRENCH = ["N·m"] * 3 + ["N"] * 3
+MODES = {"contacts": {0: "open", 1: "sliding", 2: "sticking"},      # what a .mode signal's values mean
+         "forces": {1: "slipping", 2: "stuck"}}
 TIME = "s"
 
 Line = namedtuple("Line", "label signal column")
 Line.__doc__ = "A line of a plot: its legend label, the signal and the column of its values (row-major)."
-Panel = namedtuple("Panel", "quantity unit lines note", defaults=("",))
-Panel.__doc__ = "An axis of a plot: what it shows, the unit of all its Lines, and a note as its title ('' for none)."
+Panel = namedtuple("Panel", "quantity unit lines note ticks", defaults=("", None))
+Panel.__doc__ = """An axis of a plot: what it shows, the unit of all its Lines, a note as its title ('' for none) and
+{value: name} for a mode's ticks (None: numbers)."""
 
 UNITS = weakref.WeakKeyDictionary()      # line drawn by draw() -> (x unit, y unit)
 
@@ -120,8 +123,14 @@ def _signal_panels(result, name):
     for unit in dict.fromkeys(units):
         columns = [i for i, u in enumerate(units) if u == unit]
         label = lambda i: name if width == 1 else f"{name}[{i}]"
-        panels.append(Panel(name, unit, [Line(label(i), name, i) for i in columns]))
+        panels.append(Panel(name, unit, [Line(label(i), name, i) for i in columns], ticks=_mode_names(result, name)))
     return panels
+
+
+def _mode_names(result, name):
+    """{value: name} of a mode signal (contacts', joint frictions'), else None."""
+    section, _, kind = result.model.compile().signals.get(name) or (None, None, None)
+    return MODES.get(section) if kind == "mode" else None
 
 
 def _together(panels, shown, total):
@@ -179,6 +188,8 @@ def _draw_panel(ax, result, panel):
         draw(ax, result.t, values, panel.unit, **style)
         drawn.append(values)
     _steady_limits(ax, np.concatenate(drawn))
+    if panel.ticks:
+        ax.set_yticks(list(panel.ticks), list(panel.ticks.values()))
     ax.set_ylabel(with_unit(panel.quantity, panel.unit))
     if len(panel.lines) > 1:
         ax.legend(loc="best", fontsize="small", ncol=1 + len(panel.lines) // 5)
