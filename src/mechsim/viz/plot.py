@@ -104,7 +104,8 @@ def plan(result, signals=None, max_panels=MAX_PANELS):
         raise MechsimError(f"plot: max_panels must be at least 1, got {max_panels}")
     names = default_signals(result.model) if signals is None else list(signals)
     if not names:
-        raise MechsimError("plot: the model has no joint coordinates to plot; name the signals (m.signals() lists them)")
+        raise MechsimError("plot: the model has no joint coordinates to plot; name the signals "
+                           "(m.signals() lists them)")
     panels = [panel for name in names for panel in _signal_panels(result, name)]
     if len(panels) <= max_panels:
         return panels
