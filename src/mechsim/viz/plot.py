@@ -120,12 +120,10 @@ def _signal_panels(result, name):
     width = int(np.prod(np.shape(result[name])[1:]))            # an unknown name raises, saying so
     units = signal_units(result.model, name)
     units = units if units is not None and len(units) == width else [""] * width
-    panels = []
-    for unit in dict.fromkeys(units):
-        columns = [i for i, u in enumerate(units) if u == unit]
-        label = lambda i: name if width == 1 else f"{name}[{i}]"
-        panels.append(Panel(name, unit, [Line(label(i), name, i) for i in columns], ticks=_mode_names(result, name)))
-    return panels
+    label = lambda i: name if width == 1 else f"{name}[{i}]"
+    ticks = _mode_names(result, name)
+    return [Panel(name, unit, [Line(label(i), name, i) for i, u in enumerate(units) if u == unit], ticks=ticks)
+            for unit in dict.fromkeys(units)]
 
 
 def _mode_names(result, name):
@@ -154,8 +152,8 @@ def plot(result, signals=None, path=None, max_panels=None):
     model's name. Written to ``path`` when given (PNG, or another format matplotlib writes, chosen by
     the suffix); returns the matplotlib Figure."""
     Figure, FigureCanvasAgg = load_matplotlib()
-    signals = [signals] if isinstance(signals, str) else signals
-    if signals is not None and not list(signals):
+    signals = [signals] if isinstance(signals, str) else None if signals is None else list(signals)
+    if signals == []:
         raise MechsimError("plot: give at least one signal name, or none for every joint's .q")
     drawn = dense(result)
     panels = plan(drawn, signals, MAX_PANELS if max_panels is None else max_panels)
