@@ -1,10 +1,11 @@
 """FMI 2.0 co-simulation (SPEC §3 C12): a mechsim model exported as an FMU, and an FMU in the loop.
 
-Export (``m.to_fmu``, pythonfmu): the FMU carries the model as a model file (resources/model.yaml),
-its named inputs as FMI real inputs and the signals asked for as real outputs; each ``doStep``
-simulates over the step from the state reached, the inputs held (zero-order hold, as an FMI
-master sets them). pythonfmu FMUs run Python code: the tool that runs one needs a Python with
-mechsim installed (fmpy in the same environment, for instance).
+Export (``m.to_fmu``, ``mechsim fmu``; pythonfmu): the FMU carries the model as a model file (resources/model.yaml)
+and its FMI interface (resources/mechsim_fmu.json): the model's inputs as real inputs, its masses and force and
+contact parameters as parameters (parameter paths, modeling/parameters.py: "bodies.block.mass"), every entry of
+the signals asked for (default: all) as a real output ("float.q[3]"), each with its unit and a description; a
+DefaultExperiment from the file's simulation section, whose solver settings the FMU's run uses. The FMU runs
+mechsim's Python code (io/fmu_slave.py): one m.simulate advanced by each doStep, its hybrid state kept.
 
 Import (``FMUController``, fmpy): an FMU run as a sampled controller in the loop of ``m.simulate``:
 at each of its steps it gets mechsim signals on its inputs, advances one step and gives its
@@ -14,20 +15,38 @@ over the macro step, as ``ms.cosimulate(exchange="step")`` does between mechanic
 import json
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import MechsimError, ModelError
+from ..modeling.names import split_index
+from ..modeling.parameters import current_value, parse_path
 from ..results.result import Result
-from ..results.state import State
+from ..simulation.options import OPTIONS, is_number
 
-SLAVE = '''"""mechsim model {model_name!r} as an FMI 2.0 co-simulation slave (written by mechsim's Model.to_fmu)."""
-import json
-import os
+CONFIG = "mechsim_fmu.json"       # the FMU's interface, in its resources beside model.yaml
+# simulate() options that are not the FMU's: the master gives the times and inputs, nothing runs from Python
+NOT_FMU_OPTIONS = ("t_end", "t_eval", "inputs", "controller", "outputs", "sample_time", "events", "initial",
+                   "progress", "links", "realtime")
+FMU_OPTIONS = tuple(key for key in OPTIONS if key not in NOT_FMU_OPTIONS)
+NOUNS = {"bodies": "body", "joints": "joint", "forces": "force element", "constraints": "constraint",
+         "contacts": "contact"}
+QUANTITIES = {"q": "coordinates", "v": "velocities", "a": "accelerations", "force": "generalized forces",
+              "reaction": "reaction wrench on the child (torque, force)", "position": "position of the body frame",
+              "rotation": "rotation matrix, row-major", "quat": "orientation quaternion", "velocity": "velocity",
+              "omega": "angular velocity", "acceleration": "acceleration (angular, linear)"}
+COEFFICIENTS = ("static", "kinetic", "restitution", "exponent", "mu")   # of a contact: pure numbers
+NOT_QUANTITIES = ("coordinate",)                                       # an index among a joint's coordinates
 
-from pythonfmu import Fmi2Causality, Fmi2Slave, Real
+SLAVE = '''"""mechsim model {model_name!r} as an FMI 2.0 co-simulation slave, written by mechsim's Model.to_fmu: the
+Python that loads it runs it with mechsim (mechsim/io/fmu_slave.py)."""
+import ctypes
+import sys
+
+from pythonfmu import Fmi2Slave
 
 
 class {class_name}(Fmi2Slave):
@@ -35,34 +54,48 @@ class {class_name}(Fmi2Slave):
     description = {description!r}
 
     def __init__(self, **kwargs):
+        # pythonfmu's native loader (PySlaveInstance.cpp, findClass) releases at each fmi2Instantiate a reference to
+        # this module's globals that it never took (Py_DECREF of PyModule_GetDict's borrowed reference): taken back
+        # here, or the dictionary is freed while the module still uses it
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(globals()))
         super().__init__(**kwargs)
-        with open(os.path.join(self.resources, "mechsim_fmu.json")) as file:
-            self.config = json.load(file)
-        self.values = dict(self.config["inputs"])
-        self.values.update({{name: 0.0 for name in self.config["outputs"]}})
-        for name in self.config["inputs"]:
-            self.register_variable(Real(name, causality=Fmi2Causality.input, getter=lambda n=name: self.values[n],
-                                        setter=lambda value, n=name: self.values.__setitem__(n, value)))
-        for name in self.config["outputs"]:
-            self.register_variable(Real(name, causality=Fmi2Causality.output, getter=lambda n=name: self.values[n]))
-        self.run = None
+        try:
+            from mechsim.io.fmu_slave import Exported
+        except ImportError as exc:
+            message = (f"the FMU {model_name!r} runs mechsim's Python code, and the Python that loaded it "
+                       f"({{sys.executable}}, Python {{sys.version.split()[0]}}) cannot import mechsim ({{exc}}): "
+                       "install mechsim into that Python (pip install 'mechsim[fmi]')")
+            print(f"error: {{message}}", file=sys.stderr, flush=True)
+            raise ImportError(message) from None
+        self.exported = Exported(self)
+
+    def to_xml(self, model_options=dict()):
+        return self.exported.model_description(super().to_xml(model_options))
+
+    def setup_experiment(self, start_time, stop_time, tolerance):
+        self.exported.setup_experiment(start_time, stop_time, tolerance)
 
     def exit_initialization_mode(self):
-        from mechsim.io.fmu import start
-        self.run = start(os.path.join(self.resources, "model.yaml"), self.config, self.values)
+        self.exported.start()
 
     def do_step(self, current_time, step_size):
-        from mechsim.io.fmu import advance
-        advance(self.run, current_time, step_size, self.values)
-        return True
+        return self.exported.step(current_time, step_size)
+
+    def terminate(self):
+        self.exported.close()
+
+    def _get_fmu_state(self):
+        return self.exported.snapshot()
+
+    def _set_fmu_state(self, state):
+        self.exported.restore(state)
 '''
 
 
 def to_fmu(model, path, outputs=None, **options):
-    """Write ``model`` as an FMI 2.0 co-simulation FMU at ``path`` (.fmu): its inputs as FMI inputs
-    (start values their defaults), ``outputs`` (signal names, or "name[i]" for an entry of a vector
-    signal; default every joint coordinate's .q and .v) as FMI outputs; ``options`` for the simulation
-    of each step (solver, rtol, atol, ...; default RK45 at rtol 1e-8, atol 1e-10). Needs pythonfmu."""
+    """Write ``model`` as an FMI 2.0 co-simulation FMU at ``path`` (.fmu): its inputs, parameters and the entries of
+    ``outputs`` (signal names, "name[i]" for one entry of a vector signal; default every signal) as FMI variables;
+    ``options``: simulate() options of its run (solver, rtol, atol, ...) over the model file's. Needs pythonfmu."""
     path = Path(path)
     if path.suffix != ".fmu":
         raise ModelError(f"to_fmu(): {path}: use a file name ending in .fmu")
@@ -72,14 +105,9 @@ def to_fmu(model, path, outputs=None, **options):
         from pythonfmu import FmuBuilder
     except ImportError:
         raise MechsimError("to_fmu() needs pythonfmu: pip install 'mechsim[fmi]'") from None
-    cm = model.compile()
-    outputs = list(outputs) if outputs is not None else [f"{j}.{k}" for j in cm.joint_order if cm.joint_v[j].stop >
-                                                         cm.joint_v[j].start for k in ("q", "v")]
-    for name in outputs:
-        output_signal(model, name)
-    options = {"solver": "RK45", "rtol": 1e-8, "atol": 1e-10, **options}
-    from ..simulation.simulate import checked_options
-    checked_options(model, {**options, "t_end": 1.0})
+    config = {"inputs": input_entries(model), "parameters": parameter_entries(model),
+              "outputs": output_entries(model, outputs), "options": fmu_options(model, options),
+              "experiment": default_experiment(model, options)}
     class_name = re.sub(r"\W", "_", model.name)
     class_name = class_name if class_name[:1].isalpha() else "model_" + class_name
     with tempfile.TemporaryDirectory(prefix="mechsim_fmu_") as folder:
@@ -88,59 +116,130 @@ def to_fmu(model, path, outputs=None, **options):
         script.write_text(SLAVE.format(model_name=model.name, class_name=class_name,
                                        description=f"mechsim model {model.name!r}"))
         model.to_yaml(folder / "model.yaml")
-        (folder / "mechsim_fmu.json").write_text(json.dumps({"inputs": dict(model.inputs), "outputs": outputs,
-                                                              "options": options}))
-        built = FmuBuilder.build_FMU(script, dest=folder / "out" / path.name,
-                                     project_files=[folder / "model.yaml", folder / "mechsim_fmu.json"])
+        (folder / CONFIG).write_text(json.dumps(config, indent=1))
+        built = build(FmuBuilder, script, [folder / "model.yaml", folder / CONFIG], folder / "out" / path.name)
         shutil.move(str(built), path)
     return path
 
 
-def output_signal(model, name):
-    """(signal, index or None) of an output name "signal" or "signal[i]"; ModelError if unknown."""
-    match = re.fullmatch(r"(.+)\[(\d+)\]", name)
-    signal, index = (match.group(1), int(match.group(2))) if match else (name, None)
-    if signal not in model.signals():
-        raise ModelError(f"to_fmu(): unknown output signal {signal!r}; m.signals() lists them")
-    return signal, index
+def build(builder, script, files, dest):
+    """pythonfmu's build of ``script`` with ``files`` in its resources, the FMU state functions on; the module
+    and the sys.path entry the build leaves behind dropped (another export of the same name builds anew)."""
+    path = list(sys.path)
+    try:
+        return builder.build_FMU(script, dest=dest, project_files=files, canGetAndSetFMUstate=True)
+    finally:
+        sys.path[:] = path
+        sys.modules.pop(script.stem, None)
 
 
-class SlaveRun:
-    """An exported FMU's run: the model, the state reached, its inputs and its outputs as
-    (name, signal, entry or None), read once at initialization."""
-
-    def __init__(self, model_file, config):
-        from .model_file import load
-        self.model = load(model_file)
-        self.inputs, self.options = list(config["inputs"]), config["options"]
-        self.outputs = [(name, *output_signal(self.model, name)) for name in config["outputs"]]
-        self.state = self.model.assemble()
-
-    def read(self, result, values):
-        """The outputs at the result's last sample into ``values``."""
-        for name, signal, index in self.outputs:
-            value = result[signal][-1]
-            values[name] = float(value if index is None else value.ravel()[index])
+# ------------------------------------------------------------------------------ the FMI variables
+def input_entries(model):
+    """[name, start, description] of each model input."""
+    return [[name, float(value), f"input '{name}' of the model, held over each communication step"]
+            for name, value in model.inputs.items()]
 
 
-def start(model_file, config, values):
-    """The FMU's initialization: the model loaded and assembled, the outputs at the start."""
-    run = SlaveRun(model_file, config)
-    cm, state = run.model.compile(), run.state
-    inputs = {name: values[name] for name in run.inputs}
-    run.read(Result.at(cm, state.t, np.concatenate([state.q, state.v]), cm.force_values(state.t, inputs)), values)
-    return run
+def parameter_entries(model):
+    """[path, start, unit, description] of each body's mass and each number among the force elements' and
+    contacts' parameters (modeling/parameters.py paths)."""
+    paths = [f"bodies.{name}.mass" for name in model.bodies if name != "ground"]
+    for section in ("forces", "contacts"):
+        for name, element in getattr(model, section).items():
+            paths += [f"{section}.{name}.{argument}" for argument in sorted(set(element._arguments()) -
+                                                                            element._fixed())
+                      if argument not in NOT_QUANTITIES]
+    entries = []
+    for text in paths:
+        path = parse_path(model, text)
+        value = current_value(model, path)
+        if is_number(value):
+            entries.append([text, float(value), parameter_unit(model, path),
+                            f"{path.argument} of {NOUNS[path.section]} '{path.item}' (set before the initialization)"])
+    return entries
 
 
-def advance(run, t, h, values):
-    """One doStep: simulate [t, t + h] from the state reached with the inputs held; the outputs at t + h."""
-    state = run.state
-    state.t = t
-    result = run.model.simulate(t_end=t + h, initial=state, inputs={name: values[name] for name in run.inputs},
-                                t_eval=[t, t + h], **run.options)
-    run.read(result, values)
-    run.state = State(run.model.compile(), result.q[-1], result.v[-1], result.t[-1])
-    run.state.analysis = state.analysis
+def parameter_unit(model, path):
+    """The unit of a parameter ("" for a pure number or one this table does not know)."""
+    from ..viz.plot import signal_units
+    if path.argument == "mass":
+        return "kg"
+    if path.section == "contacts" and path.argument in COEFFICIENTS:
+        return ""
+    element, force, length = getattr(model, path.section)[path.item], "N", "m"
+    if getattr(element, "joint", None) in model.joints:          # acting on one coordinate of a joint
+        coordinate = getattr(element, "coordinate", None) or 0
+        force = fmi_unit(signal_units(model, f"{element.joint}.force")[coordinate])
+        length = fmi_unit(signal_units(model, f"{element.joint}.q")[coordinate])
+    return {"stiffness": f"{force}/{length}", "damping": f"{force}.s/{length}", "rest_length": length,
+            "static": force, "kinetic": force, "value": force, "radius": "m", "slip_tolerance": f"{length}/s",
+            "min_bounce_speed": "m/s"}.get(path.argument, "")
+
+
+def output_entries(model, names):
+    """[name, signal, entry or None, unit, description] of every entry of the signals ``names`` ("signal" or
+    "signal[i]"; default every signal): a vector signal's entries as "signal[i]"; ModelError for unknown ones."""
+    from ..viz.plot import signal_units
+    sample = initial_sample(model)
+    entries = []
+    for name in model.signals() if names is None else names:
+        signal, index = split_index(name)
+        if signal not in model.signals():
+            raise ModelError(f"to_fmu(): unknown output signal {signal!r}; m.signals() lists them")
+        size = np.size(sample[signal][0])
+        if index is not None and index >= size:
+            raise ModelError(f"to_fmu(): output {name!r}: {signal} has {size} entries, 0 to {size - 1}")
+        units = signal_units(model, signal) or [""] * size
+        section, item, quantity = model.compile().signals.get(signal)
+        what = f"{QUANTITIES.get(quantity, quantity)} of {NOUNS.get(section, section)} '{item}'"
+        for i in ([index] if index is not None else range(size)):
+            vector = size > 1 or index is not None
+            entries.append([f"{signal}[{i}]" if vector else signal, signal, i if vector else None,
+                            fmi_unit(units[i]), what + (f", entry {i}" if vector else "")])
+    return entries
+
+
+def initial_sample(model):
+    """The one-sample Result of the assembled initial state: the signals' sizes."""
+    cm, state = model.compile(), model.assemble()
+    y = np.concatenate([state.q, state.v])
+    return Result.at(cm, state.t, y, cm.force_values(state.t, dict(model.inputs)))
+
+
+def fmi_unit(unit):
+    """A unit as FMI names it (ASCII: N.m, rad/s2); "" for none."""
+    return unit.replace("·", ".").replace("²", "2")
+
+
+# ------------------------------------------------------------------------------ the run
+def fmu_options(model, options):
+    """The simulate() options given to to_fmu (over the model file's), checked: names the FMU's run takes, and
+    values a model file can hold."""
+    from ..simulation.simulate import checked_options
+    for name in options:
+        if name not in FMU_OPTIONS:
+            raise ModelError(f"to_fmu(): {name!r} is not an option of the FMU's run (the master gives its times and "
+                             f"inputs); its options are {', '.join(FMU_OPTIONS)}")
+    checked_options(model, {**options, "t_end": 1.0})
+    try:
+        json.dumps(options)
+    except TypeError:
+        raise ModelError(f"to_fmu(): options must be names and numbers, got {options!r}") from None
+    return options
+
+
+def default_experiment(model, options):
+    """{start, stop, step, tolerance} of the FMU's DefaultExperiment: the file's t_end and output step, the run's
+    relative tolerance (None where the model says nothing)."""
+    from ..simulation.options import resolve
+    opts = resolve(model, options)
+    t_eval, step = opts["t_eval"], None
+    if isinstance(t_eval, dict) and t_eval["num"] > 1:
+        step = (t_eval["stop"] - t_eval["start"]) / (t_eval["num"] - 1)
+    elif t_eval is not None and np.size(t_eval) > 1:
+        step = float(np.median(np.diff(t_eval)))
+    t_end = opts["t_end"]
+    return {"start": 0.0, "stop": None if t_end is None else float(t_end), "step": step, "tolerance": float(opts["rtol"])}
 
 
 class FMUController:
