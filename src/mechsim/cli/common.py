@@ -35,17 +35,18 @@ def add_model_argument(parser):
                        help="folder of a package:// name (repeat for several packages)")
 
 
-def add_simulate_options(parser):
+def add_simulate_options(parser, keys=COMMAND_LINE, progress=True):
     """The registry's command-line options of model.simulate (they override the file's simulation:
-    section), and --progress."""
-    for key in COMMAND_LINE:
+    section) among ``keys``, and --progress."""
+    for key in keys:
         numeric = OPTIONS[key].check in ("number", "positive")
         if OPTIONS[key].check == "realtime":               # --realtime, or --realtime FACTOR
             parser.add_argument("--" + key, type=float, nargs="?", const=True, metavar="FACTOR", help=describe(key))
         else:
             parser.add_argument("--" + key.replace("_", "-"), type=float if numeric else str, help=describe(key))
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction,
-                        help="show a progress bar (default: when stderr is a terminal)")
+    if progress:
+        parser.add_argument("--progress", action=argparse.BooleanOptionalAction,
+                            help="show a progress bar (default: when stderr is a terminal)")
 
 
 def names(text):

@@ -19,9 +19,11 @@ from contextlib import contextmanager
 
 from .. import __version__
 from ..errors import MechsimError
-from . import animate, assemble, bench, check, cosimulate, inverse, linearize, signals, simulate, sweep, trim, warmup
+from . import (animate, assemble, bench, check, cosimulate, fmu, inverse, linearize, signals, simulate, sweep, trim,
+               warmup)
 
-COMMANDS = (simulate, animate, check, assemble, signals, inverse, trim, linearize, sweep, cosimulate, bench, warmup)   # in --help's order
+COMMANDS = (simulate, animate, check, assemble, signals, inverse, trim, linearize, sweep, cosimulate, fmu, bench,
+            warmup)   # in --help's order
 MAX_ERROR = 2000        # characters of an error line (a value quoted in it may be huge)
 
 

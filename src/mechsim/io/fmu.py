@@ -24,7 +24,6 @@ import numpy as np
 from ..errors import MechsimError, ModelError
 from ..modeling.names import split_index
 from ..modeling.parameters import current_value, parse_path
-from ..results.result import Result
 from ..simulation.options import OPTIONS, is_number
 
 CONFIG = "mechsim_fmu.json"       # the FMU's interface, in its resources beside model.yaml
@@ -201,6 +200,7 @@ def output_entries(model, names):
 
 def initial_sample(model):
     """The one-sample Result of the assembled initial state: the signals' sizes."""
+    from ..results.result import Result
     cm, state = model.compile(), model.assemble()
     y = np.concatenate([state.q, state.v])
     return Result.at(cm, state.t, y, cm.force_values(state.t, dict(model.inputs)))

@@ -17,8 +17,8 @@ Snapshot.__doc__ = "What a SteppedRun needs to go on from an instant: the state,
 
 
 class SteppedRun:
-    """m.simulate(**options) from its start to ``options["t_end"]`` (the horizon: steps may not pass it), advanced
-    by ``advance(t)``; ``signals()`` the Result of the instant reached. Nothing is recorded on the way. ``close()``
+    """m.simulate(**options) from its start towards ``options["t_end"]`` (the steps' first guess), advanced by
+    ``advance(t)``; ``signals()`` the Result of the instant reached. Nothing is recorded on the way. ``close()``
     ends it (the model's I/O links closed)."""
 
     def __init__(self, model, **options):
@@ -49,11 +49,11 @@ class SteppedRun:
         return self.driver.records
 
     def advance(self, t):
-        """Go on to time t (t_end at most); SimulationError if the integration fails."""
-        if not self.t <= t <= self.t_end * (1 + 1e-15):
-            raise ModelError(f"advance({t!r}): the run is at t = {self.t!r}; give a time from there to its end "
-                             f"t_end = {self.t_end!r}")
-        self._failing(self.driver.advance, min(t, self.t_end))
+        """Go on to time t (past t_end, the run's end moves there); SimulationError if the integration fails."""
+        if t < self.t:
+            raise ModelError(f"advance({t!r}): the run is at t = {self.t!r}; give a later time")
+        self.driver.t_end = max(self.driver.t_end, t)
+        self._failing(self.driver.advance, t)
 
     def hold_inputs(self, values):
         """Input values held from the instant reached on ({input: number}); the integration restarts there, in a
