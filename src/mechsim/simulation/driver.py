@@ -477,10 +477,10 @@ class Driver:
     def hold_inputs(self, values):
         """Input values from the instant reached on (a stepped run's, simulation/stepping.py), as a sampled
         controller's commands: a restart there when they change."""
-        t, y = self.stepper.t, self.stepper.y.copy()
         changed = {name: value for name, value in values.items() if self.inputs.values.get(name) != value}
         if not changed:
             return
+        t, y = self.reached_state()
         for name, value in changed.items():
             self.inputs.set(name, float(value), t)
         if not self.modes.consistent(t, y):
@@ -498,6 +498,7 @@ class Driver:
         self.fired[:], self.time_stops, self.ended = snapshot.fired, list(snapshot.time_stops), snapshot.ended
         self._close_part()
         self.restart(snapshot.t, self.modes.use_mode(snapshot.t, snapshot.y))
+        self.reached = snapshot.t
 
     def restart(self, t, y, quiet=()):
         """Start the stepper again at (t, y): a new derivative and starting step, no history; a new
@@ -538,6 +539,7 @@ class Driver:
         self.n_out = 0
         self.pace = (0, t)
         self.ended = False                  # a termination event ended the run
+        self.reached = t                    # where the last advance went to
         if self.t_eval is None:
             self.record([t], [y])
             self.out = np.empty(CHUNK), np.empty((CHUNK, y.size))
@@ -551,20 +553,23 @@ class Driver:
         # raised inside a step then keeps every step before it) and a paced run
         self.per_step = bool(self.python_events) or self.backend == "python" or self.pacer is not None
 
-    def advance(self, t_stop):
-        """Integrate from where the run is to t_stop <= t_end, the mode, the stepper and its step size kept: a run
-        advanced in several calls is one run (a stop at t_stop that is no time event only shortens a step).
-        Returns (success, message)."""
+    def advance(self, t_stop, overshoot=False):
+        """Integrate from where the run is to t_stop, the mode, the stepper and its step size kept: a run advanced in
+        several calls is one run. A stop at t_stop that is no time event shortens a step, unless ``overshoot`` and
+        only the compiled loop watches the run (_unwatched): then the last step passes t_stop as one run's does, the
+        state there read from its dense output (reached_state), rewound to t_stop where that step holds an event after
+        it or new inputs are held there (hold_inputs). Returns (success, message)."""
+        overshoot = overshoot and self._unwatched()
         progress = Progress(self.t0, self.t_end, bool(self.opts["progress"]))
         T, Y = self.out
         try:
             while self.stepper.t < t_stop and not self.ended:
                 stop = self._next_stop(self.stepper.t)
-                t_bound = min(stop, t_stop)
                 n_start = self.n_out
                 if self.pacer is not None:
                     self.pacer.start(self.stepper.t)
-                status, n_out = self.stepper.advance(t_bound, 1 if self.per_step else CHUNK, self.t_eval is None,
+                status, n_out = self.stepper.advance(stop if overshoot else min(stop, t_stop),
+                                                     1 if self.per_step or overshoot else CHUNK, self.t_eval is None,
                                                      self.t_eval if self.t_eval is not None else T[:0], 0 if
                                                      self.t_eval is None else self.n_out, T, Y)
                 if self.pacer is not None:
@@ -580,8 +585,11 @@ class Driver:
                     raise StepError(self._status_message(status, self.stepper.t))
                 if status == EVENT or self.per_step and (self.python_events or self.backend == "python" and
                                                          self.events):
-                    self._scan(self.stepper.t_old, self._located() if status == EVENT and not self.python_events else
-                               None)
+                    located = self._located() if status == EVENT and not self.python_events else None
+                    if overshoot and located is not None and located[0] > t_stop:
+                        self.restart(t_stop, self._projected(t_stop))       # the event is the next advance's
+                    else:
+                        self._scan(self.stepper.t_old, located)
                 if self.stepper.t >= stop and stop < self.t_end:
                     self._stop_at(stop, self.stepper.y.copy())
                 self._check_pace()
@@ -590,9 +598,21 @@ class Driver:
             self.ended = True
         finally:
             progress.close()
+            self.reached = min(t_stop, self.stepper.t)
         if self.ended:
             return True, "A termination event occurred."
         return True, "The solver successfully reached the end of the integration interval."
+
+    def _unwatched(self):
+        """Whether only the compiled loop looks at the run's steps (no Python conditions or backend, no bounces
+        resolved in the loop, no pacing): a step it took past an instant can be taken back to that instant."""
+        return (self.backend == "compiled" and not self.python_events and self.data.impacts is None and
+                self.pacer is None)
+
+    def reached_state(self):
+        """(t, y) at the time the last advance went to (its last step's dense output where the step passed it)."""
+        t = self.reached
+        return (t, self._projected(t)) if self.stepper.t > t else (self.stepper.t, self.stepper.y.copy())
 
     def _check_pace(self):
         """StepError when the steps have become so small that t_end is out of reach: at the pace of the

@@ -32,7 +32,8 @@ class SteppedRun:
 
     @property
     def t(self):
-        return self.driver.stepper.t
+        """The time the run has reached (its stepper may be a step ahead, advance)."""
+        return self.driver.reached
 
     @property
     def t_end(self):
@@ -53,7 +54,7 @@ class SteppedRun:
         if t < self.t:
             raise ModelError(f"advance({t!r}): the run is at t = {self.t!r}; give a later time")
         self.driver.t_end = max(self.driver.t_end, t)
-        self._failing(self.driver.advance, t)
+        self._failing(self.driver.advance, t, True)
 
     def hold_inputs(self, values):
         """Input values held from the instant reached on ({input: number}); the integration restarts there, in a
@@ -63,14 +64,14 @@ class SteppedRun:
     def signals(self):
         """The one-sample Result at the instant reached, in the run's mode (its constraint and friction forces)."""
         d = self.driver
-        t, y = d.stepper.t, d.stepper.y.copy()
+        t, y = d.reached_state()
         u = np.asarray(d.inputs.force_values(t, y), dtype=float)
         return part_result(d._part(1), np.array([t]), y[None], u[None])
 
     def snapshot(self):
         """The run's instant: state, inputs, mode, events fired."""
         d = self.driver
-        return Snapshot(d.stepper.t, d.stepper.y.copy(), dict(d.inputs.values), copy.deepcopy(d.modes.mode),
+        return Snapshot(*d.reached_state(), dict(d.inputs.values), copy.deepcopy(d.modes.mode),
                         d.fired.copy(), list(d.time_stops), d.ended, d.cm)
 
     def restore(self, snapshot):
