@@ -557,8 +557,8 @@ class Driver:
         """Integrate from where the run is to t_stop, the mode, the stepper and its step size kept: a run advanced in
         several calls is one run. A stop at t_stop that is no time event shortens a step, unless ``overshoot`` and
         only the compiled loop watches the run (_unwatched): then the last step passes t_stop as one run's does, the
-        state there read from its dense output (reached_state), rewound to t_stop where that step holds an event after
-        it or new inputs are held there (hold_inputs). Returns (success, message)."""
+        state there read from its dense output (reached_state), rewound to t_stop where that step holds an event or a
+        time stop after it, or where new inputs are held there (hold_inputs). Returns (success, message)."""
         overshoot = overshoot and self._unwatched()
         progress = Progress(self.t0, self.t_end, bool(self.opts["progress"]))
         T, Y = self.out
@@ -583,13 +583,13 @@ class Driver:
                 self._log_bounces()
                 if status not in (OK, PAUSED, EVENT):
                     raise StepError(self._status_message(status, self.stepper.t))
+                located = self._located() if status == EVENT and not self.python_events else None
+                if overshoot and self.stepper.t > t_stop and self._acts_after(t_stop, located, stop):
+                    self.restart(t_stop, self._projected(t_stop))     # what the step holds after t_stop: the next's
+                    continue
                 if status == EVENT or self.per_step and (self.python_events or self.backend == "python" and
                                                          self.events):
-                    located = self._located() if status == EVENT and not self.python_events else None
-                    if overshoot and located is not None and located[0] > t_stop:
-                        self.restart(t_stop, self._projected(t_stop))       # the event is the next advance's
-                    else:
-                        self._scan(self.stepper.t_old, located)
+                    self._scan(self.stepper.t_old, located)
                 if self.stepper.t >= stop and stop < self.t_end:
                     self._stop_at(stop, self.stepper.y.copy())
                 self._check_pace()
@@ -608,6 +608,11 @@ class Driver:
         resolved in the loop, no pacing): a step it took past an instant can be taken back to that instant."""
         return (self.backend == "compiled" and not self.python_events and self.data.impacts is None and
                 self.pacer is None)
+
+    def _acts_after(self, t, located, stop):
+        """Whether the last step holds, after t, what changes the run: its first event (``located``), else a time
+        stop it ended at."""
+        return located[0] > t if located is not None else self.stepper.t >= stop and stop < self.t_end
 
     def reached_state(self):
         """(t, y) at the time the last advance went to (its last step's dense output where the step passed it)."""
