@@ -77,7 +77,8 @@ def test_the_model_description_passes_fmpy_validate_with_units_parameters_and_an
     assert validate_fmu(str(path)) == []
     description = fmpy.read_model_description(str(path))
     variables = {v.name: v for v in description.modelVariables}
-    assert (variables["slide.q"].unit, variables["hinge.q"].unit, variables["rod.omega[2]"].unit) == ("m", "rad", "rad/s")
+    units = [variables[name].unit for name in ("slide.q", "hinge.q", "rod.omega[2]")]
+    assert units == ["m", "rad", "rad/s"]
     assert variables["hinge.reaction[0]"].unit == "N.m" and variables["slide.force"].unit == "N"
     assert variables["rod.position[1]"].description == "position of the body frame of body 'rod', entry 1"
     parameters = {name: (v.start, v.unit) for name, v in variables.items() if v.causality == "parameter"}

@@ -238,8 +238,8 @@ def default_experiment(model, options):
         step = (t_eval["stop"] - t_eval["start"]) / (t_eval["num"] - 1)
     elif t_eval is not None and np.size(t_eval) > 1:
         step = float(np.median(np.diff(t_eval)))
-    t_end = opts["t_end"]
-    return {"start": 0.0, "stop": None if t_end is None else float(t_end), "step": step, "tolerance": float(opts["rtol"])}
+    stop = None if opts["t_end"] is None else float(opts["t_end"])
+    return {"start": 0.0, "stop": stop, "step": step, "tolerance": float(opts["rtol"])}
 
 
 class FMUController:

@@ -368,8 +368,9 @@ class Model:
         save(self, path)
 
     def to_fmu(self, path, outputs=None, **options):
-        """Write this model as an FMI 2.0 co-simulation FMU (pythonfmu): its inputs as FMU inputs, the
-        ``outputs`` signals as FMU outputs, each step simulated with ``options`` (io/fmu.py)."""
+        """Write this model as an FMI 2.0 co-simulation FMU (pythonfmu): its inputs, parameters and the entries of
+        the ``outputs`` signals (default: all) as FMI variables; each doStep goes on with one run, with the model
+        file's simulation settings and ``options`` over them (io/fmu.py)."""
         from ..io.fmu import to_fmu
         return to_fmu(self, path, outputs, **options)
 

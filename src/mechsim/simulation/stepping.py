@@ -1,7 +1,10 @@
 """A run advanced in steps (an exported FMU's doStep, SPEC §3 C12): one m.simulate whose caller says how far to go
 next and may hold new input values from there, the run's hybrid state — the stepper and its step size, the mode of
-the stops, frictions and contacts, the events armed — kept from one step to the next, so that a stepped run equals
-one m.simulate to its tolerances. ``snapshot``/``restore`` go back to an instant reached (fmi2Get/SetFMUstate)."""
+the stops, frictions and contacts, the events armed — kept from one step to the next. Its steps are one
+m.simulate's (a step past the time asked for is read there from its dense output, Driver.advance), cut at that time
+only where the step holds an event or a time stop after it, or new inputs are held there: a stepped run equals one
+m.simulate to round-off, or to its tolerances. ``snapshot``/``restore`` go back to an instant reached
+(fmi2Get/SetFMUstate)."""
 import copy
 from collections import namedtuple
 from contextlib import ExitStack
@@ -34,10 +37,6 @@ class SteppedRun:
     def t(self):
         """The time the run has reached (its stepper may be a step ahead, advance)."""
         return self.driver.reached
-
-    @property
-    def t_end(self):
-        return self.driver.t_end
 
     @property
     def ended(self):
