@@ -177,13 +177,14 @@ def parameter_unit(model, path):
 
 def output_entries(model, names):
     """[name, signal, entry or None, unit, description] of every entry of the signals ``names`` ("signal" or
-    "signal[i]"; default every signal): a vector signal's entries as "signal[i]"; ModelError for unknown ones."""
+    "signal[i]"; default every signal), once each: a vector signal's entries as "signal[i]"; ModelError for unknown
+    ones."""
     from ..viz.plot import signal_units
-    sample = initial_sample(model)
-    entries = []
-    for name in model.signals() if names is None else names:
+    sample, known = initial_sample(model), model.signals()
+    entries = {}
+    for name in known if names is None else names:
         signal, index = split_index(name)
-        if signal not in model.signals():
+        if signal not in known:
             raise ModelError(f"to_fmu(): unknown output signal {signal!r}; m.signals() lists them")
         size = np.size(sample[signal][0])
         if index is not None and index >= size:
@@ -193,9 +194,10 @@ def output_entries(model, names):
         what = f"{QUANTITIES.get(quantity, quantity)} of {NOUNS.get(section, section)} '{item}'"
         for i in ([index] if index is not None else range(size)):
             vector = size > 1 or index is not None
-            entries.append([f"{signal}[{i}]" if vector else signal, signal, i if vector else None,
-                            fmi_unit(units[i]), what + (f", entry {i}" if vector else "")])
-    return entries
+            entry = f"{signal}[{i}]" if vector else signal
+            entries[entry] = [entry, signal, i if vector else None, fmi_unit(units[i]),
+                              what + (f", entry {i}" if vector else "")]
+    return list(entries.values())
 
 
 def initial_sample(model):
