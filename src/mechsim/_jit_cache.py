@@ -21,7 +21,8 @@ from pathlib import Path
 
 # packages and modules whose code or constants end up compiled (a package: every module in it)
 COMPILED_SOURCES = ("spatial", "expressions", "dynamics", "integrators", "simulation/problem.py",
-                    "modeling/primitives", "modeling/forces", "modeling/contacts")   # the kinds' kernel cases
+                    "modeling/primitives", "modeling/forces", "modeling/contacts",
+                    "distributed/coupling.py", "distributed/shared_memory.py")   # the kinds' kernel cases
 
 NOTICE = ("note: compiling mechsim's kernels for this machine, once (15-30 s for an open chain, 45-90 s "
           "for closed loops; later runs load them from {})")

@@ -9,6 +9,9 @@ WRONG_SIZE = -2      # aba_packed: q, v, tau or qdd does not have the model's le
 SINGULAR = -3        # the constraint equations could not be solved (no finite multipliers)
 NOT_CONVERGED = -4   # the position constraints could not be satisfied by projection
 FRICTION_LOOP = -5   # a joint friction from the load and the load it makes do not converge together
+PARTNER_STOPPED = -6  # a co-simulation's other subsystem stopped (distributed/shared_memory.py)
+OUT_OF_STEP = -7     # a co-simulation's subsystems reached an exchange at different times
+LOG_FULL = -8        # a co-simulation's exchange log is full (more exchanges than its steps allow)
 
 PAUSED = -1000       # an integrator's step budget or output buffer is spent: call it again to resume
 NON_FINITE = -1001   # the state (or a stage value) stays non-finite however small the step
@@ -24,6 +27,9 @@ MESSAGES = {
     NOT_CONVERGED: "constraint violation beyond tolerance: projection did not converge",
     FRICTION_LOOP: "a joint friction from the load (mu=, radius=) and the load it makes do not converge together: "
                    "mu times the pin radius is too large against the joint's lever arms (the joint self-locks)",
+    PARTNER_STOPPED: "another subsystem of the co-simulation stopped",
+    OUT_OF_STEP: "the subsystems of the co-simulation are out of step (an exchange at different times)",
+    LOG_FULL: "more exchanges than the co-simulation's steps allow (its exchange log is full)",
     PAUSED: "paused",
     NON_FINITE: "the state became non-finite",
     STEP_TOO_SMALL: "required step size is less than spacing between numbers",

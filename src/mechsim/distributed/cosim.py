@@ -21,10 +21,16 @@ h, the coupling forces held over the step (``exchange="step"``), Jacobi (all sub
 states at t_n) or Gauss–Seidel (subsystem k from the states of the subsystems before it at t_n+1).
 
 Each subsystem runs as an ordinary ``m.simulate`` of its model with a body force per coupling point
-(inputs "<coupling>_<end>_f[xyz]"), whose controller does the exchange over a connection to the
-coordinator (multiprocessing.connection, authenticated); its Result therefore has every signal with
-the coupling forces in it. Workers are local processes or tasks on a Dask cluster; they connect back
-to the coordinator, so that both run the same protocol.
+(inputs "<coupling>_<end>_f[xyz]"); its Result therefore has every signal with the coupling forces in it.
+Workers are local processes or tasks on a Dask cluster; they connect back to the coordinator
+(multiprocessing.connection, authenticated), which starts them and gathers their results. The exchange
+itself (coupling.py: the interface data and the coupling forces, compiled) goes
+
+- through shared memory between local workers exchanging at every stage, inside their compiled runs
+  (shared_memory.py: each subsystem computes the forces itself; no Python between stages), or
+- through the coordinator over the connections otherwise (a cluster's workers on other machines, step
+  exchange, Gauss-Seidel ordering, or a subsystem that needs Python during its run): the subsystem's
+  controller sends its interface data and waits for its forces.
 """
 import os
 import pickle
@@ -32,21 +38,23 @@ import secrets
 import socket
 import sys
 from collections import namedtuple
+from functools import partial
 from multiprocessing import get_context
-from multiprocessing.connection import Client, Listener
+from multiprocessing.connection import Client, Listener, wait
 
 import numpy as np
 
-from ..dynamics.api import _evaluate_rows as evaluate_rows, forward_dynamics, mass_matrix
 from ..errors import ModelError, SimulationError, keyword
 from ..modeling.model import Model
 from ..results.result import CoupledResult, Outcome, Result
 from ..simulation.options import refuse_unknown
 from ..simulation.simulate import checked_options
+from ..status import MESSAGES, OK, PARTNER_STOPPED
+from .coupling import Interface, coupling_forces, coupling_tables, slot_length
+from .shared_memory import SharedBlock, SharedMemoryExchange
 
 KINDS = ("point_coincident", "distance")
 METHODS = ("projection", "compliance")
-RANK_TOL = 1e-10            # relative singular value below which a coupling row is redundant (assembly's RANK_TOL)
 CONNECT_TIMEOUT = 120.0      # s for every subsystem to start and connect (a cluster without free slots)
 
 Endpoint = namedtuple("Endpoint", "subsystem body point sign inputs")
@@ -117,18 +125,11 @@ def worker_model(model, ends):
     return m
 
 
-def probe_model(model, ends):
-    """The model with the ground origin tied to each coupling point: the rows of a point_coincident are
-    x_b - x_a in body_a's axes, here the ground's, so they are the points' world positions h, velocities
-    G v and Jacobians G, and J' v through gamma (used only to evaluate those rows, never simulated)."""
-    m = model.copy()
-    for k, end in enumerate(ends):
-        m.add_constraint(f"_coupling_point_{k}", "point_coincident", body_a="ground", body_b=end.body, point_b=end.point)
-    return m
-
-
 # ----------------------------------------------------------------------------- the worker
-Task = namedtuple("Task", "name model ends options exchange address authkey")
+Task = namedtuple("Task", "name index model ends K coupling options exchange address authkey block")
+Task.__doc__ = """A subsystem's run: its index in the subsystems' order, worker model and coupling points, the slot
+stride K and coupling.CouplingTables, simulate's options, the exchange, where the coordinator listens, and the
+shared block's name (None: the exchange goes through the coordinator)."""
 
 
 # Messages: a tag byte, then raw float64s for the exchange of every stage (pickling them would cost more
@@ -152,35 +153,63 @@ def receive(connection):
 
 
 def serve(task):
-    """A subsystem's run: connect, simulate with the exchange in the controller, send the result."""
+    """A subsystem's run: connect, simulate with the exchange (shared memory or the connection), send the
+    result with the times and forces of its exchanges."""
     connection = Client(task.address, authkey=task.authkey)
     try:
         send_object(connection, ("hello", task.name, os.getpid()))
-        interface = Interface(task.model, task.ends)
-        cm = task.model.compile()
-        names = [name for end in task.ends for name in end.inputs]
-        moving = [joint for joint, block in cm.joint_v.items() if block.stop > block.start]
-
-        def exchange(t, outputs):
-            q, v = np.empty(cm.nq), np.empty(cm.nv)
-            for joint in moving:                       # the controller's default outputs: .q and .v of these
-                q[cm.joint_q[joint]], v[cm.joint_v[joint]] = outputs[f"{joint}.q"], outputs[f"{joint}.v"]
-            send_numbers(connection, STAGE, [t], *interface(t, q, v))
-            tag, reply = receive(connection)
-            if tag == OBJECT:
-                raise CouplingStopped(reply[1])
-            return dict(zip(names, reply))
-
-        options = dict(task.options, controller=exchange, progress=False)
-        if task.exchange == "step":
-            options["sample_time"] = options["h"]
+        run = _shared_memory_run if task.block else _connection_run
         try:
-            result = task.model.simulate(**options)
-            send_object(connection, ("done", _arrays(result)))
+            send_object(connection, ("done", run(task, connection)))
         except SimulationError as exc:
-            send_object(connection, ("failed", str(exc), None if exc.partial is None else _arrays(exc.partial)))
+            send_object(connection, ("failed", str(exc), exc.partial))
     finally:
         connection.close()
+
+
+def _connection_run(task, connection):
+    """The run with a controller that sends the interface data of every exchange and applies the forces the
+    coordinator answers (their record is the coordinator's)."""
+    interface, slot = Interface(task.model, task.ends, task.K), np.zeros(slot_length(task.K))
+    cm = task.model.compile()
+    names = [name for end in task.ends for name in end.inputs]
+    moving = [joint for joint, block in cm.joint_v.items() if block.stop > block.start]
+
+    def exchange(t, outputs):
+        q, v = np.empty(cm.nq), np.empty(cm.nv)
+        for joint in moving:                       # the controller's default outputs: .q and .v of these
+            q[cm.joint_q[joint]], v[cm.joint_v[joint]] = outputs[f"{joint}.q"], outputs[f"{joint}.v"]
+        send_numbers(connection, STAGE, interface(t, q, v, slot))
+        tag, reply = receive(connection)
+        if tag == OBJECT:
+            raise CouplingStopped(reply[1])
+        return dict(zip(names, reply))
+
+    options = dict(task.options, controller=exchange, progress=False)
+    if task.exchange == "step":
+        options["sample_time"] = options["h"]
+    try:
+        return _arrays(task.model.simulate(**options))
+    except SimulationError as exc:
+        exc.partial = None if exc.partial is None else _arrays(exc.partial)
+        raise
+
+
+def _shared_memory_run(task, connection):
+    """The compiled run exchanging through the shared block (shared_memory.py); its force inputs are recorded
+    from the log of its exchanges."""
+    block = SharedBlock(task.coupling.end_of.max() + 1, task.K, name=task.block)
+    first = int(np.flatnonzero(task.coupling.end_of == task.index)[0])
+    steps = int(np.ceil(float(task.options["t_end"]) / float(task.options["h"]))) + len(task.model.compile().breakpoints)
+    link = SharedMemoryExchange(block, task.index, first, [name for end in task.ends for name in end.inputs],
+                                Interface(task.model, task.ends, task.K), task.coupling, 2 * steps + 32)  # RK4: 2 times a step
+    options = dict(task.options, links=[link], progress=False)
+    try:
+        return _arrays(task.model.simulate(**options), link)
+    except SimulationError as exc:
+        block.abort()
+        exc.partial = None if exc.partial is None else _arrays(exc.partial, link)
+        raise
 
 
 class CouplingStopped(Exception):
@@ -188,96 +217,51 @@ class CouplingStopped(Exception):
     SimulationError carrying the partial Result, as for any failing controller."""
 
 
-class Interface:
-    """A subsystem's reduced interface dynamics at its coupling points (module docstring)."""
+def _arrays(result, link=None):
+    """What a worker sends of its Result; with a shared-memory ``link``, its force inputs are the forces of the
+    last exchange at each output time (interpolated between), and the times and forces of every exchange."""
+    arrays = dict(t=result.t, q=result.q, v=result.v, u_force=result.u_force, tau=result.tau,
+                  outcome=Outcome(result.success, result.message, result.events, result.stats))
+    if link is not None:
+        times, forces = link.logged()
+        slot_of = {name: slot for slot, name in result.model.compile().input_slots}
+        if len(times):
+            arrays["u_force"] = result.u_force.copy()
+            arrays["u_force"][:, [slot_of[name] for name in link.inputs]] = held_at(times, forces, result.t)
+        arrays["exchanges"] = (times.copy(), forces.copy())
+    return arrays
 
-    def __init__(self, model, ends):
-        self.model, self.probe = model, probe_model(model, ends).compile()
-        self.n = len(ends)
 
-    def __call__(self, t, q, v):
-        rows = evaluate_rows(self.probe, q, v, t, None, None)          # h, G v (f' = 0), G, gamma
-        G = rows.G
-        qdd = forward_dynamics(self.model, q, v, t=t)                  # coupling inputs at their default 0
-        W = G @ np.linalg.solve(mass_matrix(self.model, q), G.T)
-        return (rows.h.reshape(self.n, 3).copy(), rows.hd.reshape(self.n, 3).copy(),
-                (G @ qdd - rows.gamma).reshape(self.n, 3), W)
-
-
-def _arrays(result):
-    return dict(t=result.t, q=result.q, v=result.v, u_force=result.u_force, tau=result.tau,
-                outcome=Outcome(result.success, result.message, result.events, result.stats))
+def held_at(times, values, t):
+    """values (n, m) of exchanges at ``times`` (in order, several at one time) at the times t: the last exchange
+    at each time, linearly interpolated between."""
+    last = len(times) - 1 - np.unique(times[::-1], return_index=True)[1]
+    return np.column_stack([np.interp(t, times[last], values[last, k]) for k in range(values.shape[1])])
 
 
 # ----------------------------------------------------------------------------- the coordinator
 class Coupler:
-    """The coupling forces from the subsystems' interface data (module docstring).
-
-    With the coupling points of all subsystems stacked (E of them, subsystem by subsystem), a row r of
-    coupling c with direction n_r pushes endpoint e with -s_e n_r lambda_r (s_e = +1 at body_a, -1 at
-    body_b, C = x_a - x_b): the forces are D lambda, D (3E x R), and the rows' accelerations are
-    C'' = -D^T x'' + (the geometric part of a distance row). With x'' = a_free + W D lambda, W the
-    subsystems' interface compliances on the diagonal, Phi = -D^T W D."""
+    """The coordinator's side of the exchange through the connections: the coupling forces from the slots the
+    subsystems send (coupling.coupling_forces), and their record."""
 
     def __init__(self, couplings, order, method, sigma, stiffness, damping):
-        self.couplings, self.order, self.method = couplings, order, method
-        self.sigma, self.stiffness, self.damping = sigma, stiffness, damping
-        ends = [(c.name, e) for s in order for c in couplings for e in c.ends if e.subsystem == s]
-        self.index = {(name, e.sign): i for i, (name, e) in enumerate(ends)}
-        self.count = {s: sum(e.subsystem == s for _, e in ends) for s in order}
-        self.first = dict(zip(order, np.cumsum([0] + [self.count[s] for s in order])))   # its first end
-        self.rows = [3 if c.kind == "point_coincident" else 1 for c in couplings]
-        self.start = np.concatenate([[0], np.cumsum(self.rows)]).astype(int)
+        self.couplings, self.order = couplings, order
+        self.tables = coupling_tables(couplings, order, method, sigma, stiffness, damping)
+        self.K = int(np.bincount(self.tables.end_of, minlength=len(order)).max())
+        self.first = dict(zip(order, np.searchsorted(self.tables.end_of, np.arange(len(order)))))
+        self.count = dict(zip(order, np.bincount(self.tables.end_of, minlength=len(order))))
         self.record = {c.name: [] for c in couplings}     # (t, force on body_b)
 
-    def unpack(self, subsystem, numbers):
-        """(t, (x, x', a_free, W)) from a subsystem's stage message [t, x, x', a_free, W]."""
-        k = self.count[subsystem]
-        x, xd, a = (numbers[1 + 3 * k * i:1 + 3 * k * (i + 1)].reshape(k, 3) for i in range(3))
-        return numbers[0], (x, xd, a, numbers[1 + 9 * k:].reshape(3 * k, 3 * k))
-
-    def forces(self, t, data):
-        """World forces at each subsystem's coupling points: {subsystem: (k, 3)}."""
-        x, xd, a = (np.concatenate([data[s][i] for s in self.order]) for i in range(3))
-        E, R = len(x), self.start[-1]
-        D, C, Cd, geometric = np.zeros((3 * E, R)), np.zeros(R), np.zeros(R), np.zeros(R)
-        for c, r in zip(self.couplings, self.start):
-            ia, ib = self.index[c.name, 1.0], self.index[c.name, -1.0]
-            d, dd = x[ia] - x[ib], xd[ia] - xd[ib]
-            if c.kind == "point_coincident":
-                n = np.eye(3)
-                C[r:r + 3], Cd[r:r + 3] = d, dd
-            else:                                 # C = |d| - L; C'' = n.d'' + (|d'|^2 - (n.d')^2) / |d|
-                length = np.linalg.norm(d)
-                n = (d / length)[None, :]
-                C[r], Cd[r] = length - c.length, n[0] @ dd
-                geometric[r] = (dd @ dd - (n[0] @ dd) ** 2) / length
-            D[3 * ia:3 * ia + 3, r:r + len(n)] = -n.T
-            D[3 * ib:3 * ib + 3, r:r + len(n)] = n.T
-        if self.method == "compliance":           # Khan et al. eq. (10): lambda = K C (+ a damper on C')
-            lam = self.stiffness * C + self.damping * Cd
-        else:
-            lam = self._projected(data, D, -D.T @ a.ravel() + geometric, C, Cd)
-        F = (D @ lam).reshape(E, 3)
-        for c, r in zip(self.couplings, self.start):
-            self.record[c.name].append((t, F[self.index[c.name, -1.0]].copy()))
+    def forces(self, t, slots):
+        """World forces at each subsystem's coupling points {subsystem: (k, 3)} from their slots {subsystem: slot},
+        or None when the coupling equations cannot be solved."""
+        ct = self.tables
+        if coupling_forces(ct, np.stack([slots[s] for s in self.order]), self.K) != OK:
+            return None
+        F = ct.F.copy()
+        for c, (kind, a, b, row) in zip(self.couplings, ct.plan):
+            self.record[c.name].append((t, F[b]))
         return {s: F[self.first[s]:self.first[s] + self.count[s]] for s in self.order}
-
-    def _projected(self, data, D, Cdd_free, C, Cd):
-        """lambda from Phi lambda = -(C''_free + 2 sigma C' + sigma^2 C), Phi = -D^T W D."""
-        W = np.zeros((D.shape[0], D.shape[0]))
-        for s in self.order:
-            i, n = 3 * self.first[s], 3 * self.count[s]
-            W[i:i + n, i:i + n] = data[s][3]
-        Phi = -D.T @ W @ D
-        rhs = -(Cdd_free + 2 * self.sigma * Cd + self.sigma ** 2 * C)
-        lam = np.zeros(len(rhs))
-        free = np.abs(np.diag(Phi)) > RANK_TOL * np.abs(np.diag(Phi)).max()   # rows a force can move (not z in a plane)
-        try:
-            lam[free] = np.linalg.solve(Phi[np.ix_(free, free)], rhs[free])
-        except np.linalg.LinAlgError:         # couplings that repeat each other: the minimum-norm multipliers
-            lam = np.linalg.lstsq(Phi, rhs, rcond=RANK_TOL)[0]
-        return lam
 
 
 def coupled_model(subsystems, plan):
@@ -305,11 +289,13 @@ def assembled(subsystems, plan):
 
 
 CosimOptions = namedtuple("CosimOptions",
-                          "baumgarte stiffness damping exchange ordering assemble h t_end t_eval solver realtime",
-                          defaults=(10.0, None, 0.0, "stage", "jacobi", True, None, None, None, "RK4", False))
+                          "baumgarte stiffness damping exchange ordering transport assemble h t_end t_eval solver "
+                          "realtime",
+                          defaults=(10.0, None, 0.0, "stage", "jacobi", "auto", True, None, None, None, "RK4", False))
 CosimOptions.__doc__ = """cosimulate's keyword options with their defaults: the coupling's (baumgarte, stiffness, damping,
-exchange, ordering: the module docstring), whether the start is assembled onto the couplings, and the subsystems' runs
-(RUN_OPTIONS)."""
+exchange, ordering, transport: the module docstring and TRANSPORTS), whether the start is assembled onto the
+couplings, and the subsystems' runs (RUN_OPTIONS)."""
+TRANSPORTS = ("auto", "shared_memory", "connections")   # auto: shared memory wherever it can (_shared_memory_refused)
 RUN_OPTIONS = ("h", "t_end", "t_eval", "solver", "realtime")   # simulate's (simulation/options.py), checked there;
 # each subsystem paced to the wall clock (realtime) holds the others, which wait for its coupling quantities
 
@@ -342,25 +328,58 @@ def cosimulate(subsystems, couplings, method="projection", workers=None, **optio
         except ModelError as exc:
             raise ModelError(f"cosimulate(): {exc.template}") from None
     coupler = Coupler(plan, order, method, float(settings.baumgarte), settings.stiffness, settings.damping)
+    block = SharedBlock(len(order), coupler.K) if _uses_shared_memory(workers, settings, models) else None
     authkey = secrets.token_bytes(32)
     host = _host(workers)
     listener = _listener(host, authkey)
     launched, connections = [], {}
     try:
-        tasks = [Task(s, models[s], tuple(ends[s]), run_options, settings.exchange, listener.address, authkey)
-                 for s in order]
+        tasks = [Task(s, k, models[s], tuple(ends[s]), coupler.K, coupler.tables, run_options, settings.exchange,
+                      listener.address, authkey, block and block.name) for k, s in enumerate(order)]
         launched = _launch(tasks, workers)
         connections = _accept(listener, order, connections)
-        parts, failure = _coordinate(connections, order, coupler, settings.ordering)
+        if block is None:
+            parts, failure = _coordinate(connections, order, coupler, settings.ordering)
+        else:
+            parts, failure = _gather(connections, order, block)
     finally:
         listener.close()
         for connection in connections.values():      # a worker still waiting gets EOF and ends
             connection.close()
         _reap(launched)
-    result = _result(models, order, parts, coupler, plan, failure)
+        if block is not None:
+            block.close(unlink=True)
+    forces = _coupling_forces(plan, coupler, parts, shared=block is not None)
+    result = _result(models, order, parts, forces, plan, failure)
     if failure is not None:
         raise SimulationError(failure, partial=result)
     return result
+
+
+def _uses_shared_memory(workers, settings, models):
+    """Whether the subsystems exchange through shared memory (the transport option); ModelError when it is asked
+    for and not possible."""
+    if settings.transport == "connections":
+        return False
+    refused = _shared_memory_refused(workers, settings, models)
+    if refused and settings.transport == "shared_memory":
+        raise ModelError(f"cosimulate(): {keyword('transport')}='shared_memory' is not possible: {refused}; use "
+                         f"{keyword('transport', to_give=True)}='auto'")
+    return not refused
+
+
+def _shared_memory_refused(workers, settings, models):
+    """Why the subsystems cannot exchange through shared memory (None: they can): it needs local workers,
+    an exchange at every stage, and runs that stay compiled (no events, nothing evaluated in Python)."""
+    if workers is not None:
+        return "the workers are a cluster's"
+    if settings.exchange != "stage":
+        return f"exchange={settings.exchange!r} exchanges between steps, through the coordinator"
+    for name, model in models.items():
+        cm = model.compile()
+        if model.events or cm.python_slots or cm.rows.timed:
+            return f"subsystem '{name}' has events or Python functions (its run leaves compiled code)"
+    return None
 
 
 def _check_subsystems(subsystems):
@@ -399,6 +418,9 @@ def _check_settings(method, settings):
                          f"{baumgarte!r}")
     if exchange not in ("stage", "step"):
         raise ModelError(f"cosimulate(): {keyword('exchange')} {exchange!r} is not 'stage' or 'step'")
+    if settings.transport not in TRANSPORTS:
+        raise ModelError(f"cosimulate(): {keyword('transport')} {settings.transport!r} is not one of "
+                         f"{', '.join(TRANSPORTS)}")
     if ordering not in ("jacobi", "gauss-seidel"):
         raise ModelError(f"cosimulate(): {keyword('ordering')} {ordering!r} is not 'jacobi' or 'gauss-seidel'")
     if ordering == "gauss-seidel" and exchange != "step":
@@ -483,7 +505,7 @@ def _coordinate(connections, order, coupler, ordering):
                 del pending[s]
                 continue
             if tag == STAGE:
-                reported[s].append(coupler.unpack(s, message))
+                reported[s].append((message[0], message))
             else:
                 parts[s] = message[-1] if message[0] == "failed" else message[1]
                 if message[0] == "failed" and failure is None:
@@ -504,9 +526,36 @@ def _coordinate(connections, order, coupler, ordering):
             continue
         for s, data in ready:
             t = reported[s][answered[s]][0]
-            send_numbers(pending[s], FORCES, coupler.forces(t, data)[s])
+            forces = coupler.forces(t, data)
+            if forces is None:
+                failure = f"the coupling equations could not be solved at t = {t:.6g}"
+                break
+            send_numbers(pending[s], FORCES, forces[s])
             answered[s] += 1
     return parts, failure
+
+
+def _gather(connections, order, block):
+    """The results of subsystems exchanging through the shared ``block``: ({subsystem: arrays}, failure message
+    or None). A worker that fails or dies sets the block's abort flag, which stops the others at their next
+    exchange; the failure reported is the first that is not such a stop."""
+    parts, failures, pending = {}, [], {connection: s for s, connection in connections.items()}
+    while pending:
+        for connection in wait(list(pending)):
+            s = pending.pop(connection)
+            try:
+                _, message = receive(connection)
+            except (EOFError, OSError):
+                block.abort()
+                failures.append(f"subsystem '{s}': its worker process died (killed, out of memory or crashed)")
+                continue
+            parts[s] = message[1] if message[0] == "done" else message[2]
+            if message[0] == "failed":
+                block.abort()
+                failures.append(f"subsystem '{s}' failed: {message[1]}")
+    stopped = MESSAGES[PARTNER_STOPPED]
+    failures.sort(key=lambda failure: stopped in failure)
+    return parts, (failures[0] if failures else None)
 
 
 def _jacobi(waiting, order, reported, answered):
@@ -542,7 +591,29 @@ def _gauss_seidel(waiting, pending, order, reported, answered):
     return ready
 
 
-def _result(models, order, parts, coupler, plan, failure):
+def _violation(c, results, n):
+    """Coupling c's violation at the first n samples of the subsystems' ``results``: C = x_a - x_b, or |d| - length."""
+    ea, eb = c.ends
+    d = results[ea.subsystem].point(ea.body, ea.point)[:n] - results[eb.subsystem].point(eb.body, eb.point)[:n]
+    return d if c.kind == "point_coincident" else np.linalg.norm(d, axis=1) - c.length
+
+
+def _coupling_forces(plan, coupler, parts, shared):
+    """{coupling: (times, world forces on body_b)} of every exchange: the coordinator's record, or the logs of
+    the subsystems holding body_b (shared memory)."""
+    forces = {}
+    for c, (_, _, b, _) in zip(plan, coupler.tables.plan):
+        if not shared:
+            record = coupler.record[c.name]
+            forces[c.name] = (np.array([r[0] for r in record]), np.array([r[1] for r in record]).reshape(-1, 3))
+        elif parts.get(c.ends[1].subsystem) is not None:
+            times, logged = parts[c.ends[1].subsystem]["exchanges"]
+            k = coupler.tables.end_slot[b]
+            forces[c.name] = (times, logged[:, 3 * k:3 * k + 3])
+    return forces
+
+
+def _result(models, order, parts, forces, plan, failure):
     """The subsystems' Results (rebuilt here on the worker models) joined with the coupling signals."""
     results = {}
     for s in order:
@@ -554,15 +625,10 @@ def _result(models, order, parts, coupler, plan, failure):
     t = next(iter(results.values())).t[:n] if results else np.zeros(0)
     coupling = {}
     for c in plan:
-        ea, eb = c.ends
-        if ea.subsystem in results and eb.subsystem in results:
-            d = results[ea.subsystem].point(ea.body, ea.point)[:n] - results[eb.subsystem].point(eb.body, eb.point)[:n]
-            coupling[f"{c.name}.violation"] = d if c.kind == "point_coincident" else np.linalg.norm(d, axis=1) - c.length
-        record = coupler.record[c.name]
-        if record and n:
-            times = np.array([r[0] for r in record])
-            values = np.array([r[1] for r in record])
-            last = len(times) - 1 - np.unique(times[::-1], return_index=True)[1]      # the last exchange at each time
-            coupling[f"{c.name}.force"] = np.column_stack([np.interp(t, times[last], values[last, k]) for k in range(3)])
+        if c.ends[0].subsystem in results and c.ends[1].subsystem in results:
+            coupling[f"{c.name}.violation"] = partial(_violation, c, results, n)
+        times, values = forces.get(c.name, (np.zeros(0), None))
+        if len(times) and n:
+            coupling[f"{c.name}.force"] = held_at(times, values, t)
     return CoupledResult(results, t, coupling, message=failure or "the subsystems reached t_end",
                          success=failure is None)

@@ -112,7 +112,10 @@ class Result:
         """The arguments of constrained_trajectory (dynamics/multipliers.py) for the samples, with its
         Trajectory last: NaN where the pass stops (a state the dynamics cannot take, the end of a failed run)."""
         cm, N, n, nc = self._cm, len(self.t), self._cm.n_nodes + 1, self._cm.n_rows
-        targets = np.array([cm.targets(t) for t in self.t]).reshape(N, nc, 3)
+        if cm.rows.timed or (cm.arrays.row_span[:, 0] >= 0).any():
+            targets = np.array([cm.targets(t) for t in self.t]).reshape(N, nc, 3)
+        else:                                       # no row moves with time
+            targets = np.repeat(cm.targets(0.0)[None], N, axis=0)
         for row, target in self._targets.items():
             targets[:, row] = target
         out = Trajectory(*(np.full(shape, np.nan) for shape in ((N, cm.nv), (N, n, 3, 3), (N, n, 3), (N, n, 6),
@@ -429,7 +432,8 @@ class JoinedResult(Result):
 class CoupledResult(Result):
     """Subsystems run side by side and coupled (ms.cosimulate): their Results in ``parts`` ({name:
     Result}, sampled at the same times), their signals as "<subsystem>/<signal>", and the couplings'
-    signals ("<coupling>.violation", "<coupling>.force"). Events are named "<subsystem>/<name>"."""
+    signals ("<coupling>.violation", "<coupling>.force": ``coupling`` maps each name to its values or to a
+    function that computes them when first asked for). Events are named "<subsystem>/<name>"."""
 
     def __init__(self, parts, t, coupling, message="", success=True):
         self.parts, self._coupling = dict(parts), dict(coupling)
@@ -448,7 +452,8 @@ class CoupledResult(Result):
 
     def _compute(self, name):
         if name in self._coupling:
-            return self._coupling[name]
+            value = self._coupling[name]
+            return value() if callable(value) else value
         subsystem, _, signal = name.partition("/")
         if subsystem not in self.parts or signal not in self.parts[subsystem].signals:
             raise MechsimError(f"unknown signal {name!r}; res.signals lists the available names")
@@ -465,7 +470,7 @@ class CoupledResult(Result):
     @property
     def constraint_error(self):
         """(N,) the largest coupling violation at every sample."""
-        values = [np.abs(v).reshape(len(self.t), -1).max(axis=1) for k, v in self._coupling.items()
+        values = [np.abs(self[k]).reshape(len(self.t), -1).max(axis=1) for k in self._coupling
                   if k.endswith(".violation")]
         return np.max(values, axis=0) if values else np.zeros(len(self.t))
 

@@ -207,7 +207,7 @@ class Driver:
         """The compiled signals at (t, y): the compiled events' conditions, then their rates (compile_signals)."""
         self.inputs.python_values(t, y, sample_controller=False)          # a stop's force needs them at t
         values = np.empty(len(self.data.signal_i))
-        system_signals(self.plant.problem, t, y, values)
+        system_signals(self.plant.system, t, y, values)
         return values
 
     def _watcher(self):

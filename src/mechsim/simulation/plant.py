@@ -10,12 +10,16 @@ from .problem import correct, derivative, system
 
 
 class Plant:
-    """``cm``, ``data`` and ``problem`` of a run on one compiled model; ``inputs`` write the Python-given values
-    (simulation/run_inputs.py); ``solver`` names the integrator in messages. A failed evaluation raises StepError."""
+    """``cm``, ``data`` and ``system`` of a run on one compiled model, and the ``problem`` its compiled stepper
+    integrates: the system, or the system wrapped by the run's compiled I/O link (modeling/links/base.py);
+    ``inputs`` write the Python-given values (simulation/run_inputs.py); ``solver`` names the integrator in
+    messages. Evaluations from Python are the system's. A failed evaluation raises StepError."""
 
     def __init__(self, cm, data, inputs, solver):
         self.cm, self.data, self.inputs, self.solver = cm, data, inputs, solver
-        self.problem = system(cm.arrays, data, cm.is_tree)
+        self.system = self.problem = system(cm.arrays, data, cm.is_tree)
+        for link in inputs.compiled_links:
+            self.problem = link.problem(self.problem, cm)
 
     def rhs(self, t, y):
         """dy/dt at (t, y), the Python-given values at (t, y) written first."""
@@ -24,7 +28,7 @@ class Plant:
         y = np.ascontiguousarray(y)
         self.inputs.python_values(t, y)
         dy = np.empty_like(y)
-        status = derivative(self.problem, t, y, dy)
+        status = derivative(self.system, t, y, dy)
         if status != OK:
             raise StepError(self.failure(status, t))
         return dy
@@ -41,7 +45,7 @@ class Plant:
 
     def project(self, t, y):
         """Drift correction of y in place at t with the values the inputs last wrote."""
-        status = correct(self.problem, t, y)
+        status = correct(self.system, t, y)
         if status != OK:
             raise StepError(self.failure(status, t))
 

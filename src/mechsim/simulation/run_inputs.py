@@ -105,7 +105,8 @@ class RunInputs:
         self.controller = None if opts["controller"] is None else Controller(
             opts["controller"], cm, opts["outputs"], opts["sample_time"], t0)
         self.links = [*cm.model.links.values(), *(opts["links"] or ())]
-        link_samplers = [self._link_sampler(link, cm, opts, t0) for link in self.links]
+        self.compiled_links = [link for link in self.links if link.compiled]
+        link_samplers = [self._link_sampler(link, cm, opts, t0) for link in self.links if not link.compiled]
         self.samplers = ([] if self.controller is None else [self.controller]) + link_samplers
 
     @staticmethod
@@ -136,6 +137,9 @@ class RunInputs:
                            "compiled)")
         if self.controller is not None and self.controller.sample_time is None:
             reasons.append("the controller is continuous (give sample_time= to run it compiled)")
+        if reasons and self.compiled_links:
+            raise MechsimError(f"simulate(): {self.compiled_links[0].what} exchanges in compiled code, but "
+                               f"{reasons[0]}")
         return reasons
 
     @property

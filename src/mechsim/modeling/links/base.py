@@ -2,13 +2,18 @@
 (simulation/run_inputs.py): at every step of a fixed-step run (or every ``period``), ``exchange`` gets the
 values of its ``outputs`` (signal names) and returns the values of its ``inputs`` (the model's inputs) to hold
 from then on — whatever it last received from the other side. ``open`` comes before a run's first exchange and
-``close`` after its last, failed or not; ``stats`` is what ``res.stats["links"][name]`` reports."""
+``close`` after its last, failed or not; ``stats`` is what ``res.stats["links"][name]`` reports.
+
+A *compiled* link (``compiled`` True) is not sampled: it exchanges inside the compiled right-hand side, at every
+evaluation, and ``problem(system, cm)`` returns the problem the run's stepper integrates (integrators/problem.py):
+the run's mechanics ``system`` on compiled model ``cm`` with the exchange around it (distributed/shared_memory.py)."""
 from ...errors import ModelError
 from ..names import check_name
 
 
 class Link:
     kind = None
+    compiled = False
     options = ()                 # the keyword arguments of the kind, as the model file writes them
 
     def __init__(self, name, inputs=(), outputs=(), period=None):
