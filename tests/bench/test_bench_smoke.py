@@ -35,6 +35,12 @@ def test_quick_run_writes_report_and_engines_agree(tmp_path):
     assert whole["mechsim_simulate_s"] > 0 and whole["pin_python_loop_s"] > 0
     assert all(t["met"] in (True, False, None) for t in res["targets"])
     assert res["startup"]["commands"], res["startup"]
+    cosim = res["cosim"]
+    shared = [r for r in cosim["rows"] if r["transport"].startswith("shared memory")]
+    assert [r["h"] for r in shared] == [1e-4, 1e-3] and all(r["t_end"] == 10.0 for r in shared)
+    assert shared[0]["error"] < 1e-6 and shared[1]["error"] < 1e-2   # the reference at 10 s
+    assert all(r["error"] < 1e-9 for r in cosim["rows"] if r["error_against"] == "shared memory")
+    assert "split four-bar" in text
 
 
 def test_missing_peers_are_skipped_with_a_note(tmp_path, monkeypatch):

@@ -159,7 +159,16 @@ def targets(results):
                           "met": cmd["met"]})
     for case in results.get("loops", {}).get("cases", []):
         lines += _loop_targets(case)
-    return lines + _robot_targets(results.get("robots", {}))
+    return lines + _robot_targets(results.get("robots", {})) + _cosim_targets(results.get("cosim"))
+
+
+def _cosim_targets(cosim):
+    if not cosim:
+        return []
+    return [{"what": "split four-bar co-simulated (2 worker processes, RK4 h = 1e-4 s, 10 s, every stage through "
+                     "shared memory): wall time", "value": f"{cosim['wall_s']:.2f} s "
+                     f"({10.0 / cosim['wall_s']:.1f}x real time)", "target": f"<= {cosim['target_s']:g} s",
+             "met": cosim["met"]}]
 
 
 def _robot_targets(robots):
@@ -266,6 +275,8 @@ def markdown(results):
         lines += _markdown_loops(results["loops"])
     if "robots" in results:
         lines += _markdown_robots(results["robots"])
+    if "cosim" in results:
+        lines += _markdown_cosim(results["cosim"])
     lines += [f"Suite wall time: {results['elapsed_s']:.1f} s.", ""]
     return "\n".join(lines)
 
@@ -364,6 +375,15 @@ def _markdown_loop_scaling(scaling):
             f"Fit: slope {fit['slope_us']:.2f} µs per loop, intercept {fit['intercept_us']:.1f} µs, R² {fit['r2']:.4f}; "
             f"growth exponent p = {'—' if fit['exponent'] is None else format(fit['exponent'], '.2f')} "
             f"({_mark(scaling['met'])}).", ""]
+
+
+def _markdown_cosim(cosim):
+    from .cosim import __doc__ as description
+    return ["## 7. The split four-bar against the clock", "", " ".join(description.split("\n\n")[1].split()), "",
+            _table(["transport", "h [s]", "simulated [s]", "wall [s]", "real-time factor", "exchanges", "error [rad]",
+                    "error against"],
+                   [(r["transport"], f"{r['h']:g}", f"{r['t_end']:g}", f"{r['wall_s']:.3f}", f"{r['realtime_factor']:.2f}",
+                     r["exchanges"], f"{r['error']:.1e}", r["error_against"]) for r in cosim["rows"]]), ""]
 
 
 def _markdown_whole(results):
@@ -503,6 +523,9 @@ def console(results):
     for t in _robot_targets(results.get("robots", {})):
         verdict = "—" if t["met"] is None else ("ok" if t["met"] else "MISSED")
         out.append(f"{t['what']}: {t['value']} (target {t['target']}: {verdict})")
+    for row in results.get("cosim", {}).get("rows", []):
+        out.append(f"split four-bar, {row['transport']}, h = {row['h']:g}: {row['t_end']:g} s in {row['wall_s']:.2f} s "
+                   f"({row['realtime_factor']:.2f}x real time), error {row['error']:.1e}")
     missed = [t["what"] for t in results["targets"] if t["met"] is False]
     out.append(f"targets: {sum(t['met'] is True for t in results['targets'])} met, {len(missed)} not met"
                + (": " + "; ".join(missed) if missed else ""))

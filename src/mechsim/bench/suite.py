@@ -18,7 +18,10 @@ Sections (each returns plain numbers in a dict; ``run`` collects them, prints a 
                     time, error against the reference, loop-closure error (mechsim.bench.loops);
 6. robots         — PR2 loading time (warm), and forward dynamics per call vs pin.aba on PR2 and
                     Solo12 (free-flyer base) from robot_files/, accelerations checked first
-                    (mechsim.bench.robots).
+                    (mechsim.bench.robots);
+7. cosim          — Khan, Tang & Krovi's four-bar split into two subsystems in two worker processes, coupled at
+                    every RK4 stage: wall time and real-time factor through shared memory, the coordinator's
+                    connections and a Dask cluster (mechsim.bench.cosim).
 
 ``run(groups=...)`` selects sections (default: all of GROUPS).
 """
@@ -401,6 +404,11 @@ def run(quick=False, output="benchmarks/RESULTS.md", engines=ENGINES, startup_ch
         say("mechsim bench: real robots (PR2 loading, forward dynamics on PR2 and Solo12) …", flush=True)
         results["robots"] = robots.run(peers, repeats, min_time)
         results["notes"] += results["robots"]["notes"]
+    if "cosim" in groups:
+        from . import cosim
+        say("mechsim bench: the split four-bar co-simulated, 10 s at h = 1e-4 and 1e-3 …", flush=True)
+        results["cosim"] = cosim.run(quick=quick, say=say)
+        results["notes"] += results["cosim"]["notes"]
     results["elapsed_s"] = time.perf_counter() - started
     results["targets"] = report.targets(results)
     text = report.markdown(results)

@@ -22,6 +22,9 @@ def add_parser(commands):
     parser.add_argument("--baumgarte", type=float, help="projection: Baumgarte's rate sigma [1/s]")
     parser.add_argument("--exchange", choices=("stage", "step"), help="exchange at every stage or once per macro step")
     parser.add_argument("--ordering", choices=("jacobi", "gauss-seidel"), help="order of a step exchange")
+    parser.add_argument("--transport", choices=("auto", "shared_memory", "connections"),
+                        help="how local workers exchange: shared memory inside their compiled runs (auto, wherever "
+                             "possible) or through the coordinator")
     parser.add_argument("--realtime", type=float, nargs="?", const=True, metavar="FACTOR",
                         help="pace the subsystems to the wall clock (or at a factor of it: 0.5, half speed)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -33,7 +36,8 @@ def cosimulate(args):
     import mechsim as ms
     from .sweep import connect
     arguments = load_cosimulation(args.file)
-    for key in ("method", "h", "t_end", "stiffness", "damping", "baumgarte", "exchange", "ordering", "realtime"):
+    for key in ("method", "h", "t_end", "stiffness", "damping", "baumgarte", "exchange", "ordering", "transport",
+                "realtime"):
         if getattr(args, key) is not None:
             arguments[key] = getattr(args, key)
     check_target(args.output, OUTPUT_SUFFIXES, "--output")

@@ -23,7 +23,7 @@ from ..dynamics.kernels import aba, carve
 from ..dynamics.system import set_time_values
 from ..dynamics.api import singular_node_error
 from ..errors import StepError
-from ..spatial.algebra import JIT
+from ..spatial.algebra import INLINE, JIT
 from ..status import OK, SINGULAR
 
 POINT, DISTANCE = 0, 1                  # coupling kinds (cosim.KINDS, in order)
@@ -33,14 +33,15 @@ METHOD, SIGMA, STIFFNESS, DAMPING = range(4)   # CouplingTables.settings
 
 
 def slot_length(K):
-    """Floats in a slot of up to K coupling points (module docstring)."""
-    return 1 + 9 * K + 9 * K * K
+    """Floats in a slot of up to K coupling points (module docstring), rounded up to whole 64-byte cache lines:
+    subsystems writing their slots side by side then never write to one line (shared_memory.py)."""
+    return -(-(1 + 9 * K + 9 * K * K) // 8) * 8
 
 
 def slot_parts(slot, k, K):
     """(t, x, x', a_free, W) of a slot: views, W (3k, 3k)."""
     x, xd, a = (slot[1 + 3 * K * i:1 + 3 * K * i + 3 * k].reshape(k, 3) for i in range(3))
-    return slot[0], x, xd, a, slot[1 + 9 * K:].reshape(3 * K, 3 * K)[:3 * k, :3 * k]
+    return slot[0], x, xd, a, slot[1 + 9 * K:1 + 9 * K + 9 * K * K].reshape(3 * K, 3 * K)[:3 * k, :3 * k]
 
 
 # ----------------------------------------------------------------------------- a subsystem's interface
@@ -174,7 +175,7 @@ def coupling_forces(ct, slots, K):
     return OK
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def end_value(slots, ct, e, part, K, k):
     """Component k of end e's position (part 0), velocity (1) or free acceleration (2) in its subsystem's slot."""
     return slots[ct.end_of[e], 1 + 3 * K * part + 3 * ct.end_slot[e] + k]

@@ -27,7 +27,8 @@ from numba.extending import intrinsic
 from ..integrators.explicit import all_finite
 from ..integrators.problem import register_problem
 from ..modeling.links.base import Link
-from ..simulation.problem import INLINED_IR, correct, derivative
+from ..dynamics.kernels import kinematic_map
+from ..simulation.problem import INLINED_IR, correct
 from ..spatial.algebra import JIT
 from ..status import LOG_FULL, NON_FINITE, OK, OUT_OF_STEP, PARTNER_STOPPED
 from .coupling import coupling_forces, interface, slot_length
@@ -163,11 +164,21 @@ def exchange_forces(probe, ct, ex, u, t, y):
 
 @njit(**INLINED_IR)
 def coupled_derivative(cs, t, y, dy):
-    """dy/dt of the subsystem under the coupling forces of this evaluation's exchange."""
+    """dy/dt of the subsystem under the coupling forces F of this evaluation's exchange: q' = H(q) v and
+    v' = qdd_free + M^-1 J^T F, from the exchange's own evaluation (coupling.interface: qdd_free, and
+    X = M^-1 G^T with G = J the points' Jacobian), which is the worker model's forward dynamics with its
+    coupling force inputs at F, without a second pass."""
     status = exchange_forces(cs.probe, cs.coupling, cs.exchange, cs.system.data.u, t, y)
     if status != OK:
         return status
-    return derivative(cs.system, t, y, dy)
+    nq, X, F, first = cs.system.model.nq, cs.probe.cw.X, cs.coupling.F, cs.exchange.first
+    kinematic_map(cs.system.model.node_i, y[:nq], y[nq:], dy[:nq])
+    for j in range(cs.probe.qdd.shape[0]):
+        s = cs.probe.qdd[j]
+        for i in range(cs.exchange.inputs.shape[0]):
+            s += X[j, i] * F[first + i // 3, i % 3]
+        dy[nq + j] = s
+    return OK
 
 
 @njit(**INLINED_IR)

@@ -16,7 +16,7 @@ from ..errors import ModelError
 from .model_file import _check_keys, _parse_json, _parse_yaml, load
 
 SETTINGS = ("method", "baumgarte", "stiffness", "damping", "h", "t_end", "t_eval", "solver", "exchange", "ordering",
-            "assemble")
+            "transport", "assemble")
 KEYS = ("subsystems", "couplings", *SETTINGS)
 
 
