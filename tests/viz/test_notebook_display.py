@@ -53,6 +53,15 @@ def test_result_summary_carries_a_png_of_the_coordinates(four_bar_2s):
     assert base64.b64decode(png.group(1)).startswith(b"\x89PNG\r\n\x1a\n")
 
 
+def test_the_quick_plot_puts_one_unit_on_an_axis():
+    """The cart pendulum's cart (m) and pendulum (rad): two axes, each labelled with its unit."""
+    from mechsim.viz.plot import unit_problems
+    res = ms.load(EXAMPLES / "cart_pendulum.yaml").simulate(t_end=0.2)
+    figure = notebook.quick_figure(res)
+    assert unit_problems(figure) == []
+    assert sorted(ax.get_ylabel() for ax in figure.axes) == ["q (m)", "q (rad)"]
+
+
 def test_without_matplotlib_the_summary_has_no_plot(four_bar_2s, monkeypatch):
     def missing():
         raise ImportError("plotting needs matplotlib: pip install mechsim[plot]")
@@ -97,7 +106,7 @@ def test_a_coupled_result_names_its_subsystems_groups_and_coordinates(four_bar_2
     summary = rows(page)
     assert summary["signals"] == "75: a/joints 19, a/bodies 18, b/joints 19, b/bodies 18, couplings 1"
     assert f"solver {res.stats['solver']}" in summary["stats.a"] and "stats.b" in summary
-    names, values = notebook.coordinates(coupled)
+    names, units, values = notebook.coordinates(coupled)
     assert names == ["a/j1.q", "a/j4.q", "a/j2.q", "b/j1.q", "b/j4.q", "b/j2.q"]
     np.testing.assert_array_equal(values, np.hstack([res.q, res.q]))
     assert "data:image/png;base64," in page

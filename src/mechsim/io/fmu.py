@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import MechsimError, ModelError
 from ..modeling.names import split_index
 from ..modeling.parameters import current_value, parse_path
+from ..results.units import signal_units
 from ..simulation.options import OPTIONS, is_number
 
 CONFIG = "mechsim_fmu.json"       # the FMU's interface, in its resources beside model.yaml
@@ -160,7 +161,6 @@ def parameter_entries(model):
 
 def parameter_unit(model, path):
     """The unit of a parameter ("" for a pure number or one this table does not know)."""
-    from ..viz.plot import signal_units
     if path.argument == "mass":
         return "kg"
     if path.section == "contacts" and path.argument in COEFFICIENTS:
@@ -179,7 +179,6 @@ def output_entries(model, names):
     """[name, signal, entry or None, unit, description] of every entry of the signals ``names`` ("signal" or
     "signal[i]"; default every signal), once each: a vector signal's entries as "signal[i]"; ModelError for unknown
     ones."""
-    from ..viz.plot import signal_units
     sample, known = initial_sample(model), model.signals()
     entries = {}
     for name in known if names is None else names:

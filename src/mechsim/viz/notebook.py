@@ -80,37 +80,55 @@ def signal_groups(res):
 
 
 def coordinates(res):
-    """(names, (N, n) values) of a Result's position coordinates q; a CoupledResult's named
+    """(names, units, (N, n) values) of a Result's position coordinates q; a CoupledResult's named
     "<subsystem>/<coordinate>"."""
     from ..results.result import CoupledResult
+    from ..results.units import coordinate_units
     if not isinstance(res, CoupledResult):
-        return list(res.compiled.q_names), res.q
+        return list(res.compiled.q_names), coordinate_units(res.compiled), res.q
     named = [(s, *coordinates(part)) for s, part in res.parts.items()]
-    return ([f"{s}/{name}" for s, names, _ in named for name in names],
+    return ([f"{s}/{name}" for s, names, _, _ in named for name in names],
+            [unit for _, _, units, _ in named for unit in units],
             np.hstack([values[:len(res.t)] for *_, values in named]))
 
 
 def quick_plot(res):
-    """PNG of the first PLOTTED position coordinates against time; None without matplotlib or samples."""
-    names, values = coordinates(res)
-    if len(res.t) < 2 or not names:
-        return None
+    """PNG of quick_figure; None without matplotlib or samples."""
     try:
-        from .plot import load_matplotlib
-        Figure, FigureCanvasAgg = load_matplotlib()
+        figure = quick_figure(res)
     except ImportError:
         return None
-    figure = Figure(figsize=(6.4, 2.4), layout="constrained")
-    FigureCanvasAgg(figure)
-    ax = figure.add_subplot()
-    ax.plot(res.t, values[:, :PLOTTED], label=names[:PLOTTED])
-    ax.set_xlabel("t (s)")
-    ax.set_ylabel("q" if len(names) <= PLOTTED else f"q (first {PLOTTED} of {len(names)})")
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
+    if figure is None:
+        return None
     out = io.BytesIO()
     figure.savefig(out, format="png", dpi=72)
     return out.getvalue()
+
+
+def quick_figure(res):
+    """The first PLOTTED position coordinates against time, one axis per unit (viz/plot.py draw); None without
+    samples. ImportError without matplotlib."""
+    from .plot import TIME, draw, load_matplotlib, with_unit
+    names, units, values = coordinates(res)
+    if len(res.t) < 2 or not names:
+        return None
+    Figure, FigureCanvasAgg = load_matplotlib()
+    by_unit = {}
+    for k in range(min(PLOTTED, len(names))):
+        by_unit.setdefault(units[k], []).append(k)
+    figure = Figure(figsize=(6.4, 0.6 + 1.8 * len(by_unit)), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(len(by_unit), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (unit, columns) in zip(axes, by_unit.items()):
+        for k in columns:
+            draw(ax, res.t, values[:, k], unit, label=names[k])
+        ax.set_ylabel(with_unit("q", unit))
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
+    if len(names) > PLOTTED:
+        axes[0].set_title(f"the first {PLOTTED} of {len(names)} coordinates", fontsize="small", loc="left")
+    axes[-1].set_xlabel(with_unit("t", TIME))
+    return figure
 
 
 # ---------------------------------------------------------------- Model
