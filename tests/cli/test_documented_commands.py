@@ -1,4 +1,4 @@
-"""Every command that README.md and examples/README.md show is run here, verbatim.
+"""Every command that README.md, examples/README.md and the user guide (docs/guide/*.md) show is run here, verbatim.
 
 Which lines are commands, and which are run:
 
@@ -31,7 +31,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENTS = ("README.md", "examples/README.md")
+DOCUMENTS = ("README.md", "examples/README.md",     # and the guide's pages, which hold what the README held
+             *(f"docs/guide/{page.name}" for page in sorted((ROOT / "docs" / "guide").glob("*.md"))))
 PROGRAMS = ("mechsim ", ".venv/bin/mechsim ", "python ", "python3 ")
 SHELLS = ("bash", "sh", "shell")
 RUN_CELL = re.compile(r"`([^`]+)`")
