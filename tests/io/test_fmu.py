@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +70,14 @@ def test_bad_exports_are_refused(tmp_path):
         pendulum().to_fmu(tmp_path / "p.fmu", outputs=["j1.reaction[6]"])
     with pytest.raises(ms.ModelError, match="'t_end' is not an option of the FMU's run"):
         pendulum().to_fmu(tmp_path / "p.fmu", t_end=3.0)
+
+
+def test_a_loaded_module_named_after_the_model_does_not_stand_in_for_the_fmu(tmp_path, monkeypatch):
+    """The example scripts import as modules named after their models (cart_pendulum): an export must build its
+    own script, not the module already loaded (pythonfmu imports the script by name)."""
+    monkeypatch.setitem(sys.modules, "cart_pendulum", types.ModuleType("cart_pendulum"))
+    path = ms.load(EXAMPLES / "cart_pendulum.yaml").to_fmu(tmp_path / "cart.fmu")
+    assert validate_fmu(str(path)) == []
 
 
 def test_the_model_description_passes_fmpy_validate_with_units_parameters_and_an_experiment(tmp_path):
@@ -173,7 +182,7 @@ def test_the_slave_module_keeps_its_globals_across_instances(tmp_path):
                                   modelIdentifier=description.coSimulation.modelIdentifier)
         fmu.instantiate()
         fmu.freeInstance()
-    names = sys.modules["pendulum"].__dict__
+    names = sys.modules["mechsim_fmu_pendulum"].__dict__          # the generated script, as loaded by the FMU
     assert sys.getrefcount(names) - 1 >= len(gc.get_referrers(names))
 
 

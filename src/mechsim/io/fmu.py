@@ -112,7 +112,7 @@ def to_fmu(model, path, outputs=None, **options):
     class_name = class_name if class_name[:1].isalpha() else "model_" + class_name
     with tempfile.TemporaryDirectory(prefix="mechsim_fmu_") as folder:
         folder = Path(folder)
-        script = folder / f"{class_name}.py"
+        script = folder / f"mechsim_fmu_{class_name}.py"   # pythonfmu imports it: never a module already loaded
         script.write_text(SLAVE.format(model_name=model.name, class_name=class_name,
                                        description=f"mechsim model {model.name!r}"))
         model.to_yaml(folder / "model.yaml")
