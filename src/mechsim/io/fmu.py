@@ -43,10 +43,29 @@ NOT_QUANTITIES = ("coordinate",)                                       # an inde
 
 SLAVE = '''"""mechsim model {model_name!r} as an FMI 2.0 co-simulation slave, written by mechsim's Model.to_fmu: the
 Python that loads it runs it with mechsim (mechsim/io/fmu_slave.py)."""
+import atexit
 import ctypes
 import sys
+from pathlib import Path
 
 from pythonfmu import Fmi2Slave
+
+RELEASED = set()          # the FMU libraries whose PyState is released at the Python's exit (release_at_exit)
+
+
+def release_at_exit(slave):
+    """pythonfmu 0.7's export library destroys its global std::shared_ptr<PyState> twice when a Linux process exits:
+    by the C++ static destructor, then by its __attribute__((destructor)) finalizePythonInterpreter(), which assigns
+    nullptr to the destroyed pointer and so decrements a count inside freed memory: a link of glibc's free lists
+    when the heap is busy ("corrupted double-linked list", abort at exit). Where the host is a Python program (its
+    command line in sys.orig_argv), finalizePythonInterpreter runs at the Python's exit instead, before the static
+    destructor, which then finds the pointer released; whether mechsim imports or not. Nothing at the build (no
+    library yet) nor off Linux."""
+    library = Path(slave.resources).parent / "binaries" / "linux64" / f"{{slave.modelName}}.so"
+    if library in RELEASED or not (sys.platform.startswith("linux") and sys.orig_argv and library.is_file()):
+        return
+    RELEASED.add(library)
+    atexit.register(ctypes.CDLL(str(library)).finalizePythonInterpreter)
 
 
 class {class_name}(Fmi2Slave):
@@ -59,6 +78,7 @@ class {class_name}(Fmi2Slave):
         # here, or the dictionary is freed while the module still uses it
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(globals()))
         super().__init__(**kwargs)
+        release_at_exit(self)
         try:
             from mechsim.io.fmu_slave import Exported
         except ImportError as exc:

@@ -6,16 +6,7 @@ fmi2GetFMUstate/SetFMUstate.
 Errors are logged (FMI logger, and stderr: pythonfmu forwards a log only where the master turned debug logging on)
 and reported as a failed doStep, never raised: pythonfmu 0.7 releases its instance once more after an exception
 raised from a callback (PySlaveInstance::handle_py_exception, then the destructor), which corrupts the heap.
-
-pythonfmu 0.7's export library also destroys its global ``std::shared_ptr<PyState>`` twice when a Linux process
-exits: by the C++ static destructor, then by its ``__attribute__((destructor))`` finalizePythonInterpreter(), which
-assigns nullptr to the destroyed pointer and so decrements a count inside freed memory — a link of glibc's free
-lists when the heap is as busy as mechsim leaves it: "corrupted double-linked list", abort (rc 134) at exit. In a
-Python host, the FMU calls finalizePythonInterpreter at the Python's exit, before the static destructor, which then
-finds the pointer released (release_at_exit).
 """
-import atexit
-import ctypes
 import json
 import re
 import sys
@@ -33,7 +24,6 @@ from .fmu import CONFIG
 STRUCTURED = re.compile(r"[A-Za-z_]\w*(\[\d+\])?(\.[A-Za-z_]\w*(\[\d+\])?)*")   # FMI's structured names (ours)
 BASE_UNITS = {"kg": {"kg": 1}, "m": {"m": 1}, "s": {"s": 1}, "rad": {"rad": 1}, "N": {"kg": 1, "m": 1, "s": -2}}
 EVENTS = "logEvents"      # the log category of the run's events
-RELEASED = set()          # the FMU libraries whose PyState is released at the Python's exit (release_at_exit)
 SAME_TIME = 1e-9          # a communication point this close (relative to max(1, |t|)) to where the run is: there
 
 
@@ -56,7 +46,6 @@ class Exported:
         slave.default_experiment = DefaultExperiment(experiment["start"], experiment["stop"], experiment["step"],
                                                      experiment["tolerance"])
         self.run, self.failure = None, "the initialization has not ended (fmi2ExitInitializationMode)"
-        release_at_exit(slave)
         self.start_time, self.stop_time, self.tolerance = 0.0, None, None
 
     def _register(self, name, start, description, causality, variability, initial=None, writable=True):
@@ -183,17 +172,6 @@ class Exported:
             print(f"error: FMU '{self.slave.modelName}' ({self.slave.instance_name}): {message}", file=sys.stderr,
                   flush=True)
             return False
-
-
-def release_at_exit(slave):
-    """finalizePythonInterpreter of the FMU's library at the Python's exit (module docstring), where the host is a
-    Python program (its command line in sys.orig_argv): where the library started Python itself, it finalizes it
-    in that call. Nothing at the build (no library yet) nor off Linux."""
-    library = Path(slave.resources).parent / "binaries" / "linux64" / f"{slave.modelName}.so"
-    if library in RELEASED or not (sys.platform.startswith("linux") and sys.orig_argv and library.is_file()):
-        return
-    RELEASED.add(library)
-    atexit.register(ctypes.CDLL(str(library)).finalizePythonInterpreter)
 
 
 def base_units(unit):
