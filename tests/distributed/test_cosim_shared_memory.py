@@ -4,6 +4,7 @@ forces, and its failures."""
 import glob
 import threading
 import time
+from pathlib import Path
 from multiprocessing import active_children
 
 import numpy as np
@@ -157,3 +158,16 @@ def test_a_paced_run_exchanging_every_stage_keeps_to_the_clock():
     assert time.perf_counter() - started >= 0.29
     assert paced.stats["A"]["realtime"]["steps"] == 30 and paced.stats["B"]["links"]["coupling"]["exchanges"] == 121
     np.testing.assert_allclose(paced["B/j4.q"], unpaced["B/j4.q"], rtol=0, atol=1e-12)
+
+
+def test_a_subsystem_without_couplings_runs_beside_the_others_as_on_its_own():
+    """The block holds a slot for every subsystem, one without coupling points too (its layout read from the
+    block, not from the couplings)."""
+    chains = four_bar_chains()
+    chains["C"] = ms.load(Path(__file__).resolve().parents[2] / "examples" / "double_pendulum.yaml")
+    cs = ms.cosimulate(chains, [PIN], h=1e-3, t_end=0.2)
+    alone = chains["C"].simulate(solver="RK4", h=1e-3, t_end=0.2)
+    assert cs.success and list(cs.parts) == ["A", "B", "C"]
+    np.testing.assert_allclose(cs["C/j1.q"], alone["j1.q"], rtol=0, atol=1e-12)
+    relayed = through_the_coordinator(chains, [PIN], h=1e-3, t_end=0.2)
+    np.testing.assert_allclose(cs["B/j4.q"], relayed["B/j4.q"], rtol=0, atol=1e-12)

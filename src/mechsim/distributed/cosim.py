@@ -198,8 +198,8 @@ def _connection_run(task, connection):
 def _shared_memory_run(task, connection):
     """The compiled run exchanging through the shared block (shared_memory.py); its force inputs are recorded
     from the log of its exchanges."""
-    block = SharedBlock(task.coupling.end_of.max() + 1, task.K, name=task.block)
-    first = int(np.flatnonzero(task.coupling.end_of == task.index)[0])
+    block = SharedBlock.attach(task.block)
+    first = int(np.searchsorted(task.coupling.end_of, task.index))       # its ends come together, in order
     steps = int(np.ceil(float(task.options["t_end"]) / float(task.options["h"]))) + len(task.model.compile().breakpoints)
     link = SharedMemoryExchange(block, task.index, first, [name for end in task.ends for name in end.inputs],
                                 Interface(task.model, task.ends, task.K), task.coupling, 2 * steps + 32)  # RK4: 2 times a step
@@ -225,7 +225,7 @@ def _arrays(result, link=None):
     if link is not None:
         times, forces = link.logged()
         slot_of = {name: slot for slot, name in result.model.compile().input_slots}
-        if len(times):
+        if len(times) and link.inputs:
             arrays["u_force"] = result.u_force.copy()
             arrays["u_force"][:, [slot_of[name] for name in link.inputs]] = held_at(times, forces, result.t)
         arrays["exchanges"] = (times.copy(), forces.copy())

@@ -34,18 +34,18 @@ from ..status import LOG_FULL, NON_FINITE, OK, OUT_OF_STEP, PARTNER_STOPPED
 from .coupling import coupling_forces, interface, slot_length
 
 LINE = 8                # int64 per cache line: each count on its own
-ABORT = 0               # flags[ABORT] != 0: every subsystem stops at its next exchange
+ABORT, N, K_POINTS = 0, 1, 2   # flags[ABORT] != 0: every subsystem stops at its next exchange; the block's n and K
 SPINS = 2000            # polls of the counts before each yield of the CPU
 
 
 # ----------------------------------------------------------------------------- the block
 class SharedBlock:
-    """The shared memory of one co-simulation of ``n`` subsystems of up to K coupling points each: ``flags``
-    (int64: ABORT, then subsystem s's exchange count at LINE (s + 1)) and ``slots`` (2, n, slot_length(K)).
-    Made by the coordinator (``name`` None: it owns and unlinks it), attached by the workers by ``name``."""
+    """The shared memory of one co-simulation of n subsystems of up to K coupling points each: ``flags``
+    (int64: ABORT, N and K on the first line, then subsystem s's exchange count at LINE (s + 1)) and ``slots``
+    (2, n, slot_length(K)). ``SharedBlock(n, K)`` makes one (the coordinator: it owns and unlinks it);
+    ``SharedBlock.attach(name)`` reads n and K from it (the workers)."""
 
     def __init__(self, n, K, name=None):
-        self.n, self.K = n, K
         flag_bytes = 8 * LINE * (n + 1)
         size = flag_bytes + 8 * 2 * n * slot_length(K)
         self.memory = SharedMemory(name=name, create=name is None, size=size if name is None else 0)
@@ -53,6 +53,15 @@ class SharedBlock:
         self.slots = np.ndarray((2, n, slot_length(K)), dtype=np.float64, buffer=self.memory.buf, offset=flag_bytes)
         if name is None:
             self.flags[:] = 0
+            self.flags[N], self.flags[K_POINTS] = n, K
+        self.n, self.K = n, K
+
+    @classmethod
+    def attach(cls, name):
+        memory = SharedMemory(name=name)
+        n, K = (int(x) for x in np.ndarray(3, dtype=np.int64, buffer=memory.buf)[[N, K_POINTS]])
+        memory.close()
+        return cls(n, K, name)
 
     @property
     def name(self):
