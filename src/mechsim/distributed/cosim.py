@@ -48,6 +48,7 @@ from ..errors import ModelError, SimulationError, keyword
 from ..modeling.model import Model
 from ..results.result import CoupledResult, Outcome, Result
 from ..simulation.options import refuse_unknown
+from ..simulation.run_inputs import model_python_reasons
 from ..simulation.simulate import checked_options
 from ..status import MESSAGES, OK, PARTNER_STOPPED
 from .coupling import Interface, coupling_forces, coupling_tables, slot_length
@@ -224,10 +225,9 @@ def _arrays(result, link=None):
                   outcome=Outcome(result.success, result.message, result.events, result.stats))
     if link is not None:
         times, forces = link.logged()
-        slot_of = {name: slot for slot, name in result.model.compile().input_slots}
         if len(times) and link.inputs:
             arrays["u_force"] = result.u_force.copy()
-            arrays["u_force"][:, [slot_of[name] for name in link.inputs]] = held_at(times, forces, result.t)
+            arrays["u_force"][:, link.input_slots] = held_at(times, forces, result.t)
         arrays["exchanges"] = (times.copy(), forces.copy())
     return arrays
 
@@ -376,9 +376,11 @@ def _shared_memory_refused(workers, settings, models):
     if settings.exchange != "stage":
         return f"exchange={settings.exchange!r} exchanges between steps, through the coordinator"
     for name, model in models.items():
-        cm = model.compile()
-        if model.events or cm.python_slots or cm.rows.timed:
-            return f"subsystem '{name}' has events or Python functions (its run leaves compiled code)"
+        if model.events:
+            return f"subsystem '{name}' has events (its run leaves compiled code)"
+        reasons = model_python_reasons(model.compile())
+        if reasons:
+            return f"subsystem '{name}': {reasons[0]} (its run leaves compiled code)"
     return None
 
 

@@ -213,11 +213,12 @@ class SharedMemoryExchange(Link):
         self.log_t, self.log_f = np.zeros(capacity), np.zeros((capacity, len(self.inputs)))
 
     def problem(self, system, cm):
-        """The CoupledSystem of ``system`` (the run's mechanics on the compiled worker model ``cm``)."""
+        """The CoupledSystem of ``system`` (the run's mechanics on the compiled worker model ``cm``); the force-value
+        slots of the link's inputs in ``input_slots``."""
         slot_of = {name: slot for slot, name in cm.input_slots}
-        slots = np.array([slot_of[name] for name in self.inputs], dtype=np.int64)
-        exchange = Exchange(self.block.flags, self.block.slots, self.me, self.block.K, self.first, slots, self.count,
-                            self.log_t, self.log_f)
+        self.input_slots = np.array([slot_of[name] for name in self.inputs], dtype=np.int64)
+        exchange = Exchange(self.block.flags, self.block.slots, self.me, self.block.K, self.first, self.input_slots,
+                            self.count, self.log_t, self.log_f)
         return CoupledSystem(system, self.interface.probe, self.coupling, exchange)
 
     def logged(self):

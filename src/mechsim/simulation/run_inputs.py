@@ -94,6 +94,17 @@ class Controller:
             return {name: number_returned(value, f"controller's input {name!r}", t) for name, value in commands.items()}
 
 
+def model_python_reasons(cm):
+    """Why any run of compiled model ``cm`` evaluates something in Python (empty: none)."""
+    reasons = []
+    if cm.python_slots:
+        reasons.append(f"force '{cm.slot_force[cm.python_slots[0][0]]}' is a Python callable")
+    if cm.rows.timed:
+        reasons.append(f"the motion of '{cm.rows.owner[cm.rows.timed[0][0]][1]}' is a Python callable or is "
+                       "given by its velocity or acceleration")
+    return reasons
+
+
 class RunInputs:
     """Input values, their sources and the controller of one run, and the Python-given entries of its
     Data (force values u, constraint targets con_t)."""
@@ -125,12 +136,7 @@ class RunInputs:
 
     def python_reasons(self):
         """Why this run needs the Python backend (empty: it can run compiled)."""
-        cm, reasons = self.cm, []
-        if cm.python_slots:
-            reasons.append(f"force '{cm.slot_force[cm.python_slots[0][0]]}' is a Python callable")
-        if cm.rows.timed:
-            reasons.append(f"the motion of '{cm.rows.owner[cm.rows.timed[0][0]][1]}' is a Python callable or is "
-                           "given by its velocity or acceleration")
+        reasons = model_python_reasons(self.cm)
         varying = [name for name, source in self.sources.items() if not source.is_constant]
         if varying:
             reasons.append(f"input '{varying[0]}' varies with time (give a model force an expression to keep it "
