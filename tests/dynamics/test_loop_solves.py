@@ -52,11 +52,24 @@ def test_default_spanning_tree_keeps_the_loops_of_the_n_four_bar_apart():
 
 
 def lambda_by_kernel(cm, G, X):
-    """Λ = G X over every row by form_lambda."""
-    cw = cm.new_data().cw
+    """Λ = G X over every row by form_lambda, dense; its envelope form (NaN where it leaves entries as they were)
+    equal to it on every entry it writes."""
     rows = np.asarray(cm.every_row, dtype=np.int64)
-    form_lambda(G, X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
-    return cw.Lam[:len(rows), :len(rows)].copy()
+    n = len(rows)
+    forms = {}
+    for dense in (True, False):
+        cw = cm.new_data().cw
+        cw.G[:], cw.X[:, :n] = G, X
+        cw.Lam[:] = np.nan
+        form_lambda(cw, rows, dense)
+        forms[dense] = np.tril(cw.Lam[:n, :n]) if not dense else cw.Lam[:n, :n].copy()
+        first = cw.envelope[:n, 0].copy()
+    inside = np.arange(n)[None, :] >= first[:, None]
+    lower = np.tril(np.ones((n, n), dtype=bool))
+    assert np.isnan(forms[False][lower & ~inside]).all() and not np.isnan(forms[False][lower & inside]).any()
+    np.testing.assert_array_equal(forms[False][lower & inside], forms[True][lower & inside])
+    assert not np.any(forms[True][lower & ~inside])          # nothing outside the envelope but zeros
+    return forms[True]
 
 
 def loops_on_two_branches():
@@ -106,6 +119,12 @@ def test_envelope_cholesky_solves_banded_dense_and_profile_matrices(rng):
         b = rng.uniform(-1, 1, n)
         x = np.zeros(n)
         assert cholesky_solve(A.copy(), b, n, x)
+        np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-12)
+        envelope = np.zeros((n, 2), dtype=np.int64)       # each row's first nonzero; the rest is never read
+        envelope[:, 0] = np.argmax(np.tril(A) != 0.0, axis=1)
+        outside = np.arange(n)[None, :] < envelope[:, :1]
+        A_envelope = np.where(outside | outside.T, np.nan, A)
+        assert cholesky_solve(A_envelope, b, n, x, envelope)
         np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-12)
     singular = np.ones((3, 3))
     assert not cholesky_solve(singular, np.ones(3), 3, np.zeros(3))

@@ -13,7 +13,7 @@ def tables(cm):
     named = {name: array for name, array in cm.arrays._asdict().items() if name != "nq"}
     named.update(u_const=cm.u_const, constant_targets=cm.rows.constant_targets, cut_i=cm.cut_coordinates.cut_i,
                  cut_f=cm.cut_coordinates.cut_f)
-    named.update(zip(("tree_order", "branch_span", "v_branch"), cm.branches))
+    named.update(cm.sparsity._asdict())
     return named
 
 

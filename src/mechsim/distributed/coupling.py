@@ -98,7 +98,7 @@ def interface(model, data, cw, t, q, v, qdd, K, slot):
         rows[r] = r
     evaluate_rows(model, data, cw, rows, q, v)
     constraint_jacobian_solves(model.node_i, data.ws, cw, rows, cw.G)
-    form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
+    form_lambda(cw, rows, True)
     slot[0] = t
     for r in range(n):
         a = -cw.gamma[r]

@@ -20,7 +20,8 @@ from .cut_joints import CutJointCoordinates
 from .data import Settings, new_data
 from .forces import FORCE_CODE
 from .kernels import new_workspace
-from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS, tree_branches
+from .multipliers import F_KINETIC, F_MU, F_NODE, F_PRISMATIC, F_VI, FRICTION_COLS
+from .sparsity import sparsity_of
 from .system import update_time_functions
 from .topology import spanning_tree
 
@@ -63,7 +64,7 @@ class CompiledModel:
         self.every_row = np.flatnonzero(~self.switched).astype(np.int64)
         self.unilateral = np.flatnonzero(self.switched).astype(np.int64)
         self.arrays = self._model_arrays()
-        read_only(*self.arrays[:-1], self.u_const, self.rows.constant_targets, *self.branches,
+        read_only(*self.arrays[:-1], self.u_const, self.rows.constant_targets, *self.sparsity,
                   self.cut_coordinates.cut_i, self.cut_coordinates.cut_f)
         # some force value or constraint target depends on t or on an input
         self.varies_in_time = bool(self.input_slots or self.expression_slots or self.python_slots
@@ -239,10 +240,10 @@ class CompiledModel:
                              if src.function is not None and not isinstance(src.function, Expression)]
 
     @cached_property
-    def branches(self):
-        """The tree's branches (multipliers.tree_branches), which the kernels only read: one set for every Data of
-        the model (runs, their Results, the one-off evaluations)."""
-        return tree_branches(self.node_i, self.nv)
+    def sparsity(self):
+        """Where the constraint rows and the tree's solves are nonzero (sparsity.py), which the kernels only read: one
+        set for every Data of the model (runs, their Results, the one-off evaluations)."""
+        return sparsity_of(self.node_i, self.nv, self.rows.con_i, self.rows.con_f)
 
     def packed_tables(self):
         """model_i = [node_i; force_i] and model_f = [node_f; force_f; globals] (layout.py), the two

@@ -202,9 +202,11 @@ def evaluate_rows(model, data, cw, rows, q, v):
 def evaluate_row(model, con_t, w, cw, row, q, v):
     """Row ``row``'s residual h = g(q, t), velocity residual hd = G v - f', acceleration right-hand
     side gamma = f'' - (Gdot v) (Wood & Kennedy 2003, eq. 10), Jacobian row G (nv), wrench on node b (6), into
-    cw (h, hd, gamma, G, wrench), from the kinematics in the workspace views w and cw.acc0."""
+    cw (h, hd, gamma, G, wrench), from the kinematics in the workspace views w and cw.acc0. G[row] is written on the
+    row's columns (sparsity.py row_cols) only: it is 0 elsewhere."""
     node_i, con_i, h, hd, gamma, G, wrench = model.node_i, model.con_i, cw.h, cw.hd, cw.gamma, cw.G, cw.wrench
-    G[row, :] = 0.0
+    for c in range(1, cw.row_cols[row, 0] + 1):
+        G[row, cw.row_cols[row, c]] = 0.0
     kind, na, nb, f = con_i[row, ROW_TYPE], con_i[row, NODE_A], con_i[row, NODE_B], model.con_f[row]
     if kind == ROW_COORD:                  # q_a - C1 q_b (R, P, H, T coordinates: qdot = v)
         ka = int(f[KA])

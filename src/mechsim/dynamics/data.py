@@ -81,8 +81,7 @@ def new_data(cm, active=None, settings=Settings(), signals=None, impacts=None):
     penalized, iterations, penalty = np.zeros(0, dtype=np.int64), 0, settings.penalty
     if form == PENALTY and penalty is not None:
         penalized, iterations = np.asarray(penalty.rows, dtype=np.int64), penalty.iterations
-    cw = new_constraint_workspace(cm.node_i, cm.n_rows, cm.nv, cm.branches, len(cm.load_frictions), penalized,
-                                  iterations)
+    cw = new_constraint_workspace(cm.n_rows, cm.nv, cm.sparsity, len(cm.load_frictions), penalized, iterations)
     cw.friction[:] = cm.friction_table()
     if penalized.size:
         cw.penalty[penalized, STIFFNESS], cw.penalty[penalized, DAMPING] = penalty.stiffness, penalty.damping

@@ -26,7 +26,7 @@ from numba import njit
 
 from ..spatial.algebra import JIT
 from ..status import OK, UNHANDLED
-from .multipliers import cholesky_solve, constraint_jacobian_solves, form_lambda
+from .multipliers import add_solves, cholesky_solve, constraint_jacobian_solves, form_lambda
 from .projection import constraint_state
 
 Impacts = namedtuple("Impacts", "table points rows log count")
@@ -68,14 +68,12 @@ def contact_impulse(model, data, cw, impacts, k, r, y):
     for j in range(1, n):                               # the slip to the surface's velocity
         cw.rhs[j] = -cw.hd[r + j]
     constraint_jacobian_solves(model.node_i, data.ws, cw, rows, cw.G)
-    form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
-    if not cholesky_solve(cw.Lam, cw.rhs, n, cw.mu):
+    form_lambda(cw, rows, False)
+    if not cholesky_solve(cw.Lam, cw.rhs, n, cw.mu, cw.envelope):
         return UNHANDLED, approach, 0.0
     if n == 3 and np.sqrt(cw.mu[1] ** 2 + cw.mu[2] ** 2) > table[STATIC] * cw.mu[0] * (1.0 + 1e-12):
         return UNHANDLED, approach, 0.0
-    for i in range(v.shape[0]):
-        for j in range(n):
-            v[i] += cw.X[i, j] * cw.mu[j]
+    add_solves(cw, rows, cw.mu, v)
     return OK, approach, cw.mu[0]
 
 

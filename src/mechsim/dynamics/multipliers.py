@@ -51,16 +51,19 @@ NEAR_DEPENDENT = 1e-12
 # (nv) the generalized forces with theirs; ``iterations`` [n]: n > 0 solves the penalized rows with the held
 # ones by the augmented Lagrangian (n iterations at most, multipliers), 0 makes them springs (penalty_forces);
 # ``row_set`` (n_rows) holds the rows of one solve, held and penalized together (join_penalized).
-# ``support`` (n_rows, nv + 1): per row of a solve, its count of nonzero entries of G and their columns, ``reach``
-# (n_rows, 2): the first and last branch of the tree they lie on (form_lambda). ``dropped`` [n]: the acceleration
-# solves so far that fell back to the truncated QR and dropped a nearly dependent direction (NEAR_DEPENDENT; the run's
-# stats report it).
-# ``live`` (n_rows): the rows of a truncated QR solve whose G is not all 0 (nonzero_rows). ``tree_order``,
-# ``branch_span``, ``v_branch``: the tree's branches (tree_branches); ``touched``, ``loaded``: aba_solve's scratch.
+# ``dropped`` [n]: the acceleration solves so far that fell back to the truncated QR and dropped a nearly dependent
+# direction (NEAR_DEPENDENT; the run's stats report it). ``live`` (n_rows): the rows of a truncated QR solve whose G is
+# not all 0 (nonzero_rows).
+# Where G and X are nonzero (sparsity.py, shared by every workspace of the model): ``tree_order``, ``branch_span``,
+# ``v_branch``, ``branch_cols``, ``branch_col_span``, ``row_cols``, ``row_branches``. Their scratch: ``x_row``
+# (n_rows): the row whose solve each column of X holds (-1: none; constraint_jacobian_solves), ``envelope`` (n_rows, 2):
+# per row of Lambda its first column and the last row reaching its column (form_lambda, cholesky_solve), ``by_branch``,
+# ``branch_end``, ``partners``, ``mark``: form_lambda's rows by branch.
 ConstraintWorkspace = namedtuple("ConstraintWorkspace", "acc0 wrench h hd gamma G F X Lam rhs mu lam work slide "
                                                         "friction scratch penalized penalty tau_p iterations row_set "
-                                                        "support reach live tree_order branch_span v_branch touched "
-                                                        "loaded dropped")
+                                                        "live dropped tree_order branch_span v_branch branch_cols "
+                                                        "branch_col_span row_cols row_branches x_row envelope "
+                                                        "by_branch branch_end partners mark")
 STIFFNESS, DAMPING, FORCE, COMPLIANCE = range(4)
 SLIDE_COLS = 6
 TANGENT, MU, D1, D2, S1, S2 = range(SLIDE_COLS)
@@ -70,69 +73,35 @@ FRICTION_ITERATIONS = 100
 AL_TOLERANCE = 1e-14    # the augmented Lagrangian stops when an iteration changes lambda less than this, relative
 
 
-def new_constraint_workspace(node_i, n_rows, nv, branches, n_friction=0, penalized=(), iterations=0):
-    """The workspace of the model whose tree nodes are ``node_i`` (layout.py) and whose tree_branches are
-    ``branches``: read only, so shared by every workspace of the model (CompiledModel.branches)."""
+def new_constraint_workspace(n_rows, nv, sparsity, n_friction=0, penalized=(), iterations=0):
+    """The workspace of a model with ``n_rows`` constraint rows, ``nv`` velocity coordinates and the Sparsity
+    ``sparsity`` (sparsity.py; read only, so shared by every workspace of the model: CompiledModel.sparsity)."""
     slide = np.zeros((n_rows, SLIDE_COLS))
     slide[:, TANGENT] = -1.0
-    tree_order, branch_span, v_branch = branches
-    n_nodes = node_i.shape[0]
+    n_nodes = sparsity.branch_span.shape[0]
     return ConstraintWorkspace(np.zeros((n_nodes, 6)), np.zeros((n_rows, 6)), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros(n_rows), np.zeros((n_rows, nv)), np.zeros((n_rows, nv)), np.zeros((nv, n_rows)),
                                np.zeros((n_rows, n_rows)), np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows),
                                np.zeros((n_rows + 3, max(n_rows, nv, 1))), slide, np.zeros((n_friction, FRICTION_COLS)),
                                np.zeros(nv), np.array(penalized, dtype=np.int64), np.zeros((n_rows, 4)), np.zeros(nv),
                                np.array([iterations], dtype=np.int64), np.zeros(n_rows, dtype=np.int64),
-                               np.zeros((n_rows, nv + 1), dtype=np.int64), np.zeros((n_rows, 2), dtype=np.int64),
-                               np.zeros(n_rows, dtype=np.int64), tree_order,
-                               branch_span, v_branch, np.zeros(n_nodes + 1, dtype=np.int64),
-                               np.zeros(n_nodes, dtype=np.int64), np.zeros(1, dtype=np.int64))
-
-
-def tree_branches(node_i, nv):
-    """The tree's branches, the subtrees of the nodes on the base (a fixed base: M is block diagonal over them):
-    the nodes grouped by branch, parents first (tree_order), the span [start, end) of each branch in it by its
-    first node (branch_span), and the branch of each velocity coordinate (v_branch)."""
-    n = node_i.shape[0]
-    branch = np.arange(n, dtype=np.int64)
-    for i in range(n):                                    # parents come first
-        if node_i[i, PARENT] >= 0:
-            branch[i] = branch[node_i[i, PARENT]]
-    tree_order = np.argsort(branch, kind="stable").astype(np.int64)
-    branch_span = np.zeros((n, 2), dtype=np.int64)
-    for b in np.unique(branch):
-        where = np.flatnonzero(branch[tree_order] == b)
-        branch_span[b] = where[0], where[-1] + 1
-    ends = np.append(node_i[1:, VI], nv) if n else np.zeros(0, dtype=np.int64)
-    v_branch = np.zeros(nv, dtype=np.int64)
-    for i in range(n):
-        v_branch[node_i[i, VI]:ends[i]] = branch[i]
-    return tree_order, branch_span, v_branch
+                               np.zeros(n_rows, dtype=np.int64), np.zeros(1, dtype=np.int64), *sparsity,
+                               np.full(n_rows, -1, dtype=np.int64), np.zeros((n_rows, 2), dtype=np.int64),
+                               np.zeros(sparsity.row_branches.size, dtype=np.int64), np.zeros(n_nodes, dtype=np.int64),
+                               np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows, dtype=np.int64))
 
 
 @njit(**PASS)
-def aba_solve(node_i, w, cw, tau, x):
+def aba_solve(node_i, w, cw, tau, branches, x):
     """x = M^-1 tau on the factorization of the last aba call in the workspace views w (RBDA Table 7.1 with
-    v = 0, no gravity: the bias terms vanish, so only the u/pA backward and the acceleration forward sweeps remain), on
-    the branches tau loads only: branches leaving a fixed base do not couple (M is block diagonal over
-    them), x is 0 on the others. A loop's row of G loads the branches the loop runs through, so with a
-    spanning tree that keeps loops apart (the N four-bar's cranks each on the ground) a solve costs the
-    nodes of its loop, not the whole tree's. Branch tables: tree_branches (cw.tree_order, cw.branch_span,
-    cw.v_branch); ``cw.touched`` (per branch, the last stamp in its last entry) and ``cw.loaded`` (the branches
-    of this solve) are scratch."""
+    v = 0, no gravity: the bias terms vanish, so only the u/pA backward and the acceleration forward sweeps remain),
+    written on the ``branches`` tau loads only ([count, branch...]: sparsity.py row_branches): branches leaving a
+    fixed base do not couple (M is block diagonal over them), so x is 0 on the others, which are left as they are.
+    A loop's row of G loads the branches the loop runs through, so with a spanning tree that keeps loops apart (the N
+    four-bar's cranks each on the ground) a solve costs the nodes of its loop, not the whole tree's."""
     S, U, Dinv, u, pA, acc = w.S, w.U, w.Dinv, w.u, w.pA, w.acc
-    tree_order, branch_span, v_branch, touched, loaded = cw.tree_order, cw.branch_span, cw.v_branch, cw.touched, \
-        cw.loaded
-    last = touched.shape[0] - 1
-    touched[last] += 1
-    stamp, n_loaded = touched[last], 0
-    for j in range(tau.shape[0]):
-        x[j] = 0.0
-        if tau[j] != 0.0 and touched[v_branch[j]] != stamp:
-            touched[v_branch[j]] = stamp
-            loaded[n_loaded] = v_branch[j]
-            n_loaded += 1
-    for b in loaded[:n_loaded]:
+    tree_order, branch_span = cw.tree_order, cw.branch_span
+    for b in branches[1:1 + branches[0]]:
         start, end = branch_span[b, 0], branch_span[b, 1]
         for o in range(start, end):
             pA[tree_order[o], :] = 0.0
@@ -156,29 +125,27 @@ def aba_solve(node_i, w, cw, tau, x):
 
 
 @njit(**INLINE)
-def cholesky_solve(A, b, n, x):
-    """Solve A x = b for symmetric positive definite A (n x n, overwritten by its factor L, lower).
-    False if a pivot is not clearly positive: A is singular to working precision. Envelope (profile)
-    Cholesky: row i of L is 0 before the first nonzero of row i of A (kept in x[i] until the
-    substitution), and the sums skip those zeros: O(n b^2) for a banded A of bandwidth b (a chain of
-    loops on a tree that keeps them apart, multipliers.py form_lambda)."""
+def cholesky_solve(A, b, n, x, envelope=None):
+    """Solve A x = b for symmetric positive definite A (n x n; its lower triangle is read and overwritten by its
+    factor L). False if a pivot is not clearly positive: A is singular to working precision. Envelope (profile)
+    Cholesky (George & Liu 1981, Computer Solution of Large Sparse Positive Definite Systems, §4.2): row i of A and
+    of L is 0 before column envelope[i, 0], which form_lambda writes, and entries there are neither read nor written,
+    so a banded A of bandwidth b (a chain of loops on a tree that keeps them apart) costs O(n b^2); envelope[:, 1]
+    gets each column's last row reaching it. ``envelope`` None: A is dense."""
+    close_envelope(envelope, n)
     largest = 0.0
     for k in range(n):
         largest = max(largest, A[k, k])
-        first = 0
-        while first < k and A[k, first] == 0.0:
-            first += 1
-        x[k] = first
     for k in range(n):
-        fk = int(x[k])
+        fk = first_column(envelope, k)
         s = A[k, k]
         for j in range(fk, k):
             s -= A[k, j] * A[k, j]
         if not s > RANK_TOL * largest:
             return False
         A[k, k] = np.sqrt(s)
-        for i in range(k + 1, n):
-            fi = int(x[i])
+        for i in range(k + 1, last_row(envelope, k, n) + 1):
+            fi = first_column(envelope, i)
             if fi > k:
                 continue
             s = A[i, k]
@@ -187,15 +154,41 @@ def cholesky_solve(A, b, n, x):
             A[i, k] = s / A[k, k]
     for i in range(n):                    # L y = b, then L^T x = y
         s = b[i]
-        for j in range(int(x[i]), i):
+        for j in range(first_column(envelope, i), i):
             s -= A[i, j] * x[j]
         x[i] = s / A[i, i]
     for i in range(n - 1, -1, -1):
         s = x[i]
-        for j in range(i + 1, n):
-            s -= A[j, i] * x[j]
+        for j in range(i + 1, last_row(envelope, i, n) + 1):
+            if first_column(envelope, j) <= i:
+                s -= A[j, i] * x[j]
         x[i] = s / A[i, i]
     return True
+
+
+@njit(**INLINE)
+def close_envelope(envelope, n):
+    """envelope[k, 1] = the last row i whose envelope starts at or before column k (at least k)."""
+    if envelope is None:
+        return
+    for k in range(n):
+        envelope[k, 1] = k
+    for i in range(n):
+        envelope[envelope[i, 0], 1] = max(envelope[envelope[i, 0], 1], i)
+    for k in range(1, n):
+        envelope[k, 1] = max(envelope[k, 1], envelope[k - 1, 1])
+
+
+@njit(**INLINE)
+def first_column(envelope, i):
+    """The first column of row i in the envelope (0: dense)."""
+    return 0 if envelope is None else envelope[i, 0]
+
+
+@njit(**INLINE)
+def last_row(envelope, k, n):
+    """The last row reaching column k in the envelope (n - 1: dense)."""
+    return n - 1 if envelope is None else envelope[k, 1]
 
 
 @njit(**INLINE)
@@ -283,12 +276,13 @@ def truncated_qr_solve(A, b, n, x, work):
 
 
 @njit(**PASS)
-def solve_symmetric(A, b, n, x, solver, work):
-    """Lambda x = b by Cholesky (solver CHOLESKY; not solved if Lambda is not clearly positive definite)
-    or truncated QR (solver QR; not solved if the solution is not finite). A is overwritten. Returns
-    (whether solved, the largest dropped pivot relative to the first: truncated_qr_solve's gap, 0 for Cholesky)."""
+def solve_symmetric(A, b, n, x, solver, work, envelope):
+    """Lambda x = b by Cholesky on the envelope form_lambda left (solver CHOLESKY; not solved if Lambda is not
+    clearly positive definite) or truncated QR (solver QR, on a dense Lambda; not solved if the solution is not
+    finite). A is overwritten. Returns (whether solved, the largest dropped pivot relative to the first:
+    truncated_qr_solve's gap, 0 for Cholesky)."""
     if solver == CHOLESKY:
-        return cholesky_solve(A, b, n, x), 0.0
+        return cholesky_solve(A, b, n, x, envelope), 0.0
     _, gap = truncated_qr_solve(A, b, n, x, work)
     for i in range(n):
         if not np.isfinite(x[i]):
@@ -298,40 +292,106 @@ def solve_symmetric(A, b, n, x, solver, work):
 
 @njit(**PASS)
 def constraint_jacobian_solves(node_i, ws, cw, rows, G):
-    """cw.X[:, k] = M^-1 G[rows[k]]^T on the last aba factorization (G: cw.G, or the force directions cw.F)."""
+    """cw.X[:, k] = M^-1 G[rows[k]]^T on the last aba factorization (G: cw.G, or the force directions cw.F), exactly
+    0 off the branches the row loads: the branches of the row whose solve the column held before (cw.x_row) are
+    cleared first, so that X is never cleared whole."""
     w = carve(ws)
     for k in range(rows.shape[0]):
-        aba_solve(node_i, w, cw, G[rows[k]], cw.X[:, k])
+        row, previous = rows[k], cw.x_row[k]
+        if previous >= 0 and previous != row:
+            for_branch_columns(cw, previous, cw.X, k, 0.0, None)
+        aba_solve(node_i, w, cw, G[row], cw.row_branches[row], cw.X[:, k])
+        cw.x_row[k] = row
+
+
+@njit(**INLINE)
+def for_branch_columns(cw, row, X, k, weight, out):
+    """Over the velocity coordinates j of the branches ``row`` loads: out[j] += weight * X[j, k], or with ``out``
+    None X[j, k] = 0."""
+    branches = cw.row_branches[row]
+    for b in branches[1:1 + branches[0]]:
+        for o in range(cw.branch_col_span[b, 0], cw.branch_col_span[b, 1]):
+            j = cw.branch_cols[o]
+            if out is None:
+                X[j, k] = 0.0
+            else:
+                out[j] += weight * X[j, k]
+
+
+@njit(**INLINE)
+def add_solves(cw, rows, weights, out):
+    """out += X weights over the columns of the given rows' solves (constraint_jacobian_solves), each on the
+    branches its row loads."""
+    for k in range(rows.shape[0]):
+        for_branch_columns(cw, rows[k], cw.X, k, weights[k], out)
+
+
+@njit(**INLINE)
+def row_dot(cw, G, row, x):
+    """G[row] . x over the row's columns (sparsity.py row_cols; G[row] is 0 elsewhere)."""
+    s = 0.0
+    for c in range(1, cw.row_cols[row, 0] + 1):
+        j = cw.row_cols[row, c]
+        s += G[row, j] * x[j]
+    return s
 
 
 @njit(**PASS)
-def form_lambda(G, X, rows, Lam, support, v_branch, reach):
-    """Lambda = G X over the given rows (eq. 14; X = M^-1 G^T, or D G^T in a projection), symmetrized.
-    Each row's products run over its nonzero entries of G only (support[k] = [count, columns...]), and
-    only for pairs of rows whose G lie on a common branch of the tree (reach[k] = the first and last
-    branch of row k): X's column of a row is 0 off the branches its G loads (aba_solve), so the other
-    entries are exact zeros. A loop's rows touch only the joints of that loop, and with a spanning tree
-    that keeps loops apart Lambda is banded (each loop of a chain of loops couples to its neighbours)
-    and costs O(rows) products (the pair test is O(rows^2), a comparison each)."""
-    na, nv = rows.shape[0], G.shape[1]
-    for k in range(na):
-        count, first, last = 0, 1 << 62, -1
-        for j in range(nv):
-            if G[rows[k], j] != 0.0:
-                count += 1
-                support[k, count] = j
-                first, last = min(first, v_branch[j]), max(last, v_branch[j])
-        support[k, 0] = count
-        reach[k, 0], reach[k, 1] = first, last
-    for k in range(na):
-        for l in range(k + 1):
-            s = 0.0
-            if reach[l, 0] <= reach[k, 1] and reach[k, 0] <= reach[l, 1]:
-                for c in range(1, support[k, 0] + 1):
-                    s += G[rows[k], support[k, c]] * X[support[k, c], l]
-                for c in range(1, support[l, 0] + 1):
-                    s += G[rows[l], support[l, c]] * X[support[l, c], k]
-            Lam[k, l] = Lam[l, k] = 0.5 * s
+def form_lambda(cw, rows, dense):
+    """Lambda = G X over the given rows (eq. 14; X = M^-1 G^T, or D G^T in a projection), symmetrized, into cw.Lam.
+    Two rows have a nonzero entry only if their G load a common branch of the tree (X's column of a row is 0 off the
+    branches it loads: constraint_jacobian_solves), and each product runs over the row's columns (row_dot). The
+    rows of each branch (rows_by_branch) give those pairs without testing all n^2. Row k's entries are written from
+    its first partner's column to the diagonal (0 where no branch is shared), that column kept as its envelope
+    (cw.envelope[k, 0]: cholesky_solve); with ``dense`` (the truncated QR reads all n^2 entries) the rest is 0 and
+    the upper triangle written too. With a spanning tree that keeps loops apart Lambda is banded (each loop of a
+    chain of loops couples to its neighbours) and this costs O(rows)."""
+    n, G, X, Lam, mark, partners = rows.shape[0], cw.G, cw.X, cw.Lam, cw.mark, cw.partners
+    rows_by_branch(cw, rows)
+    if dense:
+        for k in range(n):
+            Lam[k, :n] = 0.0
+    mark[:n] = -1
+    for k in range(n):
+        count, first = 0, k
+        branches = cw.row_branches[rows[k]]
+        for b in branches[1:1 + branches[0]]:
+            for o in range(cw.branch_end[b - 1] if b > 0 else 0, cw.branch_end[b]):
+                l = cw.by_branch[o]
+                if l > k:
+                    break
+                if mark[l] != k:
+                    mark[l] = k
+                    partners[count] = l
+                    count += 1
+                    first = min(first, l)
+        cw.envelope[k, 0] = first
+        Lam[k, first:k + 1] = 0.0
+        for p in range(count):
+            l = partners[p]
+            Lam[k, l] = Lam[l, k] = 0.5 * (row_dot(cw, G, rows[k], X[:, l]) + row_dot(cw, G, rows[l], X[:, k]))
+
+
+@njit(**INLINE)
+def rows_by_branch(cw, rows):
+    """cw.by_branch: the places k of the given rows grouped by the branches their G loads, ascending within each;
+    branch b's are by_branch[branch_end[b - 1] : branch_end[b]] (from 0 for b = 0). A counting sort: O(rows + nodes)."""
+    end = cw.branch_end
+    end[:] = 0
+    for row in rows:
+        branches = cw.row_branches[row]
+        for b in branches[1:1 + branches[0]]:
+            end[b] += 1
+    for b in range(1, end.shape[0]):
+        end[b] += end[b - 1]
+    for b in range(end.shape[0] - 1, 0, -1):              # each branch's start, then filled up to its end
+        end[b] = end[b - 1]
+    end[0] = 0
+    for k in range(rows.shape[0]):
+        branches = cw.row_branches[rows[k]]
+        for b in branches[1:1 + branches[0]]:
+            cw.by_branch[end[b]] = k
+            end[b] += 1
 
 
 @njit(**JIT)
@@ -397,8 +457,8 @@ def multipliers(model, data, cw, rows, solver, qdd, sliding):
     in f_lambda, and the iterations of augmented_lagrangian. Returns (solved: False if the solver fails, qdd then
     unchanged; the truncated QR's largest dropped pivot relative to the first, solve_symmetric)."""
     if not sliding and (solver == QR or data.counts[ACTIVE] == data.counts[HELD]):
-        rows = cw.live[:nonzero_rows(cw.G, rows, cw.live)]
-    n, nv, alpha, beta = rows.shape[0], qdd.shape[0], data.alpha, data.beta
+        rows = cw.live[:nonzero_rows(cw, rows, cw.live)]
+    n, alpha, beta = rows.shape[0], data.alpha, data.beta
     soft = False
     for k in range(n):                                    # f_lambda = gamma - G qdd_free (eq. 13)
         row = rows[k]
@@ -408,20 +468,18 @@ def multipliers(model, data, cw, rows, solver, qdd, sliding):
             s = cw.gamma[row] - d * (cw.penalty[row, DAMPING] * cw.hd[row] + cw.penalty[row, STIFFNESS] * cw.h[row])
         else:
             s = cw.gamma[row] - 2.0 * alpha * cw.hd[row] - beta * beta * cw.h[row]
-        for j in range(nv):
-            s -= cw.G[row, j] * qdd[j]
-        cw.rhs[k] = s
+        cw.rhs[k] = s - row_dot(cw, cw.G, row, qdd)
     constraint_jacobian_solves(model.node_i, data.ws, cw, rows, cw.F if sliding else cw.G)
     if sliding:
         form_coupled_lambda(cw.G, cw.X, rows, cw.Lam)
         solver = QR
     else:
-        form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
+        form_lambda(cw, rows, solver == QR)
     if soft:
         for k in range(n):
             cw.Lam[k, k] += cw.penalty[rows[k], COMPLIANCE]
         copy_square(cw.Lam, cw.work[3:], n)               # kept for the iterations
-    solved, gap = solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work)
+    solved, gap = solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work, cw.envelope)
     if not solved:
         return False, gap
     cw.lam[:] = 0.0
@@ -429,11 +487,9 @@ def multipliers(model, data, cw, rows, solver, qdd, sliding):
         cw.lam[rows[k]] = cw.mu[k]
     if soft and not augmented_lagrangian(cw, rows, solver):
         return False, gap
-    for j in range(nv):                                   # qdd = qdd_free + X lambda
-        s = 0.0
-        for k in range(n):
-            s += cw.X[j, k] * cw.lam[rows[k]]
-        qdd[j] += s
+    for k in range(n):
+        cw.mu[k] = cw.lam[rows[k]]
+    add_solves(cw, rows, cw.mu, qdd)                      # qdd = qdd_free + X lambda
     if sliding:
         for row in rows:
             t1 = int(cw.slide[row, TANGENT])
@@ -444,16 +500,16 @@ def multipliers(model, data, cw, rows, solver, qdd, sliding):
 
 
 @njit(**INLINE)
-def nonzero_rows(G, rows, out):
-    """out[:count] = the rows whose G is not all 0; returns count. Their Lambda rows and columns are 0 (multiplier
-    0): the truncated QR would leave them out at the cost of their n^2 entries at every pivot, and they make
-    Cholesky fail where no redundancy analysis kept them out of the active rows (the Data of ms.forward_dynamics:
-    every row), sending every evaluation to the O(n^3) QR. A planar loop's three out-of-plane rows, 120 of the N
-    four-bar's 200."""
+def nonzero_rows(cw, rows, out):
+    """out[:count] = the rows whose G (cw.G) is not all 0; returns count. Their Lambda rows and columns are 0
+    (multiplier 0): the truncated QR would leave them out at the cost of their n^2 entries at every pivot, and they
+    make Cholesky fail where no redundancy analysis kept them out of the active rows (the Data of
+    ms.forward_dynamics: every row), sending every evaluation to the O(n^3) QR. A planar loop's three out-of-plane
+    rows, 120 of the N four-bar's 200."""
     count = 0
     for row in rows:
-        for j in range(G.shape[1]):
-            if G[row, j] != 0.0:
+        for c in range(1, cw.row_cols[row, 0] + 1):
+            if cw.G[row, cw.row_cols[row, c]] != 0.0:
                 out[count] = row
                 count += 1
                 break
@@ -477,7 +533,7 @@ def augmented_lagrangian(cw, rows, solver):
         for k in range(n):
             cw.rhs[k] = cw.penalty[rows[k], COMPLIANCE] * cw.mu[k]
         copy_square(cw.work[3:], cw.Lam, n)
-        if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work)[0]:
+        if not solve_symmetric(cw.Lam, cw.rhs, n, cw.mu, solver, cw.work, cw.envelope)[0]:
             return False
         size, change = 0.0, 0.0
         for k in range(n):

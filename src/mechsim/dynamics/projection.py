@@ -29,7 +29,7 @@ from .constraints import active_rows, evaluate_rows, held_rows, velocity_product
 from ..status import NOT_CONVERGED, OK, SINGULAR
 from .kernels import aba_tables, carve, dof, forward_kinematics, normalize_quaternions
 from .layout import PTYPE, QI, VI
-from .multipliers import (CHOLESKY, QR, constraint_jacobian_solves, form_lambda, join_penalized, n_augmented,
+from .multipliers import (CHOLESKY, QR, add_solves, constraint_jacobian_solves, form_lambda, join_penalized, n_augmented,
                           nonzero_rows, solve_symmetric)
 
 PROJECTION, STABILIZATION = 0, 1
@@ -72,19 +72,16 @@ def correction(node_i, ws, cw, rows, solver, residual, dz):
     ``solver`` (CHOLESKY or QR, multipliers.py solve_symmetric; QR leaves out the rows whose G is 0); False if
     it cannot be solved."""
     if solver == QR:
-        rows = cw.live[:nonzero_rows(cw.G, rows, cw.live)]
-    na, nv = rows.shape[0], dz.shape[0]
+        rows = cw.live[:nonzero_rows(cw, rows, cw.live)]
+    na = rows.shape[0]
     constraint_jacobian_solves(node_i, ws, cw, rows, cw.G)
-    form_lambda(cw.G, cw.X, rows, cw.Lam, cw.support, cw.v_branch, cw.reach)
+    form_lambda(cw, rows, solver == QR)
     for k in range(na):
-        cw.rhs[k] = residual[rows[k]]
-    if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, solver, cw.work)[0]:
+        cw.rhs[k] = -residual[rows[k]]
+    if not solve_symmetric(cw.Lam, cw.rhs, na, cw.mu, solver, cw.work, cw.envelope)[0]:
         return False
-    for j in range(nv):
-        s = 0.0
-        for k in range(na):
-            s -= cw.X[j, k] * cw.mu[k]
-        dz[j] = s
+    dz[:] = 0.0
+    add_solves(cw, rows, cw.mu, dz)
     return True
 
 
