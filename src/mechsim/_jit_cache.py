@@ -103,7 +103,7 @@ def compile_aside(dispatcher, args):
     unknown attribute in the other thread's typing), and a second thread joins the first one's Aside."""
     from numba import typeof
     from numba.core.compiler_lock import global_compiler_lock
-    if _cores() < 2:
+    if cores() < 2:
         return Aside()
     signature = tuple(typeof(a) for a in args)
     with global_compiler_lock:
@@ -123,7 +123,7 @@ def compile_aside(dispatcher, args):
     return aside
 
 
-def _cores():
+def cores():
     """The cores this process may run on (all of the machine's where the system does not say)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 

@@ -1,4 +1,5 @@
 """The mechsim command line: simulate/check/signals on model files, exit codes and one-line errors."""
+import importlib
 import os
 import subprocess
 import sys
@@ -202,8 +203,12 @@ def test_unwritable_output(pendulum, tmp_path, capsys):
     assert_user_error(capsys, main(["simulate", pendulum, "-o", str(tmp_path / "taken.csv")]), "cannot write")
 
 
-def test_missing_matplotlib_gives_the_install_hint(pendulum, tmp_path, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)      # import fails
+@pytest.mark.parametrize("in_a_process", [False, True])
+def test_missing_matplotlib_gives_the_install_hint(pendulum, tmp_path, capsys, monkeypatch, in_a_process):
+    for name in ("matplotlib", "matplotlib.figure"):          # not installed: neither found nor imported
+        monkeypatch.setitem(sys.modules, name, None)
+    # drawn here, or in a plot process (viz/plot_worker.py) that is then not started
+    monkeypatch.setattr(importlib.import_module("mechsim.cli.simulate"), "wanted", lambda: in_a_process)
     assert_user_error(capsys, main(["simulate", pendulum, "--plot", str(tmp_path / "p.png")]),
                       "pip install mechsim[plot]")
 
@@ -226,9 +231,11 @@ def test_python_dash_m(pendulum, tmp_path):
     env.pop("MECHSIM_DEBUG", None)
     run = lambda *args: subprocess.run([sys.executable, "-m", "mechsim", *args], capture_output=True, text=True,
                                        env=env, timeout=120)
-    ok = run("simulate", pendulum, "-o", str(tmp_path / "out.csv"))
+    ok = run("simulate", pendulum, "-o", str(tmp_path / "out.csv"), "--plot", str(tmp_path / "out.png"))
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "out.csv").read_text().startswith("t,")
+    assert ok.stdout.splitlines()[-1] == f"wrote {tmp_path / 'out.png'}" and ok.stderr == ""
+    assert (tmp_path / "out.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bad = run("check", str(tmp_path / "none.yaml"))
     assert bad.returncode == 1 and bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
 

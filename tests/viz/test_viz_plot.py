@@ -7,7 +7,8 @@ import pytest
 import mechsim as ms
 from mechsim.cli.main import main
 from mechsim.results.resample import densify
-from mechsim.viz.plot import MAX_PANELS, draw, signal_units, unit_problems
+from mechsim.viz.plot import MAX_PANELS, Line, Panel, PlotData, draw, draw_plot, plot_data, signal_units, unit_problems
+from mechsim.viz.plot_worker import PlotWorker
 
 pytest.importorskip("matplotlib")
 from matplotlib.figure import Figure  # noqa: E402
@@ -202,3 +203,27 @@ def test_a_mode_is_drawn_against_the_names_of_its_values():
     mode = figure.axes[1]
     assert [label.get_text() for label in mode.get_yticklabels()] == ["slipping", "stuck"]
     assert set(mode.lines[0].get_ydata()) == {1, 2}                  # slips until it stops at t = 1 s, then sticks
+
+
+# ---------------------------------------------------------------- drawn in another process (mechsim simulate --plot)
+def test_a_plot_drawn_in_a_plot_process_is_the_plot_drawn_here(four_bar_2s, tmp_path):
+    data = plot_data(four_bar_2s, ["j1.q", "j3.reaction"])
+    with PlotWorker() as worker:
+        worker.draw(data, tmp_path / "there.png")
+    draw_plot(data, tmp_path / "here.png")
+    assert (tmp_path / "there.png").read_bytes() == (tmp_path / "here.png").read_bytes()
+
+
+def test_the_plot_process_gives_its_warnings_and_raises_its_errors_here(tmp_path):
+    t = [0.0, 1.0]
+    unlabelled = Panel("x", "m", [Line("_a", "x", 0), Line("_b", "x", 1)])      # a legend without labels warns
+    with PlotWorker() as worker, pytest.warns(UserWarning, match="No artists with labels"):
+        worker.draw(PlotData("warns", t, [unlabelled], [[t, t]]), tmp_path / "p.png")
+    with PlotWorker() as worker, pytest.raises(FileNotFoundError):
+        worker.draw(PlotData("fails", t, [Panel("y", "m", [Line("y", "y", 0)])], [[t]]), tmp_path / "no" / "p.png")
+
+
+def test_a_failed_run_leaves_no_plot_process_behind():
+    with pytest.raises(ms.SimulationError), PlotWorker() as worker:
+        raise ms.SimulationError("the run failed")
+    assert worker.process.exitcode is not None

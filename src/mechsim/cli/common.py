@@ -106,8 +106,15 @@ def check_target(path, suffixes, option):
 
 def require_matplotlib():
     """Fail now, not after a long run, when a plot cannot be drawn."""
-    try:
+    with plotting():
         load_matplotlib()
+
+
+@contextmanager
+def plotting():
+    """A missing matplotlib (ImportError with the install hint: viz/plot.py) as one MechsimError line."""
+    try:
+        yield
     except ImportError as exc:
         raise MechsimError(str(exc)) from None
 

@@ -1,9 +1,12 @@
 """``mechsim simulate``: run a model and write, plot, animate or summarize the results."""
-from ..viz.plot import MAX_PANELS, default_signals, plan, plot
+from contextlib import contextmanager
+
+from ..viz.plot import MAX_PANELS, default_signals, draw_plot, plot_data
+from ..viz.plot_worker import PlotWorker, wanted
 from .animate import add_animation_options, check_animation, write_animation
 from .common import (OUTPUT_SUFFIXES, PLOT_SUFFIXES, add_model_argument, add_simulate_options, check_target,
-                     final_values, known_signals, load_model, names, realtime_summary, require_matplotlib, run,
-                     simulate_options, wrote, writing)
+                     final_values, known_signals, load_model, names, plotting, realtime_summary, require_matplotlib,
+                     run, simulate_options, wrote, writing)
 
 
 def add_parser(commands):
@@ -51,8 +54,20 @@ def simulate(args):
     check_target(args.output, OUTPUT_SUFFIXES, "--output")
     check_target(args.plot, PLOT_SUFFIXES, "--plot")
     check_animation(args.animate, "--animate")
-    if args.plot:
-        require_matplotlib()
+    with plotter(args.plot) as draw:
+        result = _run(model, signals, args)
+        if args.plot:
+            data = plot_data(result, signals)
+            with writing(args.plot), plotting():
+                draw(data, args.plot)
+            notes = [f"plot: {panel.note}" for panel in data.panels if panel.note]
+            print("\n".join([f"wrote {args.plot}", *notes]))
+    if args.animate:
+        write_animation(result, args.animate, args)
+
+
+def _run(model, signals, args):
+    """Run, and say what happened: events, pacing, links; the results written to --output, or summarized."""
     options = simulate_options(model, args)
     if args.udp:
         options["links"] = [udp_link(model, args.udp)]
@@ -72,10 +87,20 @@ def simulate(args):
     else:
         print("\n".join([f"{result.model.name}: {len(result)} samples, t = {result.t[0]:.6g} to {result.t[-1]:.6g}",
                          *final_values(result, shown)]))
-    if args.plot:
-        with writing(args.plot):
-            plot(result, signals, args.plot)
-        notes = [f"plot: {panel.note}" for panel in plan(result, signals) if panel.note]
-        print("\n".join([f"wrote {args.plot}", *notes]))
-    if args.animate:
-        write_animation(result, args.animate, args)
+    return result
+
+
+@contextmanager
+def plotter(path):
+    """What draws the --plot: a PlotWorker, started now to import matplotlib on another core while the run
+    computes, where one pays (viz/plot_worker.py), else draw_plot in this process; a plot that cannot be drawn
+    fails now, not after a long run."""
+    if path and wanted():
+        with plotting():
+            worker = PlotWorker()
+        with worker:
+            yield worker.draw
+    else:
+        if path:
+            require_matplotlib()
+        yield draw_plot

@@ -22,12 +22,16 @@ MAX_PANELS = 8          # axes of a plot at most, unless asked for more
 MODES = {"contacts": {0: "open", 1: "sliding", 2: "sticking"},      # what a .mode signal's values mean
          "forces": {1: "slipping", 2: "stuck"}}
 TIME = "s"
+NO_MATPLOTLIB = "plotting needs matplotlib: pip install mechsim[plot]"
 
 Line = namedtuple("Line", "label signal column")
 Line.__doc__ = "A line of a plot: its legend label, the signal and the column of its values (row-major)."
 Panel = namedtuple("Panel", "quantity unit lines note ticks", defaults=("", None))
 Panel.__doc__ = """An axis of a plot: what it shows, the unit of all its Lines, a note as its title ('' for none) and
 {value: name} for a mode's ticks (None: numbers)."""
+
+PlotData = namedtuple("PlotData", "title t panels columns")
+PlotData.__doc__ = """What a plot draws: its title, the times, its Panels and each Panel's lines' values (arrays like t)."""
 
 UNITS = weakref.WeakKeyDictionary()      # line drawn by draw() -> (x unit, y unit)
 
@@ -38,7 +42,7 @@ def load_matplotlib():
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError("plotting needs matplotlib: pip install mechsim[plot]") from None
+        raise ImportError(NO_MATPLOTLIB) from None
     return Figure, FigureCanvasAgg
 
 
@@ -108,19 +112,33 @@ def plot(result, signals=None, path=None, max_panels=None):
     axes (default MAX_PANELS), the rest on one axis per unit, thin, with a note. The title is the
     model's name. Written to ``path`` when given (PNG, or another format matplotlib writes, chosen by
     the suffix); returns the matplotlib Figure."""
-    Figure, FigureCanvasAgg = load_matplotlib()
+    load_matplotlib()           # a missing matplotlib said before anything is computed
+    return draw_plot(plot_data(result, signals, max_panels), path)
+
+
+def plot_data(result, signals=None, max_panels=None):
+    """The PlotData of ``plot``: what it draws, computed from the result (numba's kernels) but drawn
+    without it, so that another process can draw it (mechsim simulate --plot: cli/plot_worker.py)."""
     signals = [signals] if isinstance(signals, str) else None if signals is None else list(signals)
     if signals == []:
         raise MechsimError("plot: give at least one signal name, or none for every joint's .q")
     drawn = dense(result)
     panels = plan(drawn, signals, MAX_PANELS if max_panels is None else max_panels)
-    figure = Figure(figsize=(8.0, 1.2 + 2.0 * len(panels)), layout="constrained")
+    columns = [[np.asarray(drawn[line.signal]).reshape(len(drawn.t), -1)[:, line.column] for line in panel.lines]
+               for panel in panels]
+    return PlotData(result.model.name, drawn.t, panels, columns)
+
+
+def draw_plot(data, path=None):
+    """The Figure of a PlotData (``plot``), written to ``path`` when given."""
+    Figure, FigureCanvasAgg = load_matplotlib()
+    figure = Figure(figsize=(8.0, 1.2 + 2.0 * len(data.panels)), layout="constrained")
     FigureCanvasAgg(figure)
-    axes = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-    for ax, panel in zip(axes, panels):
-        _draw_panel(ax, drawn, panel)
+    axes = figure.subplots(len(data.panels), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, panel, columns in zip(axes, data.panels, data.columns):
+        _draw_panel(ax, data.t, panel, columns)
     axes[-1].set_xlabel(with_unit("t", TIME))
-    figure.suptitle(result.model.name)
+    figure.suptitle(data.title)
     if path is not None:
         figure.savefig(path, dpi=100)
     return figure
@@ -134,16 +152,13 @@ def dense(result):
     return result if isinstance(result, CoupledResult) or len(result.t) < 2 else densify(result)
 
 
-def _draw_panel(ax, result, panel):
+def _draw_panel(ax, t, panel, columns):
     together = bool(panel.note)
-    drawn = []
-    for k, line in enumerate(panel.lines):
-        values = np.asarray(result[line.signal]).reshape(len(result.t), -1)[:, line.column]
+    for k, (line, values) in enumerate(zip(panel.lines, columns)):
         style = dict(color="0.45", lw=0.6, label=panel.quantity if k == 0 else None) if together else \
             dict(label=line.label)
-        draw(ax, result.t, values, panel.unit, **style)
-        drawn.append(values)
-    _steady_limits(ax, np.concatenate(drawn))
+        draw(ax, t, values, panel.unit, **style)
+    _steady_limits(ax, np.concatenate(columns))
     if panel.ticks:
         ax.set_yticks(list(panel.ticks), list(panel.ticks.values()))
     ax.set_ylabel(with_unit(panel.quantity, panel.unit))
