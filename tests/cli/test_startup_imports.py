@@ -37,6 +37,14 @@ def test_check_and_signals_of_an_open_tree_import_neither_scipy_solvers_nor_plot
     assert imported(code, HEAVY[1:]) == "[]"
 
 
+def test_a_run_of_the_program_loads_numpys_unused_modules_only_on_use(tmp_path):
+    # numba's first kernel imports scipy.linalg, whose array-API layer touches every numpy submodule (cli/main.py)
+    code = (f"sys.argv = ['mechsim', 'simulate', {str(EXAMPLE)!r}, '-o', {str(tmp_path / 'out.csv')!r}]\n"
+            "from mechsim.cli.main import main\nmain()")
+    assert imported(code, ("scipy.linalg", "numpy.f2py.crackfortran", "unittest")) == "['scipy.linalg']"
+    assert imported(code + "\nimport numpy\nnumpy.testing.assert_equal(1, 1)", ("unittest",)) == "['unittest']"
+
+
 def test_only_the_programs_own_command_line_freezes_the_objects_it_leaves_at_exit():
     code = ("import gc, sys\nfrom mechsim.cli.main import main\n"
             "main(['--version'])\nprint('frozen', gc.get_freeze_count() > 0)\n"
