@@ -118,7 +118,7 @@ def plot(result, signals=None, path=None, max_panels=None):
 
 def plot_data(result, signals=None, max_panels=None):
     """The PlotData of ``plot``: what it draws, computed from the result (numba's kernels) but drawn
-    without it, so that another process can draw it (mechsim simulate --plot: cli/plot_worker.py)."""
+    without it, so that another process can draw it (mechsim simulate --plot: plot_worker.py)."""
     signals = [signals] if isinstance(signals, str) else None if signals is None else list(signals)
     if signals == []:
         raise MechsimError("plot: give at least one signal name, or none for every joint's .q")

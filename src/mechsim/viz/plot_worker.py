@@ -28,7 +28,7 @@ class PlotWorker:
     at once, with the install hint, when matplotlib is not installed."""
 
     def __init__(self):
-        import multiprocessing
+        import multiprocessing          # here: only a plot needs it
         if importlib.util.find_spec("matplotlib") is None:
             raise ImportError(NO_MATPLOTLIB)
         context = multiprocessing.get_context("fork")
