@@ -88,7 +88,7 @@ def probe(monkeypatch, tmp_path):
     machine with two cores."""
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(_jit_cache, "_cores", lambda: 2)
+    monkeypatch.setattr(_jit_cache, "cores", lambda: 2)
     name = f"aside_probe_{tmp_path.name}"
     (tmp_path / f"{name}.py").write_text(PROBE)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -130,7 +130,7 @@ def test_nothing_is_compiled_aside_when_cached_or_on_one_core(probe, monkeypatch
     fresh = importlib.reload(probe)                           # a new dispatcher: the kernel is in the cache only
     assert _jit_cache.compile_aside(fresh.twice, (1.5,)).process is None
     assert len(fresh.twice.signatures) == 1                   # loaded from the cache, as a first call would
-    monkeypatch.setattr(_jit_cache, "_cores", lambda: 1)
+    monkeypatch.setattr(_jit_cache, "cores", lambda: 1)
     assert _jit_cache.compile_aside(fresh.twice, (1,)).process is None        # an int: cached nowhere
     assert len(fresh.twice.signatures) == 1                   # left to the first call
 
