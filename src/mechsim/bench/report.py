@@ -159,7 +159,8 @@ def targets(results):
                           "met": cmd["met"]})
     for case in results.get("loops", {}).get("cases", []):
         lines += _loop_targets(case)
-    return lines + _robot_targets(results.get("robots", {})) + _cosim_targets(results.get("cosim"))
+    return (lines + _robot_targets(results.get("robots", {})) + _cosim_targets(results.get("cosim"))
+            + _batch_targets(results.get("batch")))
 
 
 def _cosim_targets(cosim):
@@ -169,6 +170,15 @@ def _cosim_targets(cosim):
                      "shared memory): wall time", "value": f"{cosim['wall_s']:.2f} s "
                      f"({10.0 / cosim['wall_s']:.1f}x real time)", "target": f"<= {cosim['target_s']:g} s",
              "met": cosim["met"]}]
+
+
+def _batch_targets(batch):
+    if not batch or not batch["rows"]:
+        return []
+    row = batch["rows"][0]
+    return [{"what": f"{row['runs']} runs of the 20-link chain, 2 threads: ms.simulate_batch / mujoco.rollout throughput "
+                     "at equal accuracy", "value": f"{row['ratio']:.2f}x ({row['mechsim_setting']} against "
+                     f"{row['mujoco_setting']})", "target": f">= {batch['target']:g}x", "met": batch["met"]}]
 
 
 def _robot_targets(robots):
@@ -277,6 +287,8 @@ def markdown(results):
         lines += _markdown_robots(results["robots"])
     if "cosim" in results:
         lines += _markdown_cosim(results["cosim"])
+    if results.get("batch", {}).get("rows"):
+        lines += _markdown_batch(results["batch"])
     lines += [f"Suite wall time: {results['elapsed_s']:.1f} s.", ""]
     return "\n".join(lines)
 
@@ -386,6 +398,16 @@ def _markdown_cosim(cosim):
                      r["exchanges"], f"{r['error']:.1e}", r["error_against"]) for r in cosim["rows"]]), ""]
 
 
+def _markdown_batch(batch):
+    from .batch import __doc__ as description
+    return ["## 8. Many small runs: simulate_batch against mujoco.rollout", "", " ".join(description.split("\n\n")[1].split()),
+            "", _table(["comparison", "runs", "mujoco.rollout", "its error [rad]", "its time [s]", "ms.simulate_batch",
+                        "its error [rad]", "its time [s]", "throughput mechsim / MuJoCo"],
+                       [(r["comparison"], r["runs"], r["mujoco_setting"], f"{r['mujoco_error']:.1e}", f"{r['mujoco_s']:.2f}",
+                         r["mechsim_setting"], f"{r['mechsim_error']:.1e}", f"{r['mechsim_s']:.2f}", f"{r['ratio']:.2f}x")
+                        for r in batch["rows"]]), ""]
+
+
 def _markdown_whole(results):
     whole = results["whole_run"]
     lines = [f"## 3. Whole run: {whole['n']}-link chain, {whole['t_end']:g} s, fixed-step RK4 h = {whole['h'] * 1e3:g} ms", "",
@@ -422,9 +444,11 @@ def _markdown_startup(results):
     st, lines = results.get("startup"), []
     if st:
         lines += ["## 4. Start-up (numba on-disk cache)", "",
-                  f"Wall time of fresh `python` processes on a 2-link pendulum YAML, each command run {st['runs']} times: the "
-                  "first run fills numba's on-disk cache if it is cold; the later runs "
-                  "load the compiled kernels from it. The verdict is on the median of the later (warm) runs.", ""]
+                  f"Wall time of fresh `python` processes on a 2-link pendulum YAML and the README's quickstart (the cart "
+                  f"pendulum with its CSV and plot), each command run {st['runs']} times: the first run fills numba's "
+                  "on-disk cache if it is cold; the later runs load the compiled kernels from it, and Python's bytecode "
+                  "(allowed to be written, as an installed package has it). The verdict is on the median of the later "
+                  "(warm) runs.", ""]
         rows = []
         for c in st["commands"]:
             if c.get("failed") and "second_s" not in c:
@@ -526,6 +550,9 @@ def console(results):
     for row in results.get("cosim", {}).get("rows", []):
         out.append(f"split four-bar, {row['transport']}, h = {row['h']:g}: {row['t_end']:g} s in {row['wall_s']:.2f} s "
                    f"({row['realtime_factor']:.2f}x real time), error {row['error']:.1e}")
+    for row in results.get("batch", {}).get("rows", []):
+        out.append(f"many small runs, {row['comparison']}: simulate_batch / mujoco.rollout {row['ratio']:.2f}x "
+                   f"({row['mechsim_setting']}, {row['mechsim_s']:.2f} s; {row['mujoco_setting']}, {row['mujoco_s']:.2f} s)")
     missed = [t["what"] for t in results["targets"] if t["met"] is False]
     out.append(f"targets: {sum(t['met'] is True for t in results['targets'])} met, {len(missed)} not met"
                + (": " + "; ".join(missed) if missed else ""))

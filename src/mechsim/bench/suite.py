@@ -21,10 +21,13 @@ Sections (each returns plain numbers in a dict; ``run`` collects them, prints a 
                     (mechsim.bench.robots);
 7. cosim          — Khan, Tang & Krovi's four-bar split into two subsystems in two worker processes, coupled at
                     every RK4 stage: wall time and real-time factor through shared memory, the coordinator's
-                    connections and a Dask cluster (mechsim.bench.cosim).
+                    connections and a Dask cluster (mechsim.bench.cosim);
+8. batch          — many small runs: ``ms.simulate_batch`` against ``mujoco.rollout`` on the same threads, at equal
+                    accuracy and with the same method (mechsim.bench.batch).
 
 ``run(groups=...)`` selects sections (default: all of GROUPS).
 """
+import importlib.util
 import os
 import subprocess
 import sys
@@ -306,8 +309,11 @@ def _run_timed(cmd, cwd, env):
 def startup(quick=False, runs=4):
     """Wall time of repeated fresh ``python -m mechsim`` processes: the first run fills numba's
     on-disk cache (if it was not filled already), the later ones load from it. Falls back to
-    ``python -c "import mechsim as ms; ms.load(...).simulate()"`` when the CLI is missing or fails."""
-    env = dict(os.environ)
+    ``python -c "import mechsim as ms; ms.load(...).simulate()"`` when the CLI is missing or fails.
+    Besides the pendulum, the README's quickstart (examples/cart_pendulum.yaml with its CSV and plot) where the
+    examples and matplotlib are at hand. Python may write its bytecode, as an installed package has it
+    (PYTHONDONTWRITEBYTECODE is dropped): warm means the kernels and the modules' bytecode cached."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = os.pathsep.join([_package_root()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     py = sys.executable
     out = {"runs": runs if not quick else 2, "commands": [], "notes": []}
@@ -320,8 +326,12 @@ def startup(quick=False, runs=4):
                     "simulate": [py, "-c", f"import mechsim as ms; ms.load({path!r}).simulate().save({csv!r})"]}
         commands = [("signals", [py, "-m", "mechsim", "signals", path]),
                     ("simulate", [py, "-m", "mechsim", "simulate", path, "-o", csv])]
+        quickstart = os.path.join(os.path.dirname(_package_root()), "examples", "cart_pendulum.yaml")
+        png = os.path.join(tmp, "cart_pendulum.png")
+        if os.path.exists(quickstart) and importlib.util.find_spec("matplotlib") is not None:
+            commands.append(("quickstart", [py, "-m", "mechsim", "simulate", quickstart, "-o", csv, "--plot", png]))
         if quick:
-            commands = commands[1:]
+            commands = commands[1:2]
         baselines = [] if quick else [(f"python -c '{stmt}'", [py, "-c", stmt]) for stmt in
                                       ("pass", "import numpy", "import scipy.integrate", "import numba",
                                        "import mechsim")]
@@ -340,7 +350,8 @@ def startup(quick=False, runs=4):
             later = [_run_timed(cmd, tmp, env) for _ in range(out["runs"] - 1)]
             failed = [r for r in later if r[1] != 0]
             times = [r[0] for r in later if r[1] == 0]
-            shown = " ".join(os.path.basename(c) if c in (path, csv) else ("python" if c == py else c) for c in cmd)
+            shown = " ".join(os.path.basename(c) if c in (path, csv, png) else "examples/cart_pendulum.yaml"
+                             if c == quickstart else ("python" if c == py else c) for c in cmd)
             entry = {"label": label, "cli": used_cli, "command": shown, "first_s": first, "failed": bool(failed)}
             if times:
                 median = float(np.median(times))
@@ -409,6 +420,11 @@ def run(quick=False, output="benchmarks/RESULTS.md", engines=ENGINES, startup_ch
         say("mechsim bench: the split four-bar co-simulated, 10 s at h = 1e-4 and 1e-3 …", flush=True)
         results["cosim"] = cosim.run(quick=quick, say=say)
         results["notes"] += results["cosim"]["notes"]
+    if "batch" in groups:
+        from . import batch
+        say("mechsim bench: many small runs, simulate_batch vs mujoco.rollout …", flush=True)
+        results["batch"] = batch.run(quick=quick, say=say)
+        results["notes"] += results["batch"]["notes"]
     results["elapsed_s"] = time.perf_counter() - started
     results["targets"] = report.targets(results)
     text = report.markdown(results)
