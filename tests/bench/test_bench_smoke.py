@@ -42,6 +42,12 @@ def test_quick_run_writes_report_and_engines_agree(tmp_path):
     assert shared[0]["error"] < 1e-6 and shared[1]["error"] < 1e-2   # the reference at 10 s
     assert all(r["error"] < 1e-9 for r in cosim["rows"] if r["error_against"] == "shared memory")
     assert "split four-bar" in text
+    if "mujoco" not in res["engines"]:
+        return
+    equal, same = res["batch"]["rows"]
+    assert equal["mujoco_error"] <= 1e-6 and equal["mechsim_error"] <= 1e-6 and equal["ratio"] > 0
+    assert same["mechsim_error"] == pytest.approx(same["mujoco_error"], rel=0.1)     # one method, one step
+    assert "## 8. Many small runs" in text
 
 
 def test_missing_peers_are_skipped_with_a_note(tmp_path, monkeypatch):
