@@ -423,7 +423,7 @@ def run(quick=False, output="benchmarks/RESULTS.md", engines=ENGINES, startup_ch
     if "batch" in groups:
         from . import batch
         say("mechsim bench: many small runs, simulate_batch vs mujoco.rollout …", flush=True)
-        results["batch"] = batch.run(quick=quick, say=say)
+        results["batch"] = batch.run(peers.mujoco, quick=quick, say=say)
         results["notes"] += results["batch"]["notes"]
     results["elapsed_s"] = time.perf_counter() - started
     results["targets"] = report.targets(results)
