@@ -17,6 +17,7 @@ or by the coordinator when a worker died.
 """
 from collections import namedtuple
 from multiprocessing.shared_memory import SharedMemory
+from types import SimpleNamespace
 
 import numpy as np
 from llvmlite import ir
@@ -66,6 +67,10 @@ class SharedBlock:
     @property
     def name(self):
         return self.memory.name
+
+    def private_copy(self):
+        """The block's arrays copied into this process's own memory, for what needs only their types."""
+        return SimpleNamespace(flags=self.flags.copy(), slots=self.slots.copy(), n=self.n, K=self.K)
 
     def abort(self):
         self.flags[ABORT] = 1

@@ -27,7 +27,7 @@ import warnings
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, typeof
 
 from ..errors import StepperFailure
 from ..spatial.algebra import INLINE, JIT
@@ -674,13 +674,21 @@ class CompiledStepper(Stepper):
         with outputs of the types a run passes, so that it is the run's compiled specialization."""
         if self._pending:
             self._pending = False
-            n = self.state.y.shape[0]
-            nothing = Outputs(False, np.empty(0), np.empty(0), np.empty((0, n)))
-            status, _ = rk_advance(self.problem, self.tableau, self.state, self.t, 0, nothing, 0, self.watching,
-                                   self.jumps, self.t_bound)
+            status, _ = rk_advance(*self._start_arguments())
             self._start_status = int(status)                   # OK: t_bound is the start, reached
             self.message = None if self._start_status == OK else describe(self._start_status)
         return self.state
+
+    def _start_arguments(self):
+        """rk_advance's arguments for the start alone (no step), with outputs of the types a run passes."""
+        nothing = Outputs(False, np.empty(0), np.empty(0), np.empty((0, self.state.y.shape[0])))
+        return self.problem, self.tableau, self.state, self.t, 0, nothing, 0, self.watching, self.jumps, self.t_bound
+
+    def load(self):
+        """The compiled loop of ``started`` and ``advance`` (rk_advance for this problem's types) loaded into this
+        process from numba's cache, or compiled, without running it: for a process that forks runs
+        (distributed/cosim.py), whose children then start with it in memory."""
+        rk_advance.compile(tuple(typeof(a) for a in self._start_arguments()))
 
     def advance(self, t_bound, max_steps, every_step, t_eval, n_out, T, Y):
         if self._start_status != OK:
