@@ -81,7 +81,7 @@ class Interface:
         return slot
 
 
-@njit(**JIT)
+@njit(**INLINE)            # inlined into the exchange (shared_memory.exchange_forces)
 def interface(model, data, cw, t, q, v, qdd, K, slot):
     """A subsystem's interface data at (t, q, v) into ``slot`` of stride K (module docstring), on its probe
     model (cosim.probe_model: its rows 3 e .. 3 e + 2 are coupling point e's world position, so that the
@@ -137,7 +137,7 @@ def coupling_tables(plan, order, method, sigma, stiffness, damping):
                           np.zeros(R, dtype=np.int64), np.zeros((3, R)), np.zeros((2, 3)), np.zeros((E, 3)))
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def coupling_forces(ct, slots, K):
     """The world forces on the coupling points, ct.F = D lambda, from the subsystems' interface data ``slots``
     (one per subsystem, stride K). With the points stacked, a row r of a coupling with direction n_r pushes its
@@ -181,7 +181,7 @@ def end_value(slots, ct, e, part, K, k):
     return slots[ct.end_of[e], 1 + 3 * K * part + 3 * ct.end_slot[e] + k]
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def projected_multipliers(ct, slots, K):
     """ct.x = lambda of the projection method (Khan, Tang & Krovi 2006, eqs. 24-27): with x'' = a_free + W D lambda,
     (D^T W D) lambda = C''_free + 2 sigma C' + sigma^2 C (Baumgarte's eq. 11 applied twice: critically damped),
