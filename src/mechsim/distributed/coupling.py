@@ -111,11 +111,12 @@ def interface(model, data, cw, t, q, v, qdd, K, slot):
 
 
 # ----------------------------------------------------------------------------- the coupling forces
-CouplingTables = namedtuple("CouplingTables", "plan length settings end_of end_slot D C Cd geometric WD P A b x "
-                                              "free work d F")
+CouplingTables = namedtuple("CouplingTables", "plan length settings end_of end_slot support D C Cd geometric WD P A b "
+                                              "x free work d F")
 CouplingTables.__doc__ = """The coupling of a co-simulation as the kernels read it (coupling_tables), and their scratch:
 plan (couplings, 4): kind, its ends' indices and first row; length: a distance coupling's; settings: METHOD, SIGMA,
-STIFFNESS, DAMPING; end_of, end_slot: each end's subsystem and point in that subsystem's slot; x: the multipliers;
+STIFFNESS, DAMPING; end_of, end_slot: each end's subsystem and point in that subsystem's slot; support (rows, 7): the
+entries of each row's column of D that can be nonzero (count, then their indices in order); x: the multipliers;
 F (ends, 3): the world force on each end, the result."""
 
 
@@ -130,9 +131,16 @@ def coupling_tables(plan, order, method, sigma, stiffness, damping):
     end_of = np.array([order.index(e.subsystem) for _, e in ends], dtype=np.int64)
     end_slot = np.array([np.count_nonzero(end_of[:i] == end_of[i]) for i in range(len(ends))], dtype=np.int64)
     E, R = len(ends), int(rows[-1])
+    support = np.zeros((R, 7), dtype=np.int64)
+    for c, r in zip(plan, rows):
+        a, b = sorted((index[c.name, 1.0], index[c.name, -1.0]))
+        for k in range(3 if c.kind == "point_coincident" else 1):     # a point's row k: component k of both ends
+            entries = [3 * a + k, 3 * b + k] if c.kind == "point_coincident" else [*range(3 * a, 3 * a + 3),
+                                                                                   *range(3 * b, 3 * b + 3)]
+            support[r + k, :len(entries) + 1] = [len(entries), *entries]
     settings = [COMPLIANCE if method == "compliance" else PROJECTION, sigma, stiffness or 0.0, damping or 0.0]
     return CouplingTables(table, np.array([c.length or 0.0 for c in plan]), np.array(settings, dtype=float),
-                          end_of, end_slot, np.zeros((3 * E, R)), np.zeros(R), np.zeros(R), np.zeros(R),
+                          end_of, end_slot, support, np.zeros((3 * E, R)), np.zeros(R), np.zeros(R), np.zeros(R),
                           np.zeros((3 * E, R)), np.zeros((R, R)), np.zeros((R, R)), np.zeros(R), np.zeros(R),
                           np.zeros(R, dtype=np.int64), np.zeros((3, R)), np.zeros((2, 3)), np.zeros((E, 3)))
 
@@ -188,15 +196,17 @@ def projected_multipliers(ct, slots, K):
     over the rows a force can move (not z in a plane) by Cholesky, or over every row by the truncated QR where the
     couplings repeat each other (Wood & Kennedy 2003, eqs. 17-20). W is block diagonal: the points of one
     subsystem couple. False if neither solves."""
-    D, P, A, b, x, free = ct.D, ct.P, ct.A, ct.b, ct.x, ct.free
+    D, P, A, b, x, free, support = ct.D, ct.P, ct.A, ct.b, ct.x, ct.free, ct.support
     E, R = ct.F.shape[0], ct.C.shape[0]
     sigma = ct.settings[SIGMA]
-    for i in range(3 * E):                      # WD = blockdiag(W_s) D
-        e = i // 3
-        w_row = 1 + 9 * K + 3 * K * (3 * ct.end_slot[e] + i % 3)
-        for r in range(R):
+    # The products below run over the support of D's columns: the sums over every entry less exact zeros (equal).
+    for r in range(R):                          # WD = blockdiag(W_s) D
+        for i in range(3 * E):
+            e = i // 3
+            w_row = 1 + 9 * K + 3 * K * (3 * ct.end_slot[e] + i % 3)
             s = 0.0
-            for j in range(3 * E):
+            for m in range(1, support[r, 0] + 1):
+                j = support[r, m]
                 if ct.end_of[j // 3] == ct.end_of[e]:
                     s += slots[ct.end_of[e], w_row + 3 * ct.end_slot[j // 3] + j % 3] * D[j, r]
             ct.WD[i, r] = s
@@ -204,12 +214,13 @@ def projected_multipliers(ct, slots, K):
     for r in range(R):                          # P = D^T W D; the right-hand side in b
         for c in range(R):
             s = 0.0
-            for i in range(3 * E):
-                s += D[i, r] * ct.WD[i, c]
+            for m in range(1, support[r, 0] + 1):
+                s += D[support[r, m], r] * ct.WD[support[r, m], c]
             P[r, c] = s
         largest = max(largest, abs(P[r, r]))
         s = ct.geometric[r] + 2.0 * sigma * ct.Cd[r] + sigma * sigma * ct.C[r]
-        for i in range(3 * E):
+        for m in range(1, support[r, 0] + 1):
+            i = support[r, m]
             s -= D[i, r] * end_value(slots, ct, i // 3, 2, K, i % 3)
         b[r] = s
     n = 0
