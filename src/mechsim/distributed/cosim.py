@@ -27,7 +27,8 @@ Workers are local processes or tasks on a Dask cluster; they connect back to the
 itself (coupling.py: the interface data and the coupling forces, compiled) goes
 
 - through shared memory between local workers exchanging at every stage, inside their compiled runs
-  (shared_memory.py: each subsystem computes the forces itself; no Python between stages), or
+  (shared_memory.py: each subsystem computes the forces itself; no Python between stages; the workers fork
+  from the coordinator with their compiled runs loaded there, _load_worker_kernels), or
 - through the coordinator over the connections otherwise (a cluster's workers on other machines, step
   exchange, Gauss-Seidel ordering, or a subsystem that needs Python during its run): the subsystem's
   controller sends its interface data and waits for its forces.
