@@ -516,9 +516,10 @@ class Driver:
     def load_kernels(self):
         """The compiled kernels the run starts with loaded into this process without running them
         (simulate.load_kernels): the Results' signals' (compile_results_aside) and the compiled stepper's loop."""
-        compile_results_aside(self._part(1), self.t0, self.y0).wait()
+        results = compile_results_aside(self._part(1), self.t0, self.y0)     # compiling aside meanwhile if need be
         if self.backend == "compiled":
             self._stepper(self.t0, self.y0).load()
+        results.wait()
 
     def run(self):
         """Integrate to t_end with the run's I/O links open; returns (success, message)."""
