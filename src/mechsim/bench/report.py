@@ -444,8 +444,8 @@ def _markdown_startup(results):
     st, lines = results.get("startup"), []
     if st:
         lines += ["## 4. Start-up (numba on-disk cache)", "",
-                  f"Wall time of fresh `python` processes on a 2-link pendulum YAML and the README's quickstart (the cart "
-                  f"pendulum with its CSV and plot), each command run {st['runs']} times: the first run fills numba's "
+                  f"Wall time of fresh `python` processes on a 2-link pendulum YAML, its run also with a plot as the "
+                  f"README's quickstart's, each command run {st['runs']} times: the first run fills numba's "
                   "on-disk cache if it is cold; the later runs load the compiled kernels from it, and Python's bytecode "
                   "(allowed to be written, as an installed package has it). The verdict is on the median of the later "
                   "(warm) runs.", ""]

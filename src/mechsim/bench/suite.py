@@ -310,9 +310,9 @@ def startup(quick=False, runs=4):
     """Wall time of repeated fresh ``python -m mechsim`` processes: the first run fills numba's
     on-disk cache (if it was not filled already), the later ones load from it. Falls back to
     ``python -c "import mechsim as ms; ms.load(...).simulate()"`` when the CLI is missing or fails.
-    Besides the pendulum, the README's quickstart (examples/cart_pendulum.yaml with its CSV and plot) where the
-    examples and matplotlib are at hand. Python may write its bytecode, as an installed package has it
-    (PYTHONDONTWRITEBYTECODE is dropped): warm means the kernels and the modules' bytecode cached."""
+    The pendulum's run also as the README's quickstart runs its model, with a CSV and a plot (where matplotlib is
+    at hand). Python may write its bytecode, as an installed package has it (PYTHONDONTWRITEBYTECODE is dropped):
+    warm means the kernels and the modules' bytecode cached."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = os.pathsep.join([_package_root()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     py = sys.executable
@@ -326,10 +326,9 @@ def startup(quick=False, runs=4):
                     "simulate": [py, "-c", f"import mechsim as ms; ms.load({path!r}).simulate().save({csv!r})"]}
         commands = [("signals", [py, "-m", "mechsim", "signals", path]),
                     ("simulate", [py, "-m", "mechsim", "simulate", path, "-o", csv])]
-        quickstart = os.path.join(os.path.dirname(_package_root()), "examples", "cart_pendulum.yaml")
-        png = os.path.join(tmp, "cart_pendulum.png")
-        if os.path.exists(quickstart) and importlib.util.find_spec("matplotlib") is not None:
-            commands.append(("quickstart", [py, "-m", "mechsim", "simulate", quickstart, "-o", csv, "--plot", png]))
+        png = os.path.join(tmp, "out.png")
+        if importlib.util.find_spec("matplotlib") is not None:
+            commands.append(("simulate --plot", [py, "-m", "mechsim", "simulate", path, "-o", csv, "--plot", png]))
         if quick:
             commands = commands[1:2]
         baselines = [] if quick else [(f"python -c '{stmt}'", [py, "-c", stmt]) for stmt in
@@ -350,8 +349,7 @@ def startup(quick=False, runs=4):
             later = [_run_timed(cmd, tmp, env) for _ in range(out["runs"] - 1)]
             failed = [r for r in later if r[1] != 0]
             times = [r[0] for r in later if r[1] == 0]
-            shown = " ".join(os.path.basename(c) if c in (path, csv, png) else "examples/cart_pendulum.yaml"
-                             if c == quickstart else ("python" if c == py else c) for c in cmd)
+            shown = " ".join(os.path.basename(c) if c in (path, csv, png) else ("python" if c == py else c) for c in cmd)
             entry = {"label": label, "cli": used_cli, "command": shown, "first_s": first, "failed": bool(failed)}
             if times:
                 median = float(np.median(times))
