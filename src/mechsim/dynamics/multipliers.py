@@ -275,7 +275,7 @@ def truncated_qr_solve(A, b, n, x, work):
     return rank, gap
 
 
-@njit(**PASS)
+@njit(**INLINE)
 def solve_symmetric(A, b, n, x, solver, work, envelope):
     """Lambda x = b by Cholesky on the envelope form_lambda left (solver CHOLESKY; not solved if Lambda is not
     clearly positive definite) or truncated QR (solver QR, on a dense Lambda; not solved if the solution is not
@@ -290,7 +290,7 @@ def solve_symmetric(A, b, n, x, solver, work, envelope):
     return True, gap
 
 
-@njit(**PASS)
+@njit(**INLINE)
 def constraint_jacobian_solves(node_i, ws, cw, rows, G):
     """cw.X[:, k] = M^-1 G[rows[k]]^T on the last aba factorization (G: cw.G, or the force directions cw.F), exactly
     0 off the branches the row loads: the branches of the row whose solve the column held before (cw.x_row) are
@@ -336,7 +336,7 @@ def row_dot(cw, G, row, x):
     return s
 
 
-@njit(**PASS)
+@njit(**INLINE)
 def form_lambda(cw, rows, dense):
     """Lambda = G X over the given rows (eq. 14; X = M^-1 G^T, or D G^T in a projection), symmetrized, into cw.Lam.
     Two rows have a nonzero entry only if their G load a common branch of the tree (X's column of a row is 0 off the
