@@ -10,7 +10,7 @@ Accuracy: the largest error of the final joint angles over the first 20 runs aga
 DOP853 at rtol = atol = 1e-12. Each engine is given its cheapest setting meeting the target: MuJoCo
 its RK4 integrator at the largest timestep of STEPS that meets it (its only knob), mechsim the
 loosest tolerance of its adaptive DOP853 (or RK45) that meets it. Timed: the 1000 runs, after a
-warm-up batch, best of REPEATS; states out for every engine (mechsim: its Results; MuJoCo: the
+warm-up batch, best of 3; states out for every engine (mechsim: its Results; MuJoCo: the
 rollout's state array).
 
 Run from the repository root (writes benchmarks/RESULTS_batch.md):
@@ -22,54 +22,16 @@ import datetime
 import os
 import platform
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
 
+from mechsim.bench.batch import (N_LINKS, STEPS, T_END, TARGET, THREADS, TOLERANCES, best, initial_states,
+                                 mechsim_finals, mujoco_finals)
+
 HERE = Path(__file__).resolve().parent
-N_LINKS, N_RUNS, T_END, THREADS = 20, 1000, 1.0, 2
-TARGET = 1e-6                      # rad: the accuracy both engines must meet
-STEPS = (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4)
-TOLERANCES = (1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10)
-REPEATS = 3
+N_RUNS = 1000
 CHECKED = 20                       # runs whose final state is compared with the reference
-
-
-def initial_states(n_runs):
-    from mechsim.bench.chains import initial_angles
-    rng = np.random.default_rng(0)
-    return initial_angles(N_LINKS) + rng.normal(0.0, 0.05, size=(n_runs, N_LINKS))
-
-
-def mechsim_runs(model, q0s, **options):
-    import mechsim as ms
-    return ms.simulate_batch(model, [{f"joints.j{i}.q0": float(q) for i, q in enumerate(q0)} for q0 in q0s],
-                             threads=THREADS, t_end=T_END, **options)
-
-
-def reference(model, q0s):
-    return np.array([r.q[-1] for r in mechsim_runs(model, q0s, solver="DOP853", rtol=1e-12, atol=1e-12)])
-
-
-def mujoco_rollout(model, datas, q0s, step):
-    import mujoco
-    from mujoco import rollout
-    model.opt.timestep = step
-    model.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
-    state = np.zeros((len(q0s), mujoco.mj_stateSize(model, mujoco.mjtState.mjSTATE_FULLPHYSICS)))
-    state[:, 1:1 + N_LINKS] = q0s                           # [time, qpos, qvel, ...]
-    out, _ = rollout.rollout(model, datas, state, nstep=round(T_END / step), persistent_pool=True)
-    return out[:, -1, 1:1 + N_LINKS]
-
-
-def best(run, repeats=REPEATS):
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return min(times)
 
 
 def cpu():
@@ -88,21 +50,20 @@ def main(quick=False):
     n_runs = 100 if quick else N_RUNS
     q0s = initial_states(n_runs)
     model = mechsim_chain(N_LINKS)
-    exact = reference(model, q0s[:CHECKED])
+    exact = mechsim_finals(model, q0s[:CHECKED], solver="DOP853", rtol=1e-12, atol=1e-12)
     error = lambda final: float(np.abs(final[:CHECKED] - exact).max())
 
     mj_model, _ = mujoco_chain(N_LINKS, pure=True)
     datas = [mujoco.MjData(mj_model) for _ in range(THREADS)]
-    mj_step = next((h for h in STEPS if error(mujoco_rollout(mj_model, datas, q0s[:CHECKED], h)) <= TARGET), None)
-    mj_error = error(mujoco_rollout(mj_model, datas, q0s[:CHECKED], mj_step or STEPS[-1]))
-    mj_time = best(lambda: mujoco_rollout(mj_model, datas, q0s, mj_step or STEPS[-1]))
+    mj_step = next((h for h in STEPS if error(mujoco_finals(mj_model, datas, q0s[:CHECKED], h)) <= TARGET), None)
+    mj_error = error(mujoco_finals(mj_model, datas, q0s[:CHECKED], mj_step or STEPS[-1]))
+    mj_time = best(lambda: mujoco_finals(mj_model, datas, q0s, mj_step or STEPS[-1]))
 
     settings = [dict(solver=solver, rtol=tol, atol=tol) for tol in TOLERANCES for solver in ("DOP853", "RK45")]
-    ms_setting = next((s for s in settings if error(np.array([r.q[-1] for r in mechsim_runs(model, q0s[:CHECKED], **s)]))
-                       <= TARGET), settings[-1])
-    ms_error = error(np.array([r.q[-1] for r in mechsim_runs(model, q0s[:CHECKED], **ms_setting)]))
-    mechsim_runs(model, q0s[:50], **ms_setting)                        # warm-up
-    ms_time = best(lambda: mechsim_runs(model, q0s, **ms_setting))
+    ms_setting = next((s for s in settings if error(mechsim_finals(model, q0s[:CHECKED], **s)) <= TARGET), settings[-1])
+    ms_error = error(mechsim_finals(model, q0s[:CHECKED], **ms_setting))
+    mechsim_finals(model, q0s[:50], **ms_setting)                      # warm-up
+    ms_time = best(lambda: mechsim_finals(model, q0s, **ms_setting))
 
     parameters = {"joints.j0.q0": list(q0s[:, 0])}
     kwargs = dict(simulate_kwargs=dict(t_end=T_END, **ms_setting), metrics=["final:j0.q"])

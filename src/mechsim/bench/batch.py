@@ -51,10 +51,10 @@ def mujoco_finals(model, datas, q0s, step):
     return out[:, -1, 1:1 + N_LINKS]
 
 
-def _best(run):
-    run()                                                   # warm-up
+def best(run, repeats=REPEATS):
+    """The least wall time of ``repeats`` calls of ``run``."""
     times = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         started = time.perf_counter()
         run()
         times.append(time.perf_counter() - started)
@@ -84,7 +84,8 @@ def run(mujoco, quick=False, say=None):
                                 ("RK4 h = 0.001 s", lambda q: mechsim_finals(model, q, solver="RK4", h=1e-3)))}
     rows = []
     for comparison, ((mj_setting, mj_run), (ms_setting, ms_run)) in settings.items():
-        mj_time, ms_time = _best(lambda: mj_run(q0s)), _best(lambda: ms_run(q0s))
+        mj_run(q0s), ms_run(q0s)                            # warm-up
+        mj_time, ms_time = best(lambda: mj_run(q0s)), best(lambda: ms_run(q0s))
         rows.append({"comparison": comparison, "runs": len(q0s), "mujoco_setting": mj_setting,
                      "mujoco_error": error(mj_run(q0s[:CHECKED])), "mujoco_s": mj_time, "mechsim_setting": ms_setting,
                      "mechsim_error": error(ms_run(q0s[:CHECKED])), "mechsim_s": ms_time, "ratio": mj_time / ms_time})
