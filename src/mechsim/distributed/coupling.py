@@ -23,7 +23,7 @@ from ..dynamics.kernels import aba, carve
 from ..dynamics.system import set_time_values
 from ..dynamics.api import singular_node_error
 from ..errors import StepError
-from ..spatial.algebra import INLINE, JIT
+from ..spatial.algebra import INLINE
 from ..status import OK, SINGULAR
 
 POINT, DISTANCE = 0, 1                  # coupling kinds (cosim.KINDS, in order)
