@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from ..dynamics.constraints import evaluate_rows, velocity_product_accelerations
-from ..dynamics.multipliers import (RANK_TOL, cholesky_solve, constraint_jacobian_solves, form_lambda,
+from ..dynamics.multipliers import (RANK_TOL, cholesky_solve, constraint_jacobian_solves, form_lambda, row_dot,
                                     truncated_qr_solve)
 from ..dynamics.kernels import aba, carve
 from ..dynamics.system import set_time_values
@@ -101,9 +101,7 @@ def interface(model, data, cw, t, q, v, qdd, K, slot):
     form_lambda(cw, rows, True)
     slot[0] = t
     for r in range(n):
-        a = -cw.gamma[r]
-        for j in range(qdd.shape[0]):
-            a += cw.G[r, j] * qdd[j]
+        a = row_dot(cw, cw.G, r, qdd) - cw.gamma[r]
         slot[1 + r], slot[1 + 3 * K + r], slot[1 + 6 * K + r] = cw.h[r], cw.hd[r], a
         for c in range(n):
             slot[1 + 9 * K + 3 * K * r + c] = cw.Lam[r, c]

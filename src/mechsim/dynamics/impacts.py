@@ -26,7 +26,7 @@ from numba import njit
 
 from ..spatial.algebra import JIT
 from ..status import OK, UNHANDLED
-from .multipliers import add_solves, cholesky_solve, constraint_jacobian_solves, form_lambda
+from .multipliers import add_solves, cholesky_solve, constraint_jacobian_solves, form_lambda, row_dot
 from .projection import constraint_state
 
 Impacts = namedtuple("Impacts", "table points rows log count")
@@ -89,9 +89,7 @@ def rearm(model, data, cw, signal_f, impacts, bounce, t, y, ydot):
     constraint_state(model, data, cw, y[:nq], y[nq:], impacts.rows[:1])
     threshold = min(cw.h[r], 0.0) + TOUCH_GAP
     signal_f[k, 0] = threshold
-    rebound, a = cw.hd[r], -cw.gamma[r]
-    for i in range(cw.G.shape[1]):
-        a += cw.G[r, i] * ydot[nq + i]
+    rebound, a = cw.hd[r], row_dot(cw, cw.G, r, ydot[nq:]) - cw.gamma[r]
     log = impacts.log[impacts.count[0]]
     log[LOG_T], log[LOG_SIGNAL], log[LOG_APPROACH], log[LOG_IMPULSE] = t, k, approach, impulse
     log[LOG_REBOUND], log[LOG_THRESHOLD] = rebound, threshold
