@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
-from mechsim.cli.warmup import CLOSED_LOOP
+from mechsim.cli.warmup import CLOSED_LOOP, OPEN_CHAIN
 from mechsim.simulation import plant
 from mechsim.dynamics.system import COORDINATE
 from mechsim.simulation.events import compile_signals
@@ -64,6 +64,36 @@ def test_a_start_corrected_by_the_stepper_equals_the_one_python_corrects(monkeyp
     assert np.max(plain.constraint_error) < 1e-8
     # the parallelogram's velocities: the rocker turns with the crank, the coupler counter-rotates
     assert np.isclose(rocker, crank, rtol=0, atol=1e-10) and np.isclose(coupler, -crank, rtol=0, atol=1e-10)
+
+
+def test_the_system_class_follows_the_formulation_and_each_evaluates_from_python():
+    """One System class per formulation (simulation/problem.py), each with its own right-hand side and correction
+    compiled without the others' code; from Python, derivative and correct take any of them. The closed loop's
+    three agree on the accelerations at a consistent state, and a tree's is ABA's."""
+    from mechsim.simulation.problem import MultiplierSystem, NullspaceSystem, System, TreeSystem, correct, derivative
+    cm = loop_model(1.0).compile()
+    y = np.concatenate([cm.q0, cm.v0])
+    accelerations = {}
+    for formulation, kind in [("lagrange", MultiplierSystem), ("penalty", MultiplierSystem),
+                              ("nullspace", NullspaceSystem)]:
+        problem = system(cm.arrays, cm.new_data(formulation=formulation), cm.is_tree)
+        assert type(problem) is kind and isinstance(problem, System)
+        assert (problem.ns is not None) == (kind is NullspaceSystem)
+        z = y.copy()
+        assert correct(problem, 0.0, z) == OK
+        dy = np.zeros_like(y)
+        assert derivative(problem, 0.0, z, dy) == OK
+        accelerations[formulation] = dy[cm.nq:]
+    assert np.allclose(accelerations["nullspace"], accelerations["lagrange"], rtol=0, atol=1e-8)
+    assert np.allclose(accelerations["penalty"], accelerations["lagrange"], rtol=0, atol=1e-2)   # springs: ~1/k
+    tree = ms.load_dict(OPEN_CHAIN).compile()
+    problem = system(tree.arrays, tree.new_data(), tree.is_tree)
+    assert type(problem) is TreeSystem and problem.cw is None
+    y = np.concatenate([tree.q0, tree.v0 + 0.3])
+    dy = np.zeros_like(y)
+    assert derivative(problem, 0.0, y, dy) == OK
+    assert np.allclose(dy[tree.nq:], ms.forward_dynamics(ms.load_dict(OPEN_CHAIN), tree.q0, tree.v0 + 0.3),
+                       rtol=1e-12, atol=1e-12)
 
 
 def test_a_stepper_watches_events_only_where_it_has_them():

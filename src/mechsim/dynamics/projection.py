@@ -24,10 +24,10 @@ import numpy as np
 from numba import njit
 
 from ..modeling.primitives import PRIM_S
-from ..spatial.algebra import INLINE, JIT
+from ..spatial.algebra import JIT, PASS
 from .constraints import active_rows, evaluate_rows, held_rows, velocity_product_accelerations
 from ..status import NOT_CONVERGED, OK, SINGULAR
-from .kernels import aba_tables, carve, dof, forward_kinematics, normalize_quaternions
+from .kernels import aba, carve, dof, forward_kinematics, normalize_quaternions
 from .layout import PTYPE, QI, VI
 from .multipliers import (CHOLESKY, QR, add_solves, constraint_jacobian_solves, form_lambda, join_penalized, n_augmented,
                           nonzero_rows, solve_symmetric)
@@ -85,11 +85,12 @@ def correction(node_i, ws, cw, rows, solver, residual, dz):
     return True
 
 
-@njit(**INLINE)
+@njit(**PASS)
 def fallback_correction(model, data, cw, held, solver, residual):
     """correction into data.dz over the active rows (active_rows) by ``solver``, else over every ``held`` row by
-    truncated QR. Returns (whether solved, the solver that did). One call site, with the solver a variable: a
-    constant argument would compile correction once for each value (numba specializes on literals)."""
+    truncated QR. Returns (whether solved, the solver that did). Inlined in numba's IR where project calls it (a loop
+    around one call), with the solver a variable: a constant argument would compile correction once for each value
+    (numba specializes on literals)."""
     for attempt in range(solver, QR + 1):
         if correction(model.node_i, data.ws, cw, active_rows(data) if attempt == CHOLESKY else held, attempt, residual,
                       data.dz):
@@ -105,12 +106,13 @@ def max_abs(x, rows):
     return m
 
 
-@njit(**JIT)
+@njit(**PASS)
 def factorize(model, data, cw, held, q, v):
     """M(q) factorized by an ABA pass with the run's force values and generalized forces (the metric M^-1 of the
-    corrections; data.dz scratch) and the ``held`` rows evaluated at (q, v). Returns OK or a singular node. A call
-    of its own: project's two schemes share its one copy of the ABA, which inlined would be compiled twice."""
-    status = aba_tables(model, data.u, data.ws, q, v, data.tau, data.dz)
+    corrections; data.dz scratch) and the ``held`` rows evaluated at (q, v). Returns OK or a singular node. The ABA
+    is the open tree's compiled kernel (kernels.aba), called: a first closed loop loads it from the cache its first
+    open chain filled, and compiles no copy of it into the projection."""
+    status = aba(model, data, q, v, data.tau, data.dz)
     if status == OK:
         constraint_state(model, data, cw, q, v, held)
     return status
@@ -127,7 +129,7 @@ def project(model, data, cw, q, v):
     Ledesma 1996, Augmented Lagrangian and mass-orthogonal projection methods for constrained multibody
     dynamics, Nonlinear Dyn. 9, 113–130), which carry a driven loop through its singular positions, where
     the acceleration-level stabilization alone lets it open. Some row is held or augmented: with none (a
-    hybrid mode without contact) correct_tables does not call it."""
+    hybrid mode without contact) multiplier_correct (dynamics/system.py) does not call it."""
     node_i, quat_q, dz, atol, solver = model.node_i, model.quat_q, data.dz, data.atol, data.solver
     held = held_rows(data)
     if n_augmented(cw):

@@ -1,28 +1,30 @@
 """The mechanics as a first-order system y = [q; v] for the integrators, compiled, on the model's and the
-run's arrays (simulation/problem.py hands them on from its System tuple):
+run's arrays (simulation/problem.py hands them on from its System tuple), one version per formulation, so that
+a run compiles only the machinery it uses:
 
-- ``derivative_tables``: dy/dt = [H(q) v; vdot], vdot with the constraints enforced by their
-  multipliers (or by the null-space formulation);
-- ``correct_tables``: the drift correction applied after every accepted step and at every output
-  (unit quaternions; projection or stabilization, Wood & Kennedy 2003, §3.3–3.5);
+- the right-hand side dy/dt = [H(q) v; vdot]: ``tree_derivative`` (an open tree: ABA alone),
+  ``multiplier_derivative`` (vdot with the constraints enforced by their multipliers) and
+  ``reduced_derivative`` (the null-space formulation);
+- the drift correction applied after every accepted step and at every output (unit quaternions; projection or
+  stabilization, Wood & Kennedy 2003, §3.3–3.5): ``multiplier_correct`` and ``reduced_correct`` (a tree's is
+  the quaternions' alone);
 - ``signal_tables``: the signals compiled event conditions watch, less the values they cross.
 
 They first evaluate the time functions of the model (expressions of t for force values and constraint
 targets) at t, so that the whole run stays compiled when nothing else varies; values set from Python
 (inputs, callables) are left as the driver wrote them.
 
-A run compiles only what it uses: the constraint workspace ``cw`` is None for an open tree, the null-space
-workspace ``ns`` None unless the formulation is null-space and there are loops (simulation/problem.py
-``system``), and numba drops a branch on ``x is None`` of an argument before typing it, so a tree's
-derivative is ABA alone and a run with multipliers compiles no null-space code. The three are inlined by
-LLVM where the integrator calls them (INLINE): each picks the compiled kernel of its case, which is the one
-call an evaluation makes (a call hands on every array of its arguments: dynamics/data.py).
+The derivatives and corrections are inlined in numba's IR into the function the integrator calls (PASS), not
+compiled on their own: numba turns each kernel compiled on its own into machine code together with all it
+calls, and again in every kernel that calls it, so a level between the integrator and solve_constrained or
+project generates those a further time (such levels, here and in projection.py, made a first closed loop compile
+~19 % longer). Their heavy parts are calls: solve_constrained, project, the null-space kernels, ABA.
 """
 import numpy as np
 from numba import njit
 
 from ..expressions.evaluator import evaluate
-from ..spatial.algebra import INLINE, JIT, transform_point
+from ..spatial.algebra import INLINE, JIT, PASS, transform_point
 from ..status import OK
 from .constraints import HELD, contact_rates, velocity_product_accelerations
 from .data import BAUMGARTE
@@ -66,38 +68,56 @@ def set_time_values(model, data, t):
                               data.stack, t)
 
 
-@njit(**INLINE)
-def derivative_tables(model, data, cw, ns, friction, t, y, dy):
-    """dy/dt = [H(q) v; vdot] at (t, y); returns OK, a singular node or SINGULAR: the time functions at t,
-    then q' = H(q) v and vdot by ABA (an open tree, cw None), the constrained dynamics (multipliers.py; no row
-    acting: ABA, lambda 0; ``friction``: cw.friction or None, solve_constrained), or the null-space formulation
-    (nullspace.py), with the generalized forces data.tau."""
+@njit(**PASS)
+def tree_derivative(model, data, t, y, dy):
+    """dy/dt = [H(q) v; vdot] of an open tree at (t, y): the time functions at t, then vdot by ABA with the
+    generalized forces data.tau. Returns OK or a singular node."""
     nq = model.nq
-    q, v = y[:nq], y[nq:]
     set_time_values(model, data, t)
-    if ns is not None and data.counts[HELD]:
-        return nullspace_derivative(model, data, cw, ns, t, y, dy)
-    kinematic_map(model.node_i, q, v, dy[:nq])
-    if cw is None:
-        return aba(model, data, q, v, data.tau, dy[nq:])
-    return solve_constrained(model, data, cw, friction, q, v, data.tau, dy[nq:])
+    kinematic_map(model.node_i, y[:nq], y[nq:], dy[:nq])
+    return aba(model, data, y[:nq], y[nq:], data.tau, dy[nq:])
 
 
-@njit(**INLINE)
-def correct_tables(model, data, cw, ns, t, y):
-    """Bring y back onto its manifold in place: unit quaternions, and the constraints when the drift
-    control (data.drift) is projection or stabilization. Returns the status."""
-    normalize_quaternions(model.quat_q, y)
-    if cw is None:
-        return OK
+@njit(**PASS)
+def multiplier_derivative(model, data, cw, friction, t, y, dy):
+    """dy/dt with the constraints enforced by their multipliers (multipliers.py solve_constrained; no row acting:
+    ABA, lambda 0; ``friction``: cw.friction or None). Returns OK, a singular node or SINGULAR."""
     nq = model.nq
-    if ns is not None and data.counts[HELD]:
+    set_time_values(model, data, t)
+    kinematic_map(model.node_i, y[:nq], y[nq:], dy[:nq])
+    return solve_constrained(model, data, cw, friction, y[:nq], y[nq:], data.tau, dy[nq:])
+
+
+@njit(**PASS)
+def reduced_derivative(model, data, cw, ns, friction, t, y, dy):
+    """dy/dt of the null-space formulation (nullspace.py) while a row is held, else multiplier_derivative."""
+    if data.counts[HELD]:
         set_time_values(model, data, t)
-        return nullspace_correct(model, data, cw, ns, t, y[:nq], y[nq:])
+        return nullspace_derivative(model, data, cw, ns, t, y, dy)
+    return multiplier_derivative(model, data, cw, friction, t, y, dy)
+
+
+@njit(**PASS)
+def multiplier_correct(model, data, cw, t, y):
+    """Bring y back onto its manifold in place: unit quaternions, and the constraints when the drift control
+    (data.drift) is projection or stabilization (projection.py). Returns the status."""
+    normalize_quaternions(model.quat_q, y)
     if data.drift >= BAUMGARTE or model.con_i.shape[0] == 0 or data.counts[HELD] == 0 and n_augmented(cw) == 0:
         return OK                               # nothing to project on (a ball in flight): no call passing cw
     set_time_values(model, data, t)
+    nq = model.nq
     return project(model, data, cw, y[:nq], y[nq:])
+
+
+@njit(**PASS)
+def reduced_correct(model, data, cw, ns, t, y):
+    """The null-space formulation's correction (nullspace.py) while a row is held, else multiplier_correct."""
+    if data.counts[HELD]:
+        normalize_quaternions(model.quat_q, y)
+        set_time_values(model, data, t)
+        nq = model.nq
+        return nullspace_correct(model, data, cw, ns, t, y[:nq], y[nq:])
+    return multiplier_correct(model, data, cw, t, y)
 
 
 @njit(**INLINE)

@@ -1,6 +1,9 @@
-"""The mechanics as a problem of the integrators (integrators/problem.py): ``system(model, data)``,
-a System tuple whose right-hand side, drift correction and event signals are the compiled kernels
-of dynamics/system.py, and whose compiled event action is a contact's bounce (dynamics/impacts.py).
+"""The mechanics as a problem of the integrators (integrators/problem.py): ``system(model, data)``, a System
+tuple of one of three classes, by the run's formulation (TreeSystem, MultiplierSystem, NullspaceSystem), each
+registered with its right-hand side and drift correction (dynamics/system.py), and all with the compiled event
+signals and a compiled event action, a contact's bounce (dynamics/impacts.py). A class each, rather than one
+whose kernels test which fields are None, because numba drops the code of a None only for an argument of a
+kernel compiled on its own, and each such kernel is a further level of code generation (dynamics/system.py).
 System holds the kernels' groups (dynamics/data.py): the ModelArrays, the DataArrays and the run's workspaces,
 each None where the run has none."""
 from collections import namedtuple
@@ -11,43 +14,92 @@ from numba import njit
 from ..dynamics.constraints import HELD
 from ..dynamics.data import NULLSPACE
 from ..dynamics.impacts import ON, contact_impulse, rearm
-from ..dynamics.system import correct_tables, derivative_tables, signal_tables, watches_multipliers
-from ..integrators.problem import register_problem
+from ..dynamics.kernels import normalize_quaternions
+from ..dynamics.system import (multiplier_correct, multiplier_derivative, reduced_correct, reduced_derivative,
+                               signal_tables, tree_derivative, watches_multipliers)
+from ..integrators.problem import correct as correct_problem, register_problem, rhs
 from ..spatial.algebra import INLINE, JIT
 from ..status import OK, UNHANDLED
 
 # friction: the workspace's load frictions (cw.friction), or None where the model has none (system below)
 System = namedtuple("System", "model data cw ns friction signal_i signal_f impacts")
+
+
+class TreeSystem(System):
+    """An open tree (cw and ns None): ABA alone."""
+    __slots__ = ()
+
+
+class MultiplierSystem(System):
+    """Constraints held by multipliers (the Lagrange and penalty formulations; ns None)."""
+    __slots__ = ()
+
+
+class NullspaceSystem(System):
+    """The null-space formulation with loops to reduce."""
+    __slots__ = ()
+
+
 # The problem's functions are inlined in numba's IR where they call each other (events and bounce call derivative
 # and correct): a function compiled on its own compiles again everything it calls, the whole dynamics here.
 INLINED_IR = dict(JIT, inline="always")
 
 
 def system(model, data, tree=False):
-    """The System of ModelArrays ``model`` and Data ``data`` (their arrays, shared). Its constraint
-    workspace cw is None for an open ``tree`` (CompiledModel.is_tree), its null-space workspace ns None
-    unless the formulation is null-space and there are loops to reduce, its signals signal_i and signal_f
-    None without compiled events, its friction (cw.friction) None without load frictions: the kernels drop
-    the code a None stands for (dynamics/system.py, events below), so that a run compiles only the machinery
-    it uses."""
+    """The System of ModelArrays ``model`` and Data ``data`` (their arrays, shared): a TreeSystem for an open
+    ``tree`` (CompiledModel.is_tree), a NullspaceSystem where the formulation is null-space (and there are loops
+    to reduce), else a MultiplierSystem. Its signals signal_i and signal_f are None without compiled events, its
+    friction (cw.friction) None without load frictions: the kernels drop the code a None stands for (events
+    below, multipliers.py solve_constrained)."""
     silent = data.signal_i.shape[0] == 0 and data.impacts is None
     friction = data.cw.friction
-    return System(model, data.arrays, None if tree else data.cw,
-                  data.ns if data.formulation == NULLSPACE and not tree else None,
-                  friction if friction.shape[0] else None, None if silent else data.signal_i,
-                  None if silent else data.signal_f, data.impacts)
+    kind = TreeSystem if tree else NullspaceSystem if data.formulation == NULLSPACE else MultiplierSystem
+    return kind(model, data.arrays, None if tree else data.cw, data.ns if kind is NullspaceSystem else None,
+                friction if friction.shape[0] else None, None if silent else data.signal_i,
+                None if silent else data.signal_f, data.impacts)
+
+
+@njit(**INLINED_IR)
+def tree_rhs(s, t, y, dy):
+    return tree_derivative(s.model, s.data, t, y, dy)
+
+
+@njit(**INLINED_IR)
+def tree_correct(s, t, y):
+    normalize_quaternions(s.model.quat_q, y)
+    return OK
+
+
+@njit(**INLINED_IR)
+def multiplier_rhs(s, t, y, dy):
+    return multiplier_derivative(s.model, s.data, s.cw, s.friction, t, y, dy)
+
+
+@njit(**INLINED_IR)
+def multiplier_projection(s, t, y):
+    return multiplier_correct(s.model, s.data, s.cw, t, y)
+
+
+@njit(**INLINED_IR)
+def reduced_rhs(s, t, y, dy):
+    return reduced_derivative(s.model, s.data, s.cw, s.ns, s.friction, t, y, dy)
+
+
+@njit(**INLINED_IR)
+def reduced_projection(s, t, y):
+    return reduced_correct(s.model, s.data, s.cw, s.ns, t, y)
 
 
 @njit(**INLINED_IR)
 def derivative(s, t, y, dy):
-    """dy/dt of the mechanism (dynamics/system.py: derivative_tables)."""
-    return derivative_tables(s.model, s.data, s.cw, s.ns, s.friction, t, y, dy)
+    """dy/dt of the mechanism, any System (its class's right-hand side); from Python too."""
+    return rhs(s, t, y, dy)
 
 
 @njit(**INLINED_IR)
 def correct(s, t, y):
-    """The drift correction after a step and at outputs (dynamics/system.py: correct_tables)."""
-    return correct_tables(s.model, s.data, s.cw, s.ns, t, y)
+    """The drift correction after a step and at outputs, any System (its class's); from Python too."""
+    return correct_problem(s, t, y)
 
 
 @njit(**INLINED_IR)
@@ -98,4 +150,6 @@ def bounce(s, impacts, t, y, k, dy):
     return OK, rearm(s.model, s.data, s.cw, s.signal_f, impacts, (k, r, approach, impulse), t, y, dy)
 
 
-register_problem(System, derivative, correct, events, jump)
+register_problem(TreeSystem, tree_rhs, tree_correct, events, jump)
+register_problem(MultiplierSystem, multiplier_rhs, multiplier_projection, events, jump)
+register_problem(NullspaceSystem, reduced_rhs, reduced_projection, events, jump)
