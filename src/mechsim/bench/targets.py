@@ -7,6 +7,7 @@ FD_TARGET_SMALL, FD_TARGET_LARGE = 1.5, 1.0        # mechsim/pin for N < 5, N >=
 COMPILED_LOOP_TARGET = 0.8      # one dynamics evaluation inside the compiled loop / one pin.aba from Python (SPEC §6)
 WHOLE_RUN_TARGET = 0.6          # the compiled RK4 run / the RK4 Python loop around pin.aba (issue 15)
 STARTUP_TARGET_S = 1.0          # a warm `mechsim` command (SPEC §6)
+FIRST_LOOP_TARGET_S = 45.0      # compiling a first closed loop's run after a first open chain's (issue 46)
 LINEAR_EXPONENT = 1.25          # growth exponent of t(N) - t(N_min), see suite.py _linear_fit
 LOOP_EXPONENT = 1.2             # the same for the N four-bar's forward dynamics, N = 5 ... 160 (issue 46)
 LOAD_TARGET_S = 0.3             # loading PR2 (30 DOF) warm (robots.py)
