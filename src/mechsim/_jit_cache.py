@@ -24,7 +24,7 @@ COMPILED_SOURCES = ("spatial", "expressions", "dynamics", "integrators", "simula
                     "modeling/primitives", "modeling/forces", "modeling/contacts",
                     "distributed/coupling.py", "distributed/shared_memory.py")   # the kinds' kernel cases
 
-NOTICE = ("note: compiling mechsim's kernels for this machine, once (15-30 s for an open chain, 45-90 s "
+NOTICE = ("note: compiling mechsim's kernels for this machine, once (15-60 s for an open chain, 45-120 s "
           "for closed loops; later runs load them from {})")
 _listener = None
 
