@@ -182,6 +182,28 @@ def test_a_dask_cluster_gives_the_results_of_local_processes(dask_client):
     pd.testing.assert_frame_equal(local, remote)
 
 
+def _cancelling_metric(marker):
+    """A metric that has the Dask cluster cancel its own task, the first time it runs (the marker file)."""
+    def metric(result):
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return period(result)
+        from distributed import Future, get_client, get_worker
+        client = get_client()
+        client.cancel([Future(get_worker().get_current_task(), client)], force=True, reason="the test cancelled it")
+        return period(result)
+    return metric
+
+
+def test_a_run_the_dask_cluster_cancels_is_submitted_again(dask_client, tmp_path):
+    lengths = list(np.linspace(0.8, 1.2, 4))
+    runs = ms.sweep(pendulum(THETA0), {"bodies.bob.com[0]": lengths}, simulate_kwargs=OPTIONS,
+                    metrics={"period": _cancelling_metric(tmp_path / "cancelled")}, client=dask_client)
+    assert (tmp_path / "cancelled").exists()
+    assert (runs.status == "ok").all() and np.allclose(runs.period, exact_period(lengths), rtol=1e-9)
+
+
 def test_a_killed_dask_worker_costs_no_run(dask_client, tmp_path):
     lengths = list(np.linspace(0.8, 1.2, 6))
     runs = ms.sweep(pendulum(THETA0), {"bodies.bob.com[0]": lengths}, simulate_kwargs=OPTIONS,

@@ -322,15 +322,29 @@ def _pool_pass(job, runs, indices, workers, context, record):
     return [], []
 
 
+DASK_RESUBMITS = 2       # times a run the cluster cancelled is submitted again before it is recorded as failed
+
+
 def on_dask(client, job, runs, record):
     """Tasks on a Dask cluster; the job scattered to every worker once. Dask re-runs a task whose
-    worker died; a task that keeps killing workers comes back as KilledWorker, recorded as failed."""
+    worker died; a task that keeps killing workers comes back as KilledWorker, recorded as failed. A task the
+    cluster cancels instead (it can forget one whose worker died at the wrong moment: "already forgotten") is
+    submitted again, with the job itself, up to DASK_RESUBMITS times; the other runs are kept whatever happens."""
     from distributed import as_completed
     [shared] = client.scatter([job], broadcast=True)
     futures = {client.submit(execute, shared, i, values, pure=False): i for i, values in enumerate(runs)}
-    for future in as_completed(futures):
-        index = futures[future]
-        if future.status == "error":
+    resubmitted = dict.fromkeys(range(len(runs)), 0)
+    completed = as_completed(futures)
+    for future in completed:
+        index = futures.pop(future)
+        if future.status == "cancelled" and resubmitted[index] < DASK_RESUBMITS:
+            resubmitted[index] += 1
+            again = client.submit(execute, job, index, runs[index], pure=False)
+            futures[again] = index
+            completed.add(again)
+        elif future.status == "cancelled":
+            record(index, failed(f"the Dask cluster cancelled the run {1 + DASK_RESUBMITS} times"))
+        elif future.status == "error":
             record(index, failed(future.exception()))
         else:
             record(index, future.result())
