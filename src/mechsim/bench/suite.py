@@ -298,8 +298,8 @@ def first_loop_model():
     cut, the loop closed at the crank's start angle, 6 N m on the crank, 1 s."""
     p = loops.FOUR_BAR
     theta, alpha, phi = loops.four_bar_initial(p)
-    link = "{{name: {}, mass: {m}, com: [{c}, 0, 0], inertia: [0.0, {i}, {i}], frames: {{tip: [{l}, 0, 0]}}}}"
-    bodies = [link.format(name, m=p["m"], c=p[key] / 2, i=p["m"] * p[key] ** 2 / 12, l=p[key])
+    link = "{{name: {}, mass: {m}, com: [{c}, 0, 0], inertia: [0.0, {i}, {i}], frames: {{tip: [{length}, 0, 0]}}}}"
+    bodies = [link.format(name, m=p["m"], c=p[key] / 2, i=p["m"] * p[key] ** 2 / 12, length=p[key])
               for name, key in (("crank", "l1"), ("coupler", "l2"), ("rocker", "l3"))]
     return "\n".join([
         "name: four-bar", f"gravity: [0, {-p['g']}, 0]", "bodies:", *(f"  - {b}" for b in bodies), "joints:",
