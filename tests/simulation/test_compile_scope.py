@@ -85,7 +85,8 @@ def test_the_system_class_follows_the_formulation_and_each_evaluates_from_python
         assert derivative(problem, 0.0, z, dy) == OK
         accelerations[formulation] = dy[cm.nq:]
     assert np.allclose(accelerations["nullspace"], accelerations["lagrange"], rtol=0, atol=1e-8)
-    assert np.allclose(accelerations["penalty"], accelerations["lagrange"], rtol=0, atol=1e-2)   # springs: ~1/k
+    assert np.allclose(accelerations["penalty"], accelerations["lagrange"], rtol=0, atol=1e-10)  # no penalty table:
+    # no row is a spring, the multipliers hold them all
     tree = ms.load_dict(OPEN_CHAIN).compile()
     problem = system(tree.arrays, tree.new_data(), tree.is_tree)
     assert type(problem) is TreeSystem and problem.cw is None
