@@ -38,7 +38,7 @@ import numpy as np
 
 import mechsim as ms
 
-from . import chains, loops, report
+from . import chains, loops, models, report
 from .targets import (AGREEMENT_TOL, FD_TARGET_LARGE, FD_TARGET_SMALL, FIRST_LOOP_TARGET_S, GROUPS, INSTALL_HINT,
                       LINEAR_EXPONENT, LOOP_EXPONENT, STARTUP_TARGET_S, WHOLE_RUN_TARGET)
 from .timing import best_seconds, best_us
@@ -294,24 +294,9 @@ simulation: {t_end: 1.0}
 
 
 def first_loop_model():
-    """The four-bar of loops.FOUR_BAR (Khan, Tang & Krovi 2006, §5.1) as a model file: relative joint angles, j3
-    cut, the loop closed at the crank's start angle, 6 N m on the crank, 1 s."""
-    p = loops.FOUR_BAR
-    theta, alpha, phi = loops.four_bar_initial(p)
-    link = "{{name: {}, mass: {m}, com: [{c}, 0, 0], inertia: [0.0, {i}, {i}], frames: {{tip: [{length}, 0, 0]}}}}"
-    bodies = [link.format(name, m=p["m"], c=p[key] / 2, i=p["m"] * p[key] ** 2 / 12, length=p[key])
-              for name, key in (("crank", "l1"), ("coupler", "l2"), ("rocker", "l3"))]
-    return "\n".join([
-        "name: four-bar", f"gravity: [0, {-p['g']}, 0]", "bodies:", *(f"  - {b}" for b in bodies), "joints:",
-        f"  - {{name: j1, kind: revolute, parent: ground, child: crank, axis: [0, 0, 1], q0: {theta!r}}}",
-        f"  - {{name: j2, kind: revolute, parent: crank, child: coupler, parent_frame: tip, axis: [0, 0, 1], "
-        f"q0: {alpha - theta!r}}}",
-        f"  - {{name: j4, kind: revolute, parent: ground, child: rocker, parent_frame: [{p['l0']}, 0, 0], "
-        f"axis: [0, 0, 1], q0: {phi!r}}}",
-        f"  - {{name: j3, kind: revolute, parent: coupler, child: rocker, parent_frame: tip, child_frame: tip, "
-        f"axis: [0, 0, 1], q0: {phi - alpha!r}, cut: true}}",
-        "forces:", f"  - {{name: motor, kind: joint_force, joint: j1, value: {p['torque']}}}",
-        "simulation: {t_end: 1.0}", ""])
+    """The four-bar of loops.FOUR_BAR (Khan, Tang & Krovi 2006, §5.1; models.four_bar), closed at the crank's
+    start angle: the model of examples/four_bar.yaml."""
+    return models.four_bar(loops.FOUR_BAR, loops.four_bar_initial())
 
 
 def first_compiles(tmp, env):
@@ -321,11 +306,10 @@ def first_compiles(tmp, env):
     env = {k: v for k, v in env.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = os.path.join(tmp, "empty-cache")
     loop = os.path.join(tmp, "four_bar.yaml")
-    with open(loop, "w") as fh:
-        fh.write(first_loop_model())
+    first_loop_model().to_yaml(loop)
     out = {}
     for key, model in (("open_chain_s", "pendulum.yaml"), ("closed_loop_s", loop)):
-        seconds, rc, tail = _run_timed([sys.executable, "-m", "mechsim", "simulate", model, "-o",
+        seconds, rc, tail = _run_timed([sys.executable, "-m", "mechsim", "simulate", model, "--t-end", "1", "-o",
                                         os.path.join(tmp, "first.csv")], tmp, env)
         if rc != 0:
             return {"failed": f"`mechsim simulate {os.path.basename(model)}` failed (exit {rc}: {tail[:160]})"}
