@@ -87,13 +87,14 @@ def test_the_system_class_follows_the_formulation_and_each_evaluates_from_python
     assert np.allclose(accelerations["nullspace"], accelerations["lagrange"], rtol=0, atol=1e-8)
     assert np.allclose(accelerations["penalty"], accelerations["lagrange"], rtol=0, atol=1e-10)  # no penalty table:
     # no row is a spring, the multipliers hold them all
-    tree = ms.load_dict(OPEN_CHAIN).compile()
+    chain = ms.load_dict(OPEN_CHAIN)
+    tree = chain.compile()
     problem = system(tree.arrays, tree.new_data(), tree.is_tree)
     assert type(problem) is TreeSystem and problem.cw is None
     y = np.concatenate([tree.q0, tree.v0 + 0.3])
     dy = np.zeros_like(y)
     assert derivative(problem, 0.0, y, dy) == OK
-    assert np.allclose(dy[tree.nq:], ms.forward_dynamics(ms.load_dict(OPEN_CHAIN), tree.q0, tree.v0 + 0.3),
+    assert np.allclose(dy[tree.nq:], ms.forward_dynamics(chain, tree.q0, tree.v0 + 0.3),
                        rtol=1e-12, atol=1e-12)
 
 
