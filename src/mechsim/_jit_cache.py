@@ -10,7 +10,8 @@ Compiling takes long the first time (SPEC §6: a first command must not sit sile
 compilation of a mechsim kernel in a process says so on stderr, once. Numba reports a compilation only
 when the kernel is not in the cache: a warm run prints nothing. A kernel needed later in a run (the
 results' pass after the integration) is compiled aside, in another process on another core, while this
-one compiles the integrator (compile_aside).
+one compiles the integrator (compile_aside). Processes that compile at once share what they compile
+(_kernel_cache.py): a kernel is compiled by one of them, the others wait for it and load it.
 """
 import hashlib
 import os
@@ -50,12 +51,16 @@ def configure():
 
 
 def listen():
-    """The listener that announces the first compilation of a mechsim kernel (NOTICE), registered with numba on
-    the first call. Every module that defines kernels calls it when imported, so it is in place before a kernel
-    can compile, and numba is imported only by what compiles."""
+    """The listener that announces the first compilation of a mechsim kernel (NOTICE) and releases the cross-process
+    lock of a kernel whose compile failed (_kernel_cache.py), registered with numba on the first call, which also
+    gives the kernels defined from then on their shared cache. Every module that defines kernels calls it when
+    imported, so both are in place before a kernel is defined, and numba is imported only by what compiles."""
     global _listener
     if _listener is None:
         from numba.core import event
+
+        from ._kernel_cache import install, released_after_failure
+        install()
 
         class FirstCompileNotice(event.Listener):
             """Prints NOTICE when a mechsim kernel starts compiling, the first time in the process."""
@@ -69,7 +74,7 @@ def listen():
                           flush=True)
 
             def on_end(self, ev):
-                pass
+                released_after_failure(ev)
 
         _listener = FirstCompileNotice()
         event.register("numba:compile", _listener)
@@ -93,11 +98,12 @@ class Aside:
 _ASIDES = {}        # (dispatcher, signature) -> the Aside compiling it, for the threads that ask again
 
 
-def compile_aside(dispatcher, args):
-    """Start compiling numba ``dispatcher`` for the types of ``args`` in a child process when it is neither
-    compiled here nor in the cache and the machine has a second core; returns an Aside to ``wait`` for.
-    The child writes the kernel to the cache (the directory configure() chose, inherited); the numba
-    types of the arguments are the signature (picklable: numba's cache index pickles them too).
+def compile_aside(kernels):
+    """Start compiling ``kernels``, (numba dispatcher, arguments) pairs, in order in a child process, those that
+    are neither compiled here nor in the cache, when the machine has a second core; returns an Aside to ``wait``
+    for. The child writes the kernels to the cache (the directory configure() chose, inherited); the numba types
+    of the arguments are a kernel's signature (picklable: numba's cache index pickles them too). A kernel this
+    process reaches while the child compiles it waits for the child's (_kernel_cache.py).
     Runs under numba's compiler lock: loading from the cache refreshes numba's typing registries, which
     must not happen while another thread compiles (a race seen as "generator already executing" or an
     unknown attribute in the other thread's typing), and a second thread joins the first one's Aside."""
@@ -105,21 +111,26 @@ def compile_aside(dispatcher, args):
     from numba.core.compiler_lock import global_compiler_lock
     if cores() < 2:
         return Aside()
-    signature = tuple(typeof(a) for a in args)
     with global_compiler_lock:
-        if signature in dispatcher.overloads:
-            return Aside()
-        if (dispatcher, signature) in _ASIDES:
-            return _ASIDES[dispatcher, signature]
-        if _load_cached(dispatcher, signature):
-            return Aside()
-        task = pickle.dumps((dispatcher.py_func.__module__, dispatcher.py_func.__name__, signature))
+        tasks, joined = [], Aside()
+        for dispatcher, args in kernels:
+            signature = tuple(typeof(a) for a in args)
+            if signature in dispatcher.overloads or _load_cached(dispatcher, signature):
+                continue
+            if (dispatcher, signature) in _ASIDES:
+                joined = _ASIDES[dispatcher, signature]
+                continue
+            tasks.append((dispatcher, signature))
+        if not tasks:
+            return joined
         process = subprocess.Popen([sys.executable, "-c", "from mechsim._jit_cache import compile_task; "
                                     "compile_task()"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        process.stdin.write(task)
+        process.stdin.write(pickle.dumps([(d.py_func.__module__, d.py_func.__name__, sig) for d, sig in tasks]))
         process.stdin.close()
-        aside = _ASIDES[dispatcher, signature] = Aside(process)
+        aside = Aside(process)
+        for task in tasks:
+            _ASIDES[task] = aside
     return aside
 
 
@@ -131,7 +142,8 @@ def cores():
 def _load_cached(dispatcher, signature):
     """Load the kernel for ``signature`` from numba's cache into ``dispatcher`` (as its first call would);
     False if the cache does not have it."""
-    compiled = dispatcher._cache.load_overload(signature, dispatcher.targetctx)
+    cache = dispatcher._cache
+    compiled = (cache.peek if hasattr(cache, "peek") else cache.load_overload)(signature, dispatcher.targetctx)
     if compiled is None:
         return False
     dispatcher.add_overload(compiled)
@@ -139,8 +151,9 @@ def _load_cached(dispatcher, signature):
 
 
 def compile_task():
-    """The child of compile_aside: compile the (module, function name, signature) read from stdin, silently."""
+    """The child of compile_aside: compile the (module, function name, signature)s read from stdin, in order,
+    silently."""
     import importlib
-    module, name, signature = pickle.load(sys.stdin.buffer)
     listen().printed = True
-    getattr(importlib.import_module(module), name).compile(signature)
+    for module, name, signature in pickle.load(sys.stdin.buffer):
+        getattr(importlib.import_module(module), name).compile(signature)

@@ -98,19 +98,19 @@ def probe(monkeypatch, tmp_path):
 
 
 def test_a_kernel_compiled_aside_is_loaded_from_the_cache_not_compiled_again(probe):
-    aside = _jit_cache.compile_aside(probe.twice, (1.5,))
+    aside = _jit_cache.compile_aside([(probe.twice, (1.5,))])
     assert aside.process is not None                  # compiling in a child process
     aside.wait()
     assert aside.process is None
     assert probe.twice(1.5) == 3.0
     assert sum(probe.twice.stats.cache_hits.values()) == 1 and not probe.twice.stats.cache_misses
-    assert _jit_cache.compile_aside(probe.twice, (2.5,)).process is None     # compiled here already
+    assert _jit_cache.compile_aside([(probe.twice, (2.5,))]).process is None     # compiled here already
 
 
 def test_threads_asking_for_one_kernel_share_one_aside(probe):
     """simulate_batch's threads start the same results kernel: one child compiles it, every thread waits for it."""
     asides = []
-    threads = [threading.Thread(target=lambda: asides.append(_jit_cache.compile_aside(probe.twice, (1.5,))))
+    threads = [threading.Thread(target=lambda: asides.append(_jit_cache.compile_aside([(probe.twice, (1.5,))])))
                for _ in range(2)]
     for thread in threads:
         thread.start()
@@ -126,12 +126,12 @@ def test_threads_asking_for_one_kernel_share_one_aside(probe):
 
 
 def test_nothing_is_compiled_aside_when_cached_or_on_one_core(probe, monkeypatch):
-    _jit_cache.compile_aside(probe.twice, (1.5,)).wait()
+    _jit_cache.compile_aside([(probe.twice, (1.5,))]).wait()
     fresh = importlib.reload(probe)                           # a new dispatcher: the kernel is in the cache only
-    assert _jit_cache.compile_aside(fresh.twice, (1.5,)).process is None
+    assert _jit_cache.compile_aside([(fresh.twice, (1.5,))]).process is None
     assert len(fresh.twice.signatures) == 1                   # loaded from the cache, as a first call would
     monkeypatch.setattr(_jit_cache, "cores", lambda: 1)
-    assert _jit_cache.compile_aside(fresh.twice, (1,)).process is None        # an int: cached nowhere
+    assert _jit_cache.compile_aside([(fresh.twice, (1,))]).process is None        # an int: cached nowhere
     assert len(fresh.twice.signatures) == 1                   # left to the first call
 
 

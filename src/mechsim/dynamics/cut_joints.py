@@ -257,15 +257,22 @@ class CutJointCoordinates:
     def motion(self, t, R, p, vel, acc, gravity):
         """(Q, V, A): the coordinates, velocities and accelerations of the cut joints at the samples t, from the nodes'
         R, p, vel, acc there (Result._node_dynamics: acc with the kernels' a_0 = -g)."""
-        N = len(t)
-        Q, V, A = np.zeros((N, self.nq)), np.zeros((N, self.nv)), np.zeros((N, self.nv))
-        REL = np.zeros((N, len(self.cut_i), 3, 3))
         acc = acc.copy()
         acc[..., 3:] += gravity                     # the nodes' true accelerations: the ground's is 0
-        cut_joint_motion(self.cut_i, self.cut_f, np.asarray(t, dtype=float), (R, p, vel, acc), (Q, V, A), REL)
+        arguments = self.arguments(t, R, p, vel, acc)
+        cut_joint_motion(*arguments)
+        (Q, V, A), REL = arguments[-2:]
         for row, qi, q0 in self.quaternions:
             Q[:, qi:qi + 4] = continuous_sign(matrix_to_quat(REL[:, row]), q0)
         return Q, V, A
+
+    def arguments(self, t, R, p, vel, acc):
+        """The arguments of cut_joint_motion at the samples t (nodes' R, p, vel and true accelerations acc), with
+        the arrays it writes."""
+        N = len(t)
+        out = np.zeros((N, self.nq)), np.zeros((N, self.nv)), np.zeros((N, self.nv))
+        return self.cut_i, self.cut_f, np.asarray(t, dtype=float), (R, p, vel, acc), out, \
+            np.zeros((N, len(self.cut_i), 3, 3))
 
 
 def continuous_sign(quat, q0):

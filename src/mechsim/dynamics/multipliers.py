@@ -746,10 +746,11 @@ Trajectory = namedtuple("Trajectory", "QDD R p vel acc LAM WRENCH H JOINT_F")
 
 
 @njit(**JIT)
-def constrained_trajectory(model, data, cw, samples, out):
+def constrained_trajectory(model, data, cw, friction, samples, out):
     """Constrained forward dynamics over the Samples k into the Trajectory ``out``. ``cw`` is the data's
-    constraint workspace, or None for an open tree: ABA alone is compiled (dynamics/system.py). Returns OK or the
-    failing status."""
+    constraint workspace, or None for an open tree: ABA alone is compiled (dynamics/system.py); ``friction`` is
+    cw.friction, or None without load frictions, as a run's integrator has it, so that the two share one
+    solve_constrained. Returns OK or the failing status."""
     w = carve(data.ws)
     for k in range(samples.Q.shape[0]):
         q, v, qdd = samples.Q[k], samples.V[k], out.QDD[k]
@@ -758,7 +759,7 @@ def constrained_trajectory(model, data, cw, samples, out):
         if cw is None:
             status = aba(model, data, q, v, samples.TAU[k], qdd)
         else:
-            status = constrained_dynamics(model, data, cw, q, v, samples.TAU[k], qdd)
+            status = solve_constrained(model, data, cw, friction, q, v, samples.TAU[k], qdd)
         if status != OK:
             return status
         if cw is not None:

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._jit_cache import Aside, compile_aside
 from ..dynamics.constraints import contact_samples
+from ..dynamics.cut_joints import cut_joint_motion
 from ..dynamics.forces import compliant_contact, row_effects
 from ..dynamics.multipliers import Samples, Trajectory, constrained_trajectory
 from ..errors import MechsimError
@@ -102,10 +103,16 @@ class Result:
         return self._dynamics
 
     def _compile_aside(self):
-        """Start compiling the kernel of _node_dynamics for this kind of result in another process
+        """Start compiling the kernels of _node_dynamics and _cut_joints for this kind of result in another process
         (_jit_cache.compile_aside), for a run to do while it compiles its integrator; this result's
         signals wait for it. Returns the Aside."""
-        self._compiling = compile_aside(constrained_trajectory, self._trajectory_arguments())
+        kernels = [(constrained_trajectory, self._trajectory_arguments())]
+        cut = self._cm.cut_coordinates
+        if cut.cut_i.shape[0]:                      # the cut joints' coordinates, measured after it
+            n = self._cm.n_nodes + 1
+            kernels.append((cut_joint_motion, cut.arguments(self.t[:1], np.zeros((1, n, 3, 3)), np.zeros((1, n, 3)),
+                                                            np.zeros((1, n, 6)), np.zeros((1, n, 6)))))
+        self._compiling = compile_aside(kernels)
         return self._compiling
 
     def _trajectory_arguments(self):
@@ -128,7 +135,9 @@ class Result:
             data.cw.friction[:] = self._load_friction
         # C-contiguous, as the integrators' states: another layout would compile the kernels again for it
         samples = Samples(*(np.ascontiguousarray(x) for x in (self.u_force, self.tau, self.q, self.v)), targets)
-        return cm.arrays, data.arrays, None if cm.is_tree else data.cw, samples, out
+        cw = None if cm.is_tree else data.cw
+        friction = None if cw is None or cw.friction.shape[0] == 0 else cw.friction
+        return cm.arrays, data.arrays, cw, friction, samples, out
 
     def relative(self, x):
         """World points x (N, 3) relative to the kernels' reference point of each sample."""
