@@ -24,6 +24,8 @@ try:
 except ImportError:              # Windows
     fcntl = None
 
+SHARED_PACKAGES = {"mechsim"}    # the packages whose kernels get a SharedCompileCache
+
 
 class SharedCompileCache(FunctionCache):
     """A FunctionCache whose misses are compiled by one process at a time (module docstring)."""
@@ -82,9 +84,9 @@ class SharedCompileCache(FunctionCache):
 
 
 def function_cache(py_func):
-    """The cache numba gives a function compiled with cache=True: mechsim's kernels get a SharedCompileCache,
-    any other function numba's own."""
-    if getattr(py_func, "__module__", "").startswith("mechsim."):
+    """The cache numba gives a function compiled with cache=True: the kernels of SHARED_PACKAGES get a
+    SharedCompileCache, any other function numba's own."""
+    if (getattr(py_func, "__module__", None) or "").split(".")[0] in SHARED_PACKAGES:
         return SharedCompileCache(py_func)
     return FunctionCache(py_func)
 

@@ -20,9 +20,10 @@ from numba.core.errors import TypingError
 
 import mechsim as ms
 from mechsim import _jit_cache
+from mechsim import _kernel_cache
 from mechsim._kernel_cache import SharedCompileCache
 from mechsim.dynamics.cut_joints import cut_joint_motion
-from mechsim.dynamics.multipliers import solve_constrained
+from mechsim.simulation.problem import system
 
 SRC = Path(ms.__file__).resolve().parent
 
@@ -99,7 +100,7 @@ def import_probe(monkeypatch, tmp_path, source, cores=2):
     name = f"probe_{tmp_path.name}"
     (tmp_path / f"{name}.py").write_text(source)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
     return importlib.import_module(name)
 
 
@@ -199,24 +200,14 @@ def test_the_force_elements_loop_compiles_once_for_runs_and_forward_dynamics(tmp
 
 
 # ----------------------------------------------------- processes compiling at once (mechsim/_kernel_cache.py)
-# a kernel of a module named as mechsim's, whose cached kernels are shared (_kernel_cache.function_cache)
-SHARED_PROBE = '''from numba import njit
-
-
-def twice(x):
-    return 2.0 * x
-
-
-def broken(x):
-    return x.no_such_attribute
-
-
-twice.__module__ = broken.__module__ = "mechsim.probe"
-twice, broken = njit(cache=True)(twice), njit(cache=True)(broken)
-'''
+# a module whose kernels are shared as mechsim's are (_kernel_cache.SHARED_PACKAGES)
+SHARED_PROBE = PROBE + "\n\n@njit(cache=True)\ndef broken(x):\n    return x.no_such_attribute\n"
 
 # a second process: says it is ready, then calls the kernel; prints its cache hits and misses
-CALLER = '''import mechsim.dynamics.motion, {name} as probe
+CALLER = '''import mechsim.dynamics.motion
+from mechsim import _kernel_cache
+_kernel_cache.SHARED_PACKAGES.add("{name}")
+import {name} as probe
 print("ready", flush=True)
 assert probe.twice(1.5) == 3.0
 print(sum(probe.twice.stats.cache_hits.values()), sum(probe.twice.stats.cache_misses.values()))
@@ -225,15 +216,16 @@ print(sum(probe.twice.stats.cache_hits.values()), sum(probe.twice.stats.cache_mi
 
 @pytest.fixture
 def shared_probe(monkeypatch, tmp_path):
-    """A module with two kernels of mechsim's (SHARED_PROBE)."""
+    """A module with two kernels whose caches are shared (SHARED_PROBE)."""
+    monkeypatch.setattr(_kernel_cache, "SHARED_PACKAGES", {"mechsim", f"probe_{tmp_path.name}"})
     yield import_probe(monkeypatch, tmp_path, SHARED_PROBE)
     sys.modules.pop(f"probe_{tmp_path.name}")
 
 
 def held(cache_dir):
-    """The lock files in cache_dir some process holds."""
+    """The lock files in cache_dir (in numba's folder for the probe's source) some process holds."""
     taken = []
-    for path in cache_dir.glob("*.lock"):
+    for path in cache_dir.rglob("*.lock"):
         with open(path, "a") as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -264,7 +256,7 @@ def test_a_kernel_another_process_is_compiling_is_waited_for_and_loaded_not_comp
 def test_a_compile_that_fails_releases_its_lock(shared_probe, tmp_path):
     with pytest.raises(TypingError):
         shared_probe.broken(1.0)
-    assert list((tmp_path / "cache").glob("*.lock")) and not held(tmp_path / "cache")
+    assert list((tmp_path / "cache").rglob("*.lock")) and not held(tmp_path / "cache")
     assert shared_probe.broken._cache._locks == {}
 
 
@@ -281,8 +273,12 @@ def test_the_results_compile_aside_the_kernels_they_call(four_bar_result):
     m, res = four_bar_result
     assert np.isfinite(res["j3.q"]).all() and np.isfinite(res["j1.reaction"]).all()     # j3: the loop's cut joint
     cm = m.compile()
-    mine = [sig for sig in solve_constrained.signatures if sig[0] == typeof(cm.arrays) and sig[3] == types.none]
-    assert len(mine) == 1
+    s = system(cm.arrays, cm.new_data(), cm.is_tree)
+    y, dy, nq = np.zeros(cm.nq + cm.nv), np.zeros(cm.nq + cm.nv), cm.nq
+    integrator = (s.model, s.data, s.cw, s.friction, y[:nq], y[nq:], s.data.tau, dy[nq:])   # multiplier_derivative's
+    model, data, cw, friction, samples, out = res._trajectory_arguments()
+    results = (model, data, cw, friction, samples.Q[0], samples.V[0], samples.TAU[0], out.QDD[0])
+    assert friction is None and [typeof(a) for a in results] == [typeof(a) for a in integrator]
     cut = cm.cut_coordinates
     n = cm.n_nodes + 1
     aside = cut.arguments(res.t[:1], np.zeros((1, n, 3, 3)), np.zeros((1, n, 3)), np.zeros((1, n, 6)),

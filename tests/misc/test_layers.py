@@ -14,7 +14,8 @@ SRC = Path(mechsim.__file__).resolve().parent
 # bottom to top; a layer lists its packages (a top-level module counts as a package of its own). An import goes to
 # the importer's own package or to a lower layer, never to a peer in the same layer.
 LAYERS = (
-    ("_jit_cache", "_lazy", "_ipython", "errors", "status"),  # foundations: no import of mechsim
+    ("_kernel_cache",),   # numba's cache shared by processes (imported by _jit_cache's listener)
+    ("_jit_cache", "_lazy", "_ipython", "errors", "status"),  # foundations: no import of mechsim above them
     ("spatial",),         # spatial algebra, rotations
     ("expressions",),     # the language of functions of t, and its compiled evaluator
     ("modeling",),        # what users build: Model, bodies, joints, elements, events as data
