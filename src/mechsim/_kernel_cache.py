@@ -101,5 +101,5 @@ def released_after_failure(ev):
     """Release the locks of a kernel whose compile ended with an error (a numba:compile end event; not by
     Event.is_failed, which is True for a compile that succeeded, numba 0.68)."""
     cache = getattr(ev.data.get("dispatcher"), "_cache", None)
-    if ev._exc_details is not None and isinstance(cache, SharedCompileCache):
+    if getattr(ev, "_exc_details", None) is not None and isinstance(cache, SharedCompileCache):
         cache.release()

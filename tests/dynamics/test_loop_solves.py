@@ -175,7 +175,7 @@ def project_state(m, active, q, v, solver):
     cm = m.compile()
     data = cm.new_data(active, constraint_solver=solver, drift="projection", atol=1e-8)
     q, v = q.copy(), v.copy()
-    status = project(cm.arrays, data.arrays, data.cw, q, v)
+    status = project(cm.arrays, data.arrays, data.cw, None, q, v)
     h, hd, _ = constraint_values(cm, q, v)
     return status, q, v, np.abs(h).max(), np.abs(hd).max()
 

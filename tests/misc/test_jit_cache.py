@@ -267,18 +267,20 @@ def four_bar_result():
 
 
 def test_the_results_compile_aside_the_kernels_they_call(four_bar_result):
-    """The results' pass calls solve_constrained with the types the run's integrator does (friction None: no
-    load frictions), so the two processes share one; the cut joint's coordinates are measured with the types the
-    aside compiled (both with C arrays): the aside compiled nothing the run compiles again."""
+    """The results' pass calls solve_constrained with the types the run's integrator does (no load frictions,
+    penalized rows or sliding contacts: None for their tables), so the two processes share one; the cut joint's
+    coordinates are measured with the types the aside compiled (both with C arrays): the aside compiled nothing
+    the run compiles again."""
     m, res = four_bar_result
     assert np.isfinite(res["j3.q"]).all() and np.isfinite(res["j1.reaction"]).all()     # j3: the loop's cut joint
     cm = m.compile()
     s = system(cm.arrays, cm.new_data(), cm.is_tree)
     y, dy, nq = np.zeros(cm.nq + cm.nv), np.zeros(cm.nq + cm.nv), cm.nq
-    integrator = (s.model, s.data, s.cw, s.friction, y[:nq], y[nq:], s.data.tau, dy[nq:])   # multiplier_derivative's
-    model, data, cw, friction, samples, out = res._trajectory_arguments()
-    results = (model, data, cw, friction, samples.Q[0], samples.V[0], samples.TAU[0], out.QDD[0])
-    assert friction is None and [typeof(a) for a in results] == [typeof(a) for a in integrator]
+    integrator = (s.model, s.data, s.cw, s.friction, s.penalized, s.slide, y[:nq], y[nq:], s.data.tau, dy[nq:])
+    model, data, cw, friction, penalized, slide, samples, out = res._trajectory_arguments()
+    results = (model, data, cw, friction, penalized, slide, samples.Q[0], samples.V[0], samples.TAU[0], out.QDD[0])
+    assert (friction, penalized, slide) == (None,) * 3
+    assert [typeof(a) for a in results] == [typeof(a) for a in integrator]      # multiplier_derivative's call
     cut = cm.cut_coordinates
     n = cm.n_nodes + 1
     aside = cut.arguments(res.t[:1], np.zeros((1, n, 3, 3)), np.zeros((1, n, 3)), np.zeros((1, n, 6)),

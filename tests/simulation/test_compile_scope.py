@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
-from mechsim.cli.warmup import CLOSED_LOOP, OPEN_CHAIN
+from mechsim.cli.warmup import CLOSED_LOOP, CONTACTS, LOAD_FRICTION, OPEN_CHAIN
 from mechsim.simulation import plant
 from mechsim.dynamics.system import COORDINATE
 from mechsim.simulation.events import compile_signals
@@ -96,6 +96,30 @@ def test_the_system_class_follows_the_formulation_and_each_evaluates_from_python
     assert derivative(problem, 0.0, y, dy) == OK
     assert np.allclose(dy[tree.nq:], ms.forward_dynamics(chain, tree.q0, tree.v0 + 0.3),
                        rtol=1e-12, atol=1e-12)
+
+
+def test_the_tables_only_some_runs_use_are_none_in_the_others():
+    """Data.optional_tables (dynamics/data.py), which the System and the results' pass hand to the kernels: a
+    closed loop's Lagrange run passes None for the load frictions, the penalty formulation's rows and the sliding
+    contacts' table, so that its kernels compile none of their code; a run that uses one passes cw's, and the
+    penalty formulation's System evaluates with its springs."""
+    from mechsim.simulation.formulations import penalty_table
+    from mechsim.simulation.problem import correct, derivative
+    cm = loop_model(1.0).compile()
+    assert cm.new_data().optional_tables(cm.arrays) == (None, None, None)
+    data = cm.new_data(formulation="penalty", penalty=penalty_table(cm, cm.q0, None))
+    friction, penalized, slide = data.optional_tables(cm.arrays)
+    assert friction is None and slide is None and penalized is data.cw.penalized and penalized.size
+    problem = system(cm.arrays, data, cm.is_tree)
+    assert problem.penalized is penalized and problem.friction is None and problem.slide is None
+    y = np.concatenate([cm.q0, cm.v0])
+    dy = np.zeros_like(y)
+    assert correct(problem, 0.0, y) == OK and derivative(problem, 0.0, y, dy) == OK and np.isfinite(dy).all()
+    for model, table in ((CONTACTS, "slide"), (LOAD_FRICTION, "friction")):
+        other = ms.load_dict(model).compile()
+        data = other.new_data()
+        tables = dict(zip(("friction", "penalized", "slide"), data.optional_tables(other.arrays)))
+        assert tables.pop(table) is getattr(data.cw, table) and set(tables.values()) == {None}
 
 
 def test_a_stepper_watches_events_only_where_it_has_them():

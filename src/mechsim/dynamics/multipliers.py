@@ -409,7 +409,9 @@ def form_coupled_lambda(G, X, rows, Lam):
 
 @njit(**INLINE)
 def any_sliding(slide, rows):
-    """Whether a contact among ``rows`` slides (ConstraintWorkspace.slide)."""
+    """Whether a contact among ``rows`` slides (ConstraintWorkspace.slide; None: the model has none that can)."""
+    if slide is None:
+        return False
     for row in rows:
         if slide[row, TANGENT] >= 0.0:
             return True
@@ -545,9 +547,11 @@ def augmented_lagrangian(cw, rows, solver):
 
 
 @njit(**INLINE)
-def n_augmented(cw):
-    """How many rows the augmented Lagrangian holds."""
-    return cw.penalized.shape[0] if cw.iterations[0] > 0 else 0
+def n_augmented(cw, penalized):
+    """How many rows the augmented Lagrangian holds (none outside the penalty formulation: ``penalized`` None)."""
+    if penalized is None:
+        return 0
+    return penalized.shape[0] if cw.iterations[0] > 0 else 0
 
 
 @njit(**INLINE)
@@ -575,21 +579,22 @@ def constrained_dynamics(model, data, cw, q, v, tau, qdd):
     """qdd of the tree with the loop constraints and drivers enforced by multipliers (eqs. 11–13), the
     force values data.u and constraint targets data.con_t, the settings of data (solver, Baumgarte), and the
     load frictions of cw. Returns OK, a singular node or SINGULAR."""
-    return solve_constrained(model, data, cw, cw.friction, q, v, tau, qdd)
+    return solve_constrained(model, data, cw, cw.friction, cw.penalized, cw.slide, q, v, tau, qdd)
 
 
 @njit(**JIT)
-def solve_constrained(model, data, cw, friction, q, v, tau, qdd):
-    """constrained_dynamics (constrained_accelerations). A joint friction slipping under a level that grows with
-    the joint's load (``friction``: cw.friction, None without such frictions, which then compiles none of their
-    code) acts through tau, and the load depends on it: the two are solved by fixed-point iteration from the
-    friction of the last evaluation (one or two solves where it changes slowly). It fails to converge
-    (FRICTION_LOOP) only where friction self-locks the joint: mu times the pin radius not small against the
-    lever arms."""
+def solve_constrained(model, data, cw, friction, penalized, slide, q, v, tau, qdd):
+    """constrained_dynamics (constrained_accelerations). ``friction``, ``penalized`` and ``slide`` are the
+    workspace's cw.friction, cw.penalized and cw.slide, each None where the run has none (data.py
+    optional_tables), which then compiles none of their code. A joint friction slipping under a level that grows
+    with the joint's load acts through tau, and the load depends on it: the two are solved by fixed-point
+    iteration from the friction of the last evaluation (one or two solves where it changes slowly). It fails to
+    converge (FRICTION_LOOP) only where friction self-locks the joint: mu times the pin radius not small against
+    the lever arms."""
     if friction is None:                         # numba keeps one of the two call sites: inlined once
-        return constrained_accelerations(model, data, cw, q, v, tau, qdd)
+        return constrained_accelerations(model, data, cw, penalized, slide, q, v, tau, qdd)
     for _ in range(FRICTION_ITERATIONS):
-        status = constrained_accelerations(model, data, cw, q, v, tau, qdd)
+        status = constrained_accelerations(model, data, cw, penalized, slide, q, v, tau, qdd)
         if status != OK or not any_slipping(friction) or not load_friction(model, data, cw, q, v, qdd, tau):
             return status
     return FRICTION_LOOP
@@ -651,18 +656,20 @@ def transverse_load(S, f, node, prismatic):
 
 
 @njit(**PASS)
-def constrained_accelerations(model, data, cw, q, v, tau, qdd):
+def constrained_accelerations(model, data, cw, penalized, slide, q, v, tau, qdd):
     """The accelerations and multipliers at the given tau: the penalized rows' spring-damper forces
     (penalty_forces) added to tau, or with the augmented Lagrangian solved with the held rows; the held rows
-    enforced by multipliers (rigid_accelerations)."""
-    springs = cw.penalized.shape[0] > 0 and cw.iterations[0] == 0
+    enforced by multipliers (rigid_accelerations). ``penalized`` None: not the penalty formulation."""
+    if penalized is None:
+        return rigid_accelerations(model, data, cw, penalized, slide, q, v, tau, qdd)
+    springs = penalized.shape[0] > 0 and cw.iterations[0] == 0
     forces = tau
     if springs:
         penalty_forces(model, data, cw, q, v, tau)
         forces = cw.tau_p
-    status = rigid_accelerations(model, data, cw, q, v, forces, qdd)
+    status = rigid_accelerations(model, data, cw, penalized, slide, q, v, forces, qdd)
     if springs:
-        for row in cw.penalized:
+        for row in penalized:
             cw.lam[row] = cw.penalty[row, FORCE]
     return status
 
@@ -686,7 +693,7 @@ def penalty_forces(model, data, cw, q, v, tau):
 
 
 @njit(**INLINE)
-def rigid_accelerations(model, data, cw, q, v, tau, qdd):
+def rigid_accelerations(model, data, cw, penalized, slide, q, v, tau, qdd):
     """The accelerations and multipliers of the held rows (held_rows) at the given tau. Cholesky works on the
     active rows (active_rows: the independent set of the mode's redundancy analysis); where that set loses rank
     although the whole set does not (a redundancy that moves with the configuration), or where the mechanism is singular, or
@@ -696,16 +703,16 @@ def rigid_accelerations(model, data, cw, q, v, tau, qdd):
     not inlined in numba's IR (PASS): numba copies an IR-inlined body, with all it inlines, once more at every
     level of nesting, which cost a closed loop's first run 9 s of compiling."""
     status = aba_tables(model, data.u, data.ws, q, v, tau, qdd)
-    if status != OK or data.counts[HELD] + n_augmented(cw) == 0:
+    if status != OK or data.counts[HELD] + n_augmented(cw, penalized) == 0:
         cw.lam[:] = 0.0
         return status
     velocity_product_accelerations(model.node_i, carve(data.ws).c, cw.acc0)
     for attempt in range(data.solver, QR + 1):           # one call site each below: inlined once
         rows = active_rows(data) if attempt == CHOLESKY else held_rows(data)
-        if n_augmented(cw):
+        if n_augmented(cw, penalized):
             rows = cw.row_set[:join_penalized(rows, cw)]
         evaluate_rows(model, data, cw, rows, q, v)
-        sliding = any_sliding(cw.slide, rows)
+        sliding = any_sliding(slide, rows)
         if sliding:
             sliding_directions(model, data, cw, rows, q, v)
         solved, gap = multipliers(model, data, cw, rows, attempt, qdd, sliding)
@@ -746,11 +753,11 @@ Trajectory = namedtuple("Trajectory", "QDD R p vel acc LAM WRENCH H JOINT_F")
 
 
 @njit(**JIT)
-def constrained_trajectory(model, data, cw, friction, samples, out):
+def constrained_trajectory(model, data, cw, friction, penalized, slide, samples, out):
     """Constrained forward dynamics over the Samples k into the Trajectory ``out``. ``cw`` is the data's
-    constraint workspace, or None for an open tree: ABA alone is compiled (dynamics/system.py); ``friction`` is
-    cw.friction, or None without load frictions, as a run's integrator has it, so that the two share one
-    solve_constrained. Returns OK or the failing status."""
+    constraint workspace, or None for an open tree: ABA alone is compiled (dynamics/system.py); ``friction``,
+    ``penalized`` and ``slide`` its tables or None (data.py optional_tables), as a run's integrator has them, so
+    that the two share one solve_constrained. Returns OK or the failing status."""
     w = carve(data.ws)
     for k in range(samples.Q.shape[0]):
         q, v, qdd = samples.Q[k], samples.V[k], out.QDD[k]
@@ -759,7 +766,7 @@ def constrained_trajectory(model, data, cw, friction, samples, out):
         if cw is None:
             status = aba(model, data, q, v, samples.TAU[k], qdd)
         else:
-            status = solve_constrained(model, data, cw, friction, q, v, samples.TAU[k], qdd)
+            status = solve_constrained(model, data, cw, friction, penalized, slide, q, v, samples.TAU[k], qdd)
         if status != OK:
             return status
         if cw is not None:

@@ -119,7 +119,7 @@ def factorize(model, data, cw, held, q, v):
 
 
 @njit(**JIT)
-def project(model, data, cw, q, v):
+def project(model, data, cw, penalized, q, v):
     """Bring (q, v) with unit quaternions back onto g = 0, G v = f' in place by data.drift (PROJECTION or
     STABILIZATION) over the held constraint rows (held_rows), solved over their independent active ones where
     data.solver is CHOLESKY and that works (fallback_correction), with the run's force values, generalized forces
@@ -129,10 +129,11 @@ def project(model, data, cw, q, v):
     Ledesma 1996, Augmented Lagrangian and mass-orthogonal projection methods for constrained multibody
     dynamics, Nonlinear Dyn. 9, 113–130), which carry a driven loop through its singular positions, where
     the acceleration-level stabilization alone lets it open. Some row is held or augmented: with none (a
-    hybrid mode without contact) multiplier_correct (dynamics/system.py) does not call it."""
+    hybrid mode without contact) multiplier_correct (dynamics/system.py) does not call it. ``penalized``: cw.penalized,
+    or None outside the penalty formulation (data.py optional_tables)."""
     node_i, quat_q, dz, atol, solver = model.node_i, model.quat_q, data.dz, data.atol, data.solver
     held = held_rows(data)
-    if n_augmented(cw):
+    if n_augmented(cw, penalized):
         held, solver = cw.row_set[:join_penalized(held, cw)], QR
     if data.drift == STABILIZATION:
         for _ in range(2):                                # eq. 33 with the F of eq. 34, twice

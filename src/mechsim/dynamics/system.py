@@ -79,45 +79,48 @@ def tree_derivative(model, data, t, y, dy):
 
 
 @njit(**PASS)
-def multiplier_derivative(model, data, cw, friction, t, y, dy):
+def multiplier_derivative(model, data, cw, friction, penalized, slide, t, y, dy):
     """dy/dt with the constraints enforced by their multipliers (multipliers.py solve_constrained; no row acting:
-    ABA, lambda 0; ``friction``: cw.friction or None). Returns OK, a singular node or SINGULAR."""
+    ABA, lambda 0; ``friction``, ``penalized``, ``slide``: cw's tables or None). Returns OK, a singular node or
+    SINGULAR."""
     nq = model.nq
     set_time_values(model, data, t)
     kinematic_map(model.node_i, y[:nq], y[nq:], dy[:nq])
-    return solve_constrained(model, data, cw, friction, y[:nq], y[nq:], data.tau, dy[nq:])
+    return solve_constrained(model, data, cw, friction, penalized, slide, y[:nq], y[nq:], data.tau, dy[nq:])
 
 
 @njit(**PASS)
-def reduced_derivative(model, data, cw, ns, friction, t, y, dy):
+def reduced_derivative(model, data, cw, ns, friction, penalized, slide, t, y, dy):
     """dy/dt of the null-space formulation (nullspace.py) while a row is held, else multiplier_derivative."""
     if data.counts[HELD]:
         set_time_values(model, data, t)
         return nullspace_derivative(model, data, cw, ns, t, y, dy)
-    return multiplier_derivative(model, data, cw, friction, t, y, dy)
+    return multiplier_derivative(model, data, cw, friction, penalized, slide, t, y, dy)
 
 
 @njit(**PASS)
-def multiplier_correct(model, data, cw, t, y):
+def multiplier_correct(model, data, cw, penalized, t, y):
     """Bring y back onto its manifold in place: unit quaternions, and the constraints when the drift control
-    (data.drift) is projection or stabilization (projection.py). Returns the status."""
+    (data.drift) is projection or stabilization (projection.py; ``penalized``: cw.penalized or None). Returns the
+    status."""
     normalize_quaternions(model.quat_q, y)
-    if data.drift >= BAUMGARTE or model.con_i.shape[0] == 0 or data.counts[HELD] == 0 and n_augmented(cw) == 0:
+    if data.drift >= BAUMGARTE or model.con_i.shape[0] == 0 or \
+            data.counts[HELD] == 0 and n_augmented(cw, penalized) == 0:
         return OK                               # nothing to project on (a ball in flight): no call passing cw
     set_time_values(model, data, t)
     nq = model.nq
-    return project(model, data, cw, y[:nq], y[nq:])
+    return project(model, data, cw, penalized, y[:nq], y[nq:])
 
 
 @njit(**PASS)
-def reduced_correct(model, data, cw, ns, t, y):
+def reduced_correct(model, data, cw, ns, penalized, t, y):
     """The null-space formulation's correction (nullspace.py) while a row is held, else multiplier_correct."""
     if data.counts[HELD]:
         normalize_quaternions(model.quat_q, y)
         set_time_values(model, data, t)
         nq = model.nq
         return nullspace_correct(model, data, cw, ns, t, y[:nq], y[nq:])
-    return multiplier_correct(model, data, cw, t, y)
+    return multiplier_correct(model, data, cw, penalized, t, y)
 
 
 @njit(**INLINE)

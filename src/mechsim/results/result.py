@@ -135,9 +135,8 @@ class Result:
             data.cw.friction[:] = self._load_friction
         # C-contiguous, as the integrators' states: another layout would compile the kernels again for it
         samples = Samples(*(np.ascontiguousarray(x) for x in (self.u_force, self.tau, self.q, self.v)), targets)
-        cw = None if cm.is_tree else data.cw
-        friction = None if cw is None or cw.friction.shape[0] == 0 else cw.friction
-        return cm.arrays, data.arrays, cw, friction, samples, out
+        optional = (None, None, None) if cm.is_tree else data.optional_tables(cm.arrays)
+        return cm.arrays, data.arrays, None if cm.is_tree else data.cw, *optional, samples, out
 
     def relative(self, x):
         """World points x (N, 3) relative to the kernels' reference point of each sample."""

@@ -21,8 +21,8 @@ from ..integrators.problem import correct as correct_problem, register_problem, 
 from ..spatial.algebra import INLINE, JIT
 from ..status import OK, UNHANDLED
 
-# friction: the workspace's load frictions (cw.friction), or None where the model has none (system below)
-System = namedtuple("System", "model data cw ns friction signal_i signal_f impacts")
+# friction, penalized, slide: the workspace's tables only some runs use, or None (system below)
+System = namedtuple("System", "model data cw ns friction penalized slide signal_i signal_f impacts")
 
 
 class TreeSystem(System):
@@ -49,14 +49,13 @@ def system(model, data, tree=False):
     """The System of ModelArrays ``model`` and Data ``data`` (their arrays, shared): a TreeSystem for an open
     ``tree`` (CompiledModel.is_tree), a NullspaceSystem where the formulation is null-space (and there are loops
     to reduce), else a MultiplierSystem. Its signals signal_i and signal_f are None without compiled events, its
-    friction (cw.friction) None without load frictions: the kernels drop the code a None stands for (events
-    below, multipliers.py solve_constrained)."""
+    friction, penalized and slide where the run has no use for them (Data.optional_tables): the kernels drop the
+    code a None stands for (events below, multipliers.py solve_constrained)."""
     silent = data.signal_i.shape[0] == 0 and data.impacts is None
-    friction = data.cw.friction
     kind = TreeSystem if tree else NullspaceSystem if data.formulation == NULLSPACE else MultiplierSystem
+    optional = (None, None, None) if tree else data.optional_tables(model)
     return kind(model, data.arrays, None if tree else data.cw, data.ns if kind is NullspaceSystem else None,
-                friction if friction.shape[0] else None, None if silent else data.signal_i,
-                None if silent else data.signal_f, data.impacts)
+                *optional, None if silent else data.signal_i, None if silent else data.signal_f, data.impacts)
 
 
 @njit(**INLINED_IR)
@@ -72,22 +71,22 @@ def tree_correct(s, t, y):
 
 @njit(**INLINED_IR)
 def multiplier_rhs(s, t, y, dy):
-    return multiplier_derivative(s.model, s.data, s.cw, s.friction, t, y, dy)
+    return multiplier_derivative(s.model, s.data, s.cw, s.friction, s.penalized, s.slide, t, y, dy)
 
 
 @njit(**INLINED_IR)
 def multiplier_projection(s, t, y):
-    return multiplier_correct(s.model, s.data, s.cw, t, y)
+    return multiplier_correct(s.model, s.data, s.cw, s.penalized, t, y)
 
 
 @njit(**INLINED_IR)
 def reduced_rhs(s, t, y, dy):
-    return reduced_derivative(s.model, s.data, s.cw, s.ns, s.friction, t, y, dy)
+    return reduced_derivative(s.model, s.data, s.cw, s.ns, s.friction, s.penalized, s.slide, t, y, dy)
 
 
 @njit(**INLINED_IR)
 def reduced_projection(s, t, y):
-    return reduced_correct(s.model, s.data, s.cw, s.ns, t, y)
+    return reduced_correct(s.model, s.data, s.cw, s.ns, s.penalized, t, y)
 
 
 @njit(**INLINED_IR)
