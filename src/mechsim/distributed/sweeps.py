@@ -21,7 +21,7 @@ import os
 import sys
 import uuid
 from collections import namedtuple
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -337,17 +337,21 @@ def on_dask(client, job, runs, record):
     completed = as_completed(futures)
     for future in completed:
         index = futures.pop(future)
-        if future.status == "cancelled" and resubmitted[index] < DASK_RESUBMITS:
+        if future.status == "error":
+            record(index, failed(future.exception()))
+            continue
+        try:
+            result = future.result()         # raises for a cancelled run: also one whose status was not yet so
+        except CancelledError:
+            if resubmitted[index] == DASK_RESUBMITS:
+                record(index, failed(f"the Dask cluster cancelled the run {1 + DASK_RESUBMITS} times"))
+                continue
             resubmitted[index] += 1
             again = client.submit(execute, job, index, runs[index], pure=False)
             futures[again] = index
             completed.add(again)
-        elif future.status == "cancelled":
-            record(index, failed(f"the Dask cluster cancelled the run {1 + DASK_RESUBMITS} times"))
-        elif future.status == "error":
-            record(index, failed(future.exception()))
         else:
-            record(index, future.result())
+            record(index, result)
 
 
 # --------------------------------------------------------------------------- the sweep
