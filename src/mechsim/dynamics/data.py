@@ -51,7 +51,7 @@ class Data(namedtuple("Data", "arrays cw ns impacts signal_i signal_f formulatio
 
     def optional_tables(self, model):
         """The tables of cw only some runs use, each None where this run on ModelArrays ``model`` has no use for it,
-        so that the kernels compile none of its code (a closed loop's first run compiles ~15 % less without the
+        so that the kernels compile none of its code (a closed loop's first run compiles ~13 % less without the
         penalty formulation's and the sliding contacts'): the load frictions (cw.friction), the penalty
         formulation's rows (cw.penalized) and the sliding contacts' directions (cw.slide, for a model with
         contact rows that can slide)."""
