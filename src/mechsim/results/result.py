@@ -106,12 +106,11 @@ class Result:
         """Start compiling the kernels of _node_dynamics and _cut_joints for this kind of result in another process
         (_jit_cache.compile_aside), for a run to do while it compiles its integrator; this result's
         signals wait for it. Returns the Aside."""
-        kernels = [(constrained_trajectory, self._trajectory_arguments())]
-        cut = self._cm.cut_coordinates
-        if cut.cut_i.shape[0]:                      # the cut joints' coordinates, measured after it
-            n = self._cm.n_nodes + 1
-            kernels.append((cut_joint_motion, cut.arguments(self.t[:1], np.zeros((1, n, 3, 3)), np.zeros((1, n, 3)),
-                                                            np.zeros((1, n, 6)), np.zeros((1, n, 6)))))
+        trajectory = self._trajectory_arguments()
+        kernels = [(constrained_trajectory, trajectory)]
+        cut, out = self._cm.cut_coordinates, trajectory[-1]
+        if cut.cut_i.shape[0]:                      # the cut joints' coordinates, measured from its nodes
+            kernels.append((cut_joint_motion, cut.arguments(self.t, out.R, out.p, out.vel, out.acc)))
         self._compiling = compile_aside(kernels)
         return self._compiling
 
