@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import mechsim as ms
+from mechsim.simulation.driver import CHUNK, PACE_WINDOW
 
 HUGE = 10 ** 400           # beyond float's range
 
@@ -193,9 +194,22 @@ def test_forward_dynamics_of_junk_states_names_the_state(state):                
                                            ("Radau", "failed at t = 0")])
 def test_a_run_that_would_never_reach_t_end_stops_with_its_partial_result(solver, match):   # found by tests/fuzz
     """Accelerations of 1e300 leave an explicit solver's step near 1e-150 s, finite but hopeless: the run stops
-    once its pace shows it would need more than 1e9 steps, instead of running for ever (Radau's Newton fails)."""
+    once its pace shows it would need more than 1e8 steps, instead of running for ever (Radau's Newton fails)."""
     m = pendulum()
     m.gravity = (1e300, -9.81, 0)
     with pytest.raises(ms.SimulationError, match=match) as failure:
         m.simulate(0.1, solver=solver)
     assert len(failure.value.partial) >= 1 and np.all(np.isfinite(failure.value.partial["j1.q"]))
+    assert failure.value.partial.stats["steps"] <= 2 * PACE_WINDOW     # stopped at the first or second check
+
+
+@pytest.mark.parametrize("solver", ["RK45", "DOP853"])
+def test_a_closed_loop_under_absurd_gravity_stops_at_the_first_pace_check(solver):      # found by tests/fuzz (CI)
+    """A four-bar under 9.2e18 m/s^2 (an int64 overflow in a model file) takes steps of 4e-11 s (RK45) or
+    2e-10 s (DOP853): 0.1 s would take 2.8e9 or 5e8 steps, hours. The run stops at the first pace check, after
+    about a second of steps; not after 100 000 steps (11 s on a Zen 3), or hours (DOP853, under 1e9 steps)."""
+    m = ms.load(str(Path(__file__).parents[2] / "examples" / "four_bar.yaml"))
+    m.gravity = (0, 2.0 ** 63, 0)
+    with pytest.raises(ms.SimulationError, match="not advancing") as failure:
+        m.simulate(0.1, solver=solver, rtol=1e-8, atol=1e-8)
+    assert failure.value.partial.stats["steps"] <= PACE_WINDOW + CHUNK

@@ -50,8 +50,9 @@ from .realtime import Pacer, realtime_factor
 from .run_inputs import RunInputs
 
 CHUNK = 2000             # accepted steps per call of the compiled loop (progress, output buffers)
-PACE_WINDOW = 100_000    # accepted steps between two checks that a run still advances
-PACE_LIMIT = 1e9         # a run whose steps would need more than this many more to reach t_end is stopped (hours)
+PACE_WINDOW = 10_000     # accepted steps between two checks that a run still advances (~1 s of a four-bar's)
+PACE_LIMIT = 1e8         # an adaptive run whose steps would need more than this many more to reach t_end is
+                         # stopped (hours; a fixed step h is checked against simulate.MAX_STEPS before the run)
 N_SAMPLES = 4            # interior points of a step where event conditions are sampled
 ZENO = 1e-9              # an event firing again this soon (relative to max(1, |t|)): events accumulate
 
@@ -545,7 +546,7 @@ class Driver:
             y = self.stepper.y.copy()
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
-        self.pace = (0, t)
+        self.pace = (0, t) if self.opts["h"] is None else None       # fixed steps: the user's h, checked before
         self.ended = False                  # a termination event ended the run
         self.reached = t                    # where the last advance went to
         if self.t_eval is None:
@@ -628,9 +629,11 @@ class Driver:
         return (t, self._projected(t)) if self.stepper.t > t else (self.stepper.t, self.stepper.y.copy())
 
     def _check_pace(self):
-        """StepError when the steps have become so small that t_end is out of reach: at the pace of the
-        last PACE_WINDOW steps the run would need more than PACE_LIMIT more steps (accelerations absurd
-        for the time scale: a huge gravity, stiffness or force), instead of a run that never ends."""
+        """StepError when an adaptive run's steps have become so small that t_end is out of reach: at the
+        pace of the last PACE_WINDOW steps the run would need more than PACE_LIMIT more steps (accelerations
+        absurd for the time scale: a huge gravity, stiffness or force), instead of a run that never ends."""
+        if self.pace is None:
+            return
         steps, t = self.stepper.stats["steps"], self.stepper.t
         n0, t0 = self.pace
         if steps < n0:                                  # a new stepper after an event: count afresh
