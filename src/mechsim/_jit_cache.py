@@ -82,17 +82,16 @@ def listen():
 
 
 class Aside:
-    """A kernel compiling in another process (compile_aside); ``wait`` before calling it, so that the call
-    loads it from the cache instead of compiling it a second time. Threads may wait for one Aside together."""
+    """Kernels compiling in other processes (compile_aside); ``wait`` before calling them, so that the calls
+    load them from the cache instead of compiling them a second time. Threads may wait for one Aside together."""
 
-    def __init__(self, process=None):
-        self.process = process
+    def __init__(self, *processes):
+        self.processes = processes
 
     def wait(self):
-        process = self.process
-        if process is not None:
+        for process in self.processes:
             process.wait()          # Popen.wait may be called from several threads
-            self.process = None
+        self.processes = ()
 
 
 _ASIDES = {}        # (dispatcher, signature) -> the Aside compiling it, for the threads that ask again
@@ -112,17 +111,17 @@ def compile_aside(kernels):
     if cores() < 2:
         return Aside()
     with global_compiler_lock:
-        tasks, joined = [], Aside()
+        tasks, earlier = [], []         # earlier: the processes of earlier Asides compiling some of the kernels
         for dispatcher, args in kernels:
             signature = tuple(typeof(a) for a in args)
             if signature in dispatcher.overloads or _load_cached(dispatcher, signature):
                 continue
             if (dispatcher, signature) in _ASIDES:
-                joined = _ASIDES[dispatcher, signature]
+                earlier += _ASIDES[dispatcher, signature].processes
                 continue
             tasks.append((dispatcher, signature))
         if not tasks:
-            return joined
+            return Aside(*dict.fromkeys(earlier))
         process = subprocess.Popen([sys.executable, "-c", "from mechsim._jit_cache import compile_task; "
                                     "compile_task()"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
@@ -131,7 +130,7 @@ def compile_aside(kernels):
         aside = Aside(process)
         for task in tasks:
             _ASIDES[task] = aside
-    return aside
+    return Aside(process, *dict.fromkeys(earlier))
 
 
 def cores():

@@ -113,12 +113,12 @@ def probe(monkeypatch, tmp_path):
 
 def test_a_kernel_compiled_aside_is_loaded_from_the_cache_not_compiled_again(probe):
     aside = _jit_cache.compile_aside([(probe.twice, (1.5,))])
-    assert aside.process is not None                  # compiling in a child process
+    assert len(aside.processes) == 1                  # compiling in a child process
     aside.wait()
-    assert aside.process is None
+    assert aside.processes == ()
     assert probe.twice(1.5) == 3.0
     assert sum(probe.twice.stats.cache_hits.values()) == 1 and not probe.twice.stats.cache_misses
-    assert _jit_cache.compile_aside([(probe.twice, (2.5,))]).process is None     # compiled here already
+    assert _jit_cache.compile_aside([(probe.twice, (2.5,))]).processes == ()     # compiled here already
 
 
 def test_threads_asking_for_one_kernel_share_one_aside(probe):
@@ -130,7 +130,7 @@ def test_threads_asking_for_one_kernel_share_one_aside(probe):
         thread.start()
     for thread in threads:
         thread.join()
-    assert asides[0] is asides[1] and asides[0].process is not None
+    assert asides[0].processes == asides[1].processes and len(asides[0].processes) == 1
     waits = [threading.Thread(target=aside.wait) for aside in asides]
     for thread in waits:
         thread.start()
@@ -139,13 +139,25 @@ def test_threads_asking_for_one_kernel_share_one_aside(probe):
     assert probe.twice(1.5) == 3.0 and sum(probe.twice.stats.cache_hits.values()) == 1
 
 
+def test_an_aside_waits_for_the_earlier_child_compiling_some_of_its_kernels(probe):
+    """Kernels asked for again while a first child compiles one of them: a second child compiles only the new one,
+    and the Aside returned waits for both children, so that every kernel asked for loads from the cache."""
+    first = _jit_cache.compile_aside([(probe.twice, (1.5,))])
+    both = _jit_cache.compile_aside([(probe.twice, (1.5,)), (probe.twice, (2,))])
+    assert len(both.processes) == 2 and first.processes[0] in both.processes
+    both.wait()
+    assert all(process.poll() is not None for process in first.processes)
+    assert probe.twice(1.5) == 3.0 and probe.twice(2) == 4
+    assert sum(probe.twice.stats.cache_hits.values()) == 2 and not probe.twice.stats.cache_misses
+
+
 def test_nothing_is_compiled_aside_when_cached_or_on_one_core(probe, monkeypatch):
     _jit_cache.compile_aside([(probe.twice, (1.5,))]).wait()
     fresh = importlib.reload(probe)                           # a new dispatcher: the kernel is in the cache only
-    assert _jit_cache.compile_aside([(fresh.twice, (1.5,))]).process is None
+    assert _jit_cache.compile_aside([(fresh.twice, (1.5,))]).processes == ()
     assert len(fresh.twice.signatures) == 1                   # loaded from the cache, as a first call would
     monkeypatch.setattr(_jit_cache, "cores", lambda: 1)
-    assert _jit_cache.compile_aside([(fresh.twice, (1,))]).process is None        # an int: cached nowhere
+    assert _jit_cache.compile_aside([(fresh.twice, (1,))]).processes == ()        # an int: cached nowhere
     assert len(fresh.twice.signatures) == 1                   # left to the first call
 
 
