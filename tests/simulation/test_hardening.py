@@ -140,6 +140,16 @@ def test_absurd_mass_is_refused():                                              
     assert all(np.all(np.isfinite(column)) for column in res.flat_columns().values())
 
 
+def test_absurd_gravity_is_refused():                 # found by tests/fuzz: 1e308 m/s^2 wrote reactions of inf and nan
+    with pytest.raises(ms.ModelError, match=r"gravity must be at most 1e\+100 m/s\^2 along each axis"):
+        pendulum().gravity = (0, -9.81, 1e308)
+    m = pendulum()
+    m.gravity = (0, -9.81, 1e100)                       # along the joint's axis: the plain pendulum's motion
+    res, plain = m.simulate(0.1), pendulum().simulate(0.1)
+    assert all(np.all(np.isfinite(column)) for column in res.flat_columns().values())
+    assert np.allclose(res["j1.q"], plain["j1.q"], rtol=0, atol=1e-12)
+
+
 def test_force_on_a_cut_joint_is_refused():                                     # defect 8
     m = ms.load(str(Path(__file__).parents[2] / "examples" / "four_bar.yaml"))
     m.add_force("k", "joint_spring_damper", joint="j3", stiffness=1.0)
@@ -190,13 +200,17 @@ def test_forward_dynamics_of_junk_states_names_the_state(state):                
         ms.forward_dynamics(pendulum(), state, state)
 
 
-@pytest.mark.parametrize("solver, match", [("RK45", "not advancing.*huge gravity, stiffness or force"),
-                                           ("Radau", "failed at t = 0")])
-def test_a_run_that_would_never_reach_t_end_stops_with_its_partial_result(solver, match):   # found by tests/fuzz
-    """Accelerations of 1e300 leave an explicit solver's step near 1e-150 s, finite but hopeless: the run stops
-    once its pace shows it would need more than 1e8 steps, instead of running for ever (Radau's Newton fails)."""
+@pytest.mark.parametrize("solver, load, match", [("RK45", "gravity", "not advancing.*huge gravity, stiffness or force"),
+                                                 ("Radau", "torque", "failed at t = 0")])
+def test_a_run_that_would_never_reach_t_end_stops_with_its_partial_result(solver, load, match):   # found by tests/fuzz
+    """Accelerations of 1e100 (gravity at its limit) leave an explicit solver's step near 1e-50 s, finite but
+    hopeless: the run stops once its pace shows it would need more than 1e8 steps, instead of running for ever.
+    Under a torque of 1e300 N m Radau's Newton iteration fails at once."""
     m = pendulum()
-    m.gravity = (1e300, -9.81, 0)
+    if load == "gravity":
+        m.gravity = (1e100, -9.81, 0)
+    else:
+        m.add_force("push", "joint_force", joint="j1", value=1e300)
     with pytest.raises(ms.SimulationError, match=match) as failure:
         m.simulate(0.1, solver=solver)
     assert len(failure.value.partial) >= 1 and np.all(np.isfinite(failure.value.partial["j1.q"]))

@@ -14,6 +14,8 @@ from .joints import Joint
 from .names import check_name, find_item
 
 ELEMENTS = ("forces", "constraints", "contacts")
+MAX_GRAVITY = 1e100      # m/s^2 along each axis: beyond, the weights and reactions computed with it overflow (as
+                         # body.MAX_MASS)
 NAME_SPACES = {"body": ("bodies",), "joint": ("joints",), "input": ("inputs",),  # SPEC C15
                **{kind[:-1]: ELEMENTS for kind in ELEMENTS}}
 
@@ -64,12 +66,15 @@ class Model:
 
     @property
     def gravity(self):
-        """Gravity in world axes (3 numbers)."""
+        """Gravity in world axes (3 finite numbers, each at most MAX_GRAVITY = 1e100 m/s^2 in magnitude)."""
         return self._gravity
 
     @gravity.setter
     def gravity(self, value):
-        self._gravity, self._compiled = frozen(as_vector3(value, "gravity")), None
+        g = as_vector3(value, "gravity")
+        if max(abs(g)) > MAX_GRAVITY:
+            raise ModelError(f"gravity must be at most {MAX_GRAVITY:g} m/s^2 along each axis, got {value!r}")
+        self._gravity, self._compiled = frozen(g), None
 
     # ---------------------------------------------------------------- building
     def _new_name(self, name, what):
