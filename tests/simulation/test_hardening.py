@@ -217,6 +217,16 @@ def test_a_run_that_would_never_reach_t_end_stops_with_its_partial_result(solver
     assert failure.value.partial.stats["steps"] <= 2 * PACE_WINDOW     # stopped at the first or second check
 
 
+def test_an_adaptive_scipy_run_given_a_first_step_is_still_paced():
+    """On the Python backend h is only an adaptive solver's first step: the run is checked for pace as any
+    adaptive run (the compiled stepper and the fixed-step solvers take h as their fixed step, checked before)."""
+    m = pendulum()
+    m.gravity = (1e100, -9.81, 0)
+    with pytest.raises(ms.SimulationError, match="not advancing") as failure:
+        m.simulate(0.1, solver="RK45", h=1e-3, backend="python")
+    assert failure.value.partial.stats["steps"] <= 2 * PACE_WINDOW
+
+
 @pytest.mark.parametrize("solver", ["RK45", "DOP853"])
 def test_a_closed_loop_under_absurd_gravity_stops_at_the_first_pace_check(solver):      # found by tests/fuzz (CI)
     """A four-bar under 9.2e18 m/s^2 (an int64 overflow in a model file) takes steps of 4e-11 s (RK45) or

@@ -42,7 +42,7 @@ from ..status import EVENT, OK, PAUSED
 from .events import compile_signals
 from .formulations import penalty_table
 from .hybrid import Modes
-from .options import COMPILED_SOLVERS
+from .options import COMPILED_SOLVERS, FIXED_STEP_SOLVERS
 from .plant import Plant
 from .problem import events as system_signals
 from .progress import Progress
@@ -546,7 +546,11 @@ class Driver:
             y = self.stepper.y.copy()
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
-        self.pace = (0, t) if self.opts["h"] is None else None       # fixed steps: the user's h, checked before
+        # fixed steps (the user's h, checked before the run) are not paced: the compiled stepper's wherever h is
+        # given, scipy's for the fixed-step solvers only (its adaptive ones take h as their first step)
+        opts = self.opts
+        fixed = opts["h"] is not None and (self.backend == "compiled" or opts["solver"] in FIXED_STEP_SOLVERS)
+        self.pace = None if fixed else (0, t)
         self.ended = False                  # a termination event ended the run
         self.reached = t                    # where the last advance went to
         if self.t_eval is None:
