@@ -217,13 +217,14 @@ def test_a_run_that_would_never_reach_t_end_stops_with_its_partial_result(solver
     assert failure.value.partial.stats["steps"] <= 2 * PACE_WINDOW     # stopped at the first or second check
 
 
-def test_an_adaptive_scipy_run_given_a_first_step_is_still_paced():
-    """On the Python backend h is only an adaptive solver's first step: the run is checked for pace as any
-    adaptive run (the compiled stepper and the fixed-step solvers take h as their fixed step, checked before)."""
+@pytest.mark.parametrize("backend", ["compiled", "python"])
+def test_an_adaptive_run_given_a_first_step_is_still_paced(backend):
+    """h is only an adaptive solver's first step: the run is checked for pace as any adaptive run (the
+    fixed-step solvers' h is their step, checked before the run)."""
     m = pendulum()
     m.gravity = (1e100, -9.81, 0)
     with pytest.raises(ms.SimulationError, match="not advancing") as failure:
-        m.simulate(0.1, solver="RK45", h=1e-3, backend="python")
+        m.simulate(0.1, solver="RK45", h=1e-3, backend=backend)
     assert failure.value.partial.stats["steps"] <= 2 * PACE_WINDOW
 
 

@@ -90,6 +90,33 @@ def test_compiled_runs_take_scipys_steps_on_the_double_pendulum(solver):
     np.testing.assert_allclose(np.column_stack([res.q, res.v]), ref.y.T, atol=1e-7)
 
 
+@pytest.mark.parametrize("backend", ["compiled", "python"])
+@pytest.mark.parametrize("solver", ["RK45", "DOP853"])
+def test_h_is_an_adaptive_solvers_first_step_on_both_backends(solver, backend):
+    """h is the step of Euler and RK4 and an adaptive solver's first step (solve_ivp's first_step), on either
+    backend: the steps are then scipy's from that first step. (The compiled backend took it as a fixed step
+    without error control: 20 000 steps here.)"""
+    m = double_pendulum()
+    res = m.simulate(t_end=2.0, solver=solver, h=1e-4, rtol=1e-8, atol=1e-8, backend=backend)
+    ref = solve_ivp(scipy_rhs(m), (0.0, 2.0), y0_of(m), method=solver, rtol=1e-8, atol=1e-8, first_step=1e-4)
+    assert res.stats["backend"] == backend and res.t[1] == pytest.approx(1e-4, rel=1e-12)
+    assert len(res.t) == len(ref.t) < 1000                   # scipy's steps, not 20 000 fixed ones
+    # from a first step this small the error estimates are near rounding: the steps agree to ~1e-6 only, and the
+    # states where both runs end, to their global error (rtol 1e-8)
+    np.testing.assert_allclose(res.t, ref.t, rtol=1e-5)
+    np.testing.assert_allclose(np.append(res.q[-1], res.v[-1]), ref.y[:, -1], atol=1e-6)
+
+
+def test_a_first_step_beyond_the_span_is_the_span():
+    """An adaptive solver's first step h longer than the run is cut to the run's span on both backends (scipy
+    refuses such a first_step)."""
+    m = double_pendulum()
+    runs = [m.simulate(t_end=0.01, solver="RK45", h=1.0, backend=b) for b in ("compiled", "python")]
+    for run in runs:
+        assert run.t[-1] == 0.01 and run.stats["steps"] >= 1
+    np.testing.assert_allclose(runs[0].q[-1], runs[1].q[-1], atol=1e-9)
+
+
 def test_backends_agree():
     m = double_pendulum()
     t_eval = np.linspace(0, 3, 31)

@@ -49,12 +49,15 @@ class Data(namedtuple("Data", "arrays cw ns impacts signal_i signal_f formulatio
         """A copy of the rows taking part in the current mode."""
         return self.arrays.active[:self.arrays.counts[ACTIVE]].copy()
 
-    def optional_tables(self, model):
-        """The tables of cw only some runs use, each None where this run on ModelArrays ``model`` has no use for it,
+    def optional_tables(self, model, tree=False):
+        """The tables of cw only some runs use, each None where this run on ModelArrays ``model`` (an open ``tree``:
+        all three) has no use for it,
         so that the kernels compile none of its code (a closed loop's first run compiles ~13 % less without the
         penalty formulation's and the sliding contacts'): the load frictions (cw.friction), the penalty
         formulation's rows (cw.penalized) and the sliding contacts' directions (cw.slide, for a model with
         contact rows that can slide)."""
+        if tree:
+            return None, None, None
         cw = self.cw
         slides = (model.con_i[:, ROW_TYPE] == ROW_CONTACT_SLIP).any()
         return (cw.friction if cw.friction.shape[0] else None, cw.penalized if cw.penalized.shape[0] else None,

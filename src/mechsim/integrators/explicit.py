@@ -55,11 +55,12 @@ MIN_RTOL = 100 * np.finfo(float).eps                # scipy's floor for rtol
 RKState = namedtuple("RKState", "scalars flags counts y y_old f atol K Q g events work")
 RKState.__doc__ = """The arrays of one run, made by new_state (few fields: each costs compile time).
 
-scalars (10,): T_NOW, T_OLD (end and start of the last step; both the start time before the first),
+scalars (11,): T_NOW, T_OLD (end and start of the last step; both the start time before the first),
     H_LAST (the last step, 0 before the first), H_NEXT (|h| proposed for the next step), H_FIXED
     (the fixed step, 0: adaptive), T_GRID (a fixed-step run is on the grid T_GRID + k H_FIXED),
     RTOL, MAX_STEP, T_STOP (an adaptive step ends there rather than pass it: a bounce's apex; inf: none),
-    ERR_LAST (the error norm of the last step, floored at MIN_ERROR_HISTORY).
+    ERR_LAST (the error norm of the last step, floored at MIN_ERROR_HISTORY), FIRST_STEP (an adaptive
+    start's first step, 0: initial_step chooses it).
 flags (5,) int64: DENSE_READY (Q is valid), N_GRID (k of the last grid point), N_SAMPLES
     (interior points per step where the event functions are sampled), STEP_CONTROL (STANDARD or PREDICTIVE),
     CORRECT_START (the next start corrects st.y first).
@@ -76,7 +77,7 @@ Outputs = namedtuple("Outputs", "every_step t_eval T Y")
 Outputs.__doc__ = """Where rk_advance records: every_step (bool), the output times t_eval, and the arrays T (N,),
 Y (N, n) it fills (Stepper.advance)."""
 
-T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP, ERR_LAST = range(10)
+T_NOW, T_OLD, H_LAST, H_NEXT, H_FIXED, T_GRID, RTOL, MAX_STEP, T_STOP, ERR_LAST, FIRST_STEP = range(11)
 DENSE_READY, N_GRID, N_SAMPLES, STEP_CONTROL, CORRECT_START = range(5)
 COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
 
@@ -84,7 +85,7 @@ COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
 def new_state(tableau, y0, rtol, atol, **options):
     """An RKState for ``tableau`` (a Tableau or a name in TABLEAUX) holding y0, with the ``options`` of
     CompiledStepper (base.py STEPPER_OPTIONS); h given: fixed steps of h (required when the tableau has no error
-    estimate). rtol below 100 eps is raised to it with a warning, as scipy does. ``rates``: per event, the index
+    estimate); first_step given: an adaptive start's first step. rtol below 100 eps is raised to it with a warning, as scipy does. ``rates``: per event, the index
     of the event function that is its time derivative along solutions (-1: none); the problem's event functions
     are the n_events events' and then those rates'. Call rk_start before stepping."""
     return state_of(tableau, y0, stepper_options(CompiledStepper, dict(options, rtol=rtol, atol=atol)))
@@ -93,7 +94,8 @@ def new_state(tableau, y0, rtol, atol, **options):
 def state_of(tableau, y0, opts):
     """new_state with all of CompiledStepper's options ``opts``, checked (stepper_options)."""
     rtol, atol = opts["rtol"], opts["atol"]
-    max_step, h, n_samples, step_control = opts["max_step"], opts["h"], opts["n_samples"], opts["step_control"]
+    max_step, h, first_step = opts["max_step"], opts["h"], opts["first_step"]
+    n_samples, step_control = opts["n_samples"], opts["step_control"]
     tab = TABLEAUX[tableau] if isinstance(tableau, str) else tableau
     y = np.array(y0, dtype=float).ravel()
     n = y.size
@@ -101,6 +103,8 @@ def state_of(tableau, y0, opts):
         raise ValueError("a method without error estimate needs a fixed step h")
     if h is not None and not float(h) > 0:
         raise ValueError("the step h must be positive")
+    if first_step is not None and not float(first_step) > 0:
+        raise ValueError("the first step must be positive")
     if not float(max_step) > 0:
         raise ValueError("max_step must be positive")
     if rtol < MIN_RTOL:
@@ -115,8 +119,9 @@ def state_of(tableau, y0, opts):
         raise ValueError("n_samples must be >= 0")
     if step_control not in STEP_CONTROLS:
         raise ValueError(f"step_control must be one of {', '.join(STEP_CONTROLS)}, got {step_control!r}")
-    scalars = np.zeros(10)
+    scalars = np.zeros(11)
     scalars[H_FIXED], scalars[RTOL], scalars[MAX_STEP] = 0.0 if h is None else float(h), rtol, float(max_step)
+    scalars[FIRST_STEP] = 0.0 if first_step is None else float(first_step)
     flags = np.zeros(5, dtype=np.int64)
     flags[N_SAMPLES], flags[STEP_CONTROL] = n_samples, STEP_CONTROLS.index(step_control)
     return RKState(scalars=scalars, flags=flags, counts=np.zeros(4, np.int64), y=y, y_old=y.copy(), f=np.zeros(n),
@@ -263,12 +268,15 @@ def reset(st, t0):
 
 @njit(**ONCE)
 def start_with_f(problem, tab, st, t0, t_bound):
-    """The rest of a start once st.f = f(t0, st.y): the starting step (adaptive) or the fixed step on a grid
-    from t0, g_old = the event values at (t0, y0). Returns the status."""
+    """The rest of a start once st.f = f(t0, st.y): the fixed step on a grid from t0, or an adaptive start's
+    first step (the one given, within the span and max_step, as scipy's first_step; else initial_step's),
+    g_old = the event values at (t0, y0). Returns the status."""
     if not all_finite(st.f):
         return NON_FINITE
     if st.scalars[H_FIXED] > 0.0:
         st.scalars[H_NEXT] = st.scalars[H_FIXED]
+    elif st.scalars[FIRST_STEP] > 0.0:
+        st.scalars[H_NEXT] = min(st.scalars[FIRST_STEP], st.scalars[MAX_STEP], max(t_bound - t0, 0.0))
     else:
         status, h_abs = initial_step(problem, tab, st, t0, t_bound)
         if status != OK:
@@ -617,12 +625,12 @@ def rk_advance(problem, tab, st, t_bound, max_steps, out, n_out, watch, jumps, s
 # ------------------------------------------------------------------------------------------ stepper
 class CompiledStepper(Stepper):
     """The Stepper protocol (base.py) on the compiled kernels for a registered ``problem`` and a
-    method of TABLEAUX; h given: fixed steps (required for Euler and RK4). A start (or restart) is
+    method of TABLEAUX; h given: fixed steps (required for Euler and RK4), with any tableau. A start (or restart) is
     made by the next advance, in the same compiled call, or at once where something needs it first
     (start_status, watch, interpolant, locate): a failing start is ``start_status`` and is what advance
     returns."""
 
-    KNOWN = ("rtol", "atol", "max_step", "h", "n_samples", "n_events", "directions", "rates", "jumps",
+    KNOWN = ("rtol", "atol", "max_step", "h", "first_step", "n_samples", "n_events", "directions", "rates", "jumps",
              "step_control", "correct_start")
 
     def __init__(self, problem, method, t0, y0, t_bound, **options):

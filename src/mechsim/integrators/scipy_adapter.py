@@ -100,12 +100,13 @@ class ScipyStepper(Stepper):
     rhs(t, y) -> dy; correct(t, y) projects y in place (or None); events(t, y) -> g (n_events,)
     (or None: no events), watched by a locator.Watcher. ``solver``: a name of SCIPY_SOLVERS or an OdeSolver
     subclass (as solve_ivp's
-    ``method``). h: the step of the fixed-step solvers, the first step of the others. A step the
+    ``method``). h: the step of the fixed-step solvers, the first step of the others (first_step, given, is the
+    first step of the adaptive ones). A step the
     solver cannot take gives STEP_TOO_SMALL (its message on ``message``) or STEP_FAILED;
     exceptions raised by rhs, correct or events propagate.
     """
 
-    KNOWN = ("rtol", "atol", "max_step", "h", "n_samples", "directions")
+    KNOWN = ("rtol", "atol", "max_step", "h", "first_step", "n_samples", "directions")
 
     def __init__(self, rhs, correct, events, solver, t0, y0, t_bound, **options):
         """``options``: those of KNOWN (base.py STEPPER_OPTIONS)."""
@@ -123,8 +124,9 @@ class ScipyStepper(Stepper):
             self.options = dict(h=opts["h"])
         else:
             self.options = dict(rtol=opts["rtol"], atol=opts["atol"], max_step=opts["max_step"])
-            if opts["h"] is not None:
-                self.options["first_step"] = opts["h"]
+            first_step = opts["h"] if opts["first_step"] is None else opts["first_step"]
+            if first_step is not None:
+                self.options["first_step"] = first_step
         self._rhs, self._correct = rhs, correct
         self.n_samples, self.t_bound = int(opts["n_samples"]), float(t_bound)
         self.solver, self.message = None, None
@@ -140,7 +142,11 @@ class ScipyStepper(Stepper):
             self.t_bound = float(t_bound)
         if self.solver is not None:
             self._nfev += self.solver.nfev
-        self.solver = self.solver_class(self._rhs, float(t), np.array(y, dtype=float), self.t_bound, **self.options)
+        options = dict(self.options)
+        if "first_step" in options:       # within the span, as the compiled start takes it (scipy refuses more)
+            span = self.t_bound - float(t)
+            options["first_step"] = min(float(options["first_step"]), span) if span > 0 else None
+        self.solver = self.solver_class(self._rhs, float(t), np.array(y, dtype=float), self.t_bound, **options)
         self.t_old = self.t = float(t)
         self.y = self.solver.y.copy()
         if self.watcher is not None:

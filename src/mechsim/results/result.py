@@ -134,8 +134,8 @@ class Result:
             data.cw.friction[:] = self._load_friction
         # C-contiguous, as the integrators' states: another layout would compile the kernels again for it
         samples = Samples(*(np.ascontiguousarray(x) for x in (self.u_force, self.tau, self.q, self.v)), targets)
-        optional = (None, None, None) if cm.is_tree else data.optional_tables(cm.arrays)
-        return cm.arrays, data.arrays, None if cm.is_tree else data.cw, *optional, samples, out
+        return (cm.arrays, data.arrays, None if cm.is_tree else data.cw, *data.optional_tables(cm.arrays, cm.is_tree),
+                samples, out)
 
     def relative(self, x):
         """World points x (N, 3) relative to the kernels' reference point of each sample."""

@@ -175,9 +175,10 @@ class Driver:
         opts = self.opts
         max_step = np.inf if opts["max_step"] is None else float(opts["max_step"])
         h = None if opts["h"] is None else float(opts["h"])
+        fixed = opts["solver"] in FIXED_STEP_SOLVERS         # h is their step, an adaptive solver's first step
         directions = np.array([self.events[k].direction for k in self.compiled_events])
-        tolerances = dict(rtol=float(opts["rtol"]), atol=float(opts["atol"]), max_step=max_step, h=h,
-                          n_samples=N_SAMPLES)
+        tolerances = dict(rtol=float(opts["rtol"]), atol=float(opts["atol"]), max_step=max_step,
+                          h=h if fixed else None, first_step=None if fixed else h, n_samples=N_SAMPLES)
         if self.backend == "compiled":       # bounces resolved compiled unless Python looks at every step
             jumps = self.data.impacts is not None and not self.python_events
             return CompiledStepper(self.plant.problem, opts["solver"], t, y, self.t_end,
@@ -546,11 +547,8 @@ class Driver:
             y = self.stepper.y.copy()
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
-        # fixed steps (the user's h, checked before the run) are not paced: the compiled stepper's wherever h is
-        # given, scipy's for the fixed-step solvers only (its adaptive ones take h as their first step)
-        opts = self.opts
-        fixed = opts["h"] is not None and (self.backend == "compiled" or opts["solver"] in FIXED_STEP_SOLVERS)
-        self.pace = None if fixed else (0, t)
+        # fixed steps (the user's h, checked before the run) are not paced; an adaptive solver takes h as its first step
+        self.pace = None if self.opts["solver"] in FIXED_STEP_SOLVERS else (0, t)
         self.ended = False                  # a termination event ended the run
         self.reached = t                    # where the last advance went to
         if self.t_eval is None:

@@ -27,7 +27,8 @@ OPTIONS = {
     "rtol": Option(1e-6, None, "relative tolerance", "positive", command_line=True),
     "atol": Option(1e-8, None, "absolute tolerance", "positive", command_line=True),
     "max_step": Option(None, None, "largest step of the variable-step solvers [s]", "positive", command_line=True),
-    "h": Option(None, None, "step of the fixed-step solvers Euler and RK4 [s]", "positive", command_line=True),
+    "h": Option(None, None, "step of the fixed-step solvers Euler and RK4; the first step of the others [s]",
+                "positive", command_line=True),
     "step_control": Option("standard", STEP_CONTROLS,
                            "step-size control of the compiled RK23, RK45 and DOP853: scipy's (its steps; scipy's own "
                            "solvers always take these), or Gustafsson's predictive controller (fewer rejected steps "

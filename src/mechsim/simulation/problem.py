@@ -53,9 +53,9 @@ def system(model, data, tree=False):
     code a None stands for (events below, multipliers.py solve_constrained)."""
     silent = data.signal_i.shape[0] == 0 and data.impacts is None
     kind = TreeSystem if tree else NullspaceSystem if data.formulation == NULLSPACE else MultiplierSystem
-    optional = (None, None, None) if tree else data.optional_tables(model)
     return kind(model, data.arrays, None if tree else data.cw, data.ns if kind is NullspaceSystem else None,
-                *optional, None if silent else data.signal_i, None if silent else data.signal_f, data.impacts)
+                *data.optional_tables(model, tree), None if silent else data.signal_i,
+                None if silent else data.signal_f, data.impacts)
 
 
 @njit(**INLINED_IR)
