@@ -85,9 +85,10 @@ COUNT_RHS, COUNT_STEPS, COUNT_REJECTED, COUNT_CORRECTIONS = range(4)
 def new_state(tableau, y0, rtol, atol, **options):
     """An RKState for ``tableau`` (a Tableau or a name in TABLEAUX) holding y0, with the ``options`` of
     CompiledStepper (base.py STEPPER_OPTIONS); h given: fixed steps of h (required when the tableau has no error
-    estimate); first_step given: an adaptive start's first step. rtol below 100 eps is raised to it with a warning, as scipy does. ``rates``: per event, the index
-    of the event function that is its time derivative along solutions (-1: none); the problem's event functions
-    are the n_events events' and then those rates'. Call rk_start before stepping."""
+    estimate); first_step given: an adaptive start's first step. rtol below 100 eps is raised to it with a warning,
+    as scipy does. ``rates``: per event, the index of the event function that is its time derivative along
+    solutions (-1: none); the problem's event functions are the n_events events' and then those rates'. Call
+    rk_start before stepping."""
     return state_of(tableau, y0, stepper_options(CompiledStepper, dict(options, rtol=rtol, atol=atol)))
 
 
@@ -625,10 +626,10 @@ def rk_advance(problem, tab, st, t_bound, max_steps, out, n_out, watch, jumps, s
 # ------------------------------------------------------------------------------------------ stepper
 class CompiledStepper(Stepper):
     """The Stepper protocol (base.py) on the compiled kernels for a registered ``problem`` and a
-    method of TABLEAUX; h given: fixed steps (required for Euler and RK4), with any tableau. A start (or restart) is
-    made by the next advance, in the same compiled call, or at once where something needs it first
-    (start_status, watch, interpolant, locate): a failing start is ``start_status`` and is what advance
-    returns."""
+    method of TABLEAUX; h given: fixed steps with any tableau (required for Euler and RK4); first_step given: an
+    adaptive start's first step. A start (or restart) is made by the next advance, in the same compiled call, or
+    at once where something needs it first (start_status, watch, interpolant, locate): a failing start is
+    ``start_status`` and is what advance returns."""
 
     KNOWN = ("rtol", "atol", "max_step", "h", "first_step", "n_samples", "n_events", "directions", "rates", "jumps",
              "step_control", "correct_start")

@@ -99,11 +99,9 @@ class ScipyStepper(Stepper):
 
     rhs(t, y) -> dy; correct(t, y) projects y in place (or None); events(t, y) -> g (n_events,)
     (or None: no events), watched by a locator.Watcher. ``solver``: a name of SCIPY_SOLVERS or an OdeSolver
-    subclass (as solve_ivp's
-    ``method``). h: the step of the fixed-step solvers, the first step of the others (first_step, given, is the
-    first step of the adaptive ones). A step the
-    solver cannot take gives STEP_TOO_SMALL (its message on ``message``) or STEP_FAILED;
-    exceptions raised by rhs, correct or events propagate.
+    subclass (as solve_ivp's ``method``). h: the step of the fixed-step solvers, the first step of the others
+    unless first_step is given. A step the solver cannot take gives STEP_TOO_SMALL (its message on ``message``)
+    or STEP_FAILED; exceptions raised by rhs, correct or events propagate.
     """
 
     KNOWN = ("rtol", "atol", "max_step", "h", "first_step", "n_samples", "directions")
