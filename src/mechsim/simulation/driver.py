@@ -547,7 +547,7 @@ class Driver:
             y = self.stepper.y.copy()
         self.quiet, self.quiet_at = set(), None
         self.n_out = 0
-        # fixed steps (the user's h, checked before the run) are not paced; an adaptive solver takes h as its first step
+        # fixed steps (the user's h, checked before the run) are not paced; an adaptive solver's h is its first step
         self.pace = None if self.opts["solver"] in FIXED_STEP_SOLVERS else (0, t)
         self.ended = False                  # a termination event ended the run
         self.reached = t                    # where the last advance went to
