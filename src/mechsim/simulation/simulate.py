@@ -72,7 +72,8 @@ def checked_options(model, options):
     t0 = 0.0 if initial is None else float(initial.t)
     if not opts["t_end"] > t0:
         raise ModelError(f"simulate(): {keyword('t_end')} = {opts['t_end']} must be after the start time {t0}")
-    for key in ("h", "max_step") if opts["solver"] in FIXED_STEP_SOLVERS else ("max_step",):   # else h: the first
+    # h bounds the steps of the fixed-step solvers only: an adaptive solver's h is its first step
+    for key in ("h", "max_step") if opts["solver"] in FIXED_STEP_SOLVERS else ("max_step",):
         if opts[key] is not None and (opts["t_end"] - t0) / opts[key] > MAX_STEPS:
             raise ModelError(f"simulate(): {keyword(key)} = {opts[key]:g} would take more than {MAX_STEPS:.0e} steps "
                              f"to {keyword('t_end')} = {opts['t_end']:g}; give a larger {keyword(key, to_give=True)}")
