@@ -5,6 +5,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -165,6 +166,30 @@ def test_the_packets_are_little_endian_float64_in_the_declared_order():
     stats = res.stats["links"]["hil"]
     assert stats["malformed"] == 1 and stats["received"] == 3 and link.address[1] > 0   # the 5th's answer: too late
     assert res["slide.force"].ravel()[-1] == 2.0 and res["hinge.force"].ravel()[-1] == 0.5
+
+
+def test_an_answer_the_network_delivered_after_a_newer_one_is_not_applied():
+    """UDP keeps no order: of the answers arriving between two exchanges the newest by time stamp holds, and an
+    answer older than the inputs already held (stale) is counted and dropped, not applied as news."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as peer:
+        peer.bind(("127.0.0.1", 0))
+        link = ms.UDPLink("hil", port=0, peer=peer.getsockname(), inputs=["u"], timeout=60.0)
+        link.open()
+        try:
+            def exchange(t, *answers):
+                for stamp, u in answers:
+                    peer.sendto(struct.pack("<2d", stamp, u), link.address)
+                time.sleep(0.05)                              # delivered on the loopback
+                return link.exchange(t, {}).get("u")
+            assert exchange(0.0) is exchange(0.1) is None       # nothing received yet: no input from the link
+            assert exchange(0.2, (0.1, 1.0), (0.0, 5.0)) == 1.0   # the answer to 0.1 first, then 0.0's: 0.1's
+            assert exchange(0.3, (0.2, 2.0)) == 2.0
+            assert exchange(0.4, (0.1, 7.0)) == 2.0               # a duplicate of 0.1's, delivered late: dropped
+            stats = link.stats()
+        finally:
+            link.close()
+    assert (stats["sent"], stats["received"], stats["stale"], stats["late"]) == (5, 4, 1, 2), stats
+    assert ms.UDPLink.summary(stats) == "5 packets sent, 4 received, 1 lost, 2 late, 1 stale"
 
 
 def test_links_in_model_files_and_bad_links():

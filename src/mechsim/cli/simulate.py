@@ -77,9 +77,9 @@ def _run(model, signals, args):
         print(f"event at t = {record.time:.9g}: {record.kind} {record.name}: {record.detail}")
     if "realtime" in result.stats:
         print(realtime_summary(result.stats["realtime"]))
+    links = {link.name: link for link in [*model.links.values(), *options.get("links", ())]}
     for name, stats in result.stats.get("links", {}).items():
-        print(f"link '{name}': {stats['sent']} packets sent, {stats['received']} received, {stats['lost']} lost, "
-              f"{stats['late']} late")
+        print(f"link '{name}': {type(links[name]).summary(stats)}")
     if args.output:
         with writing(args.output):
             result.save(args.output, signals)

@@ -2,7 +2,8 @@
 (simulation/run_inputs.py): at every step of a fixed-step run (or every ``period``), ``exchange`` gets the
 values of its ``outputs`` (signal names) and returns the values of its ``inputs`` (the model's inputs) to hold
 from then on — whatever it last received from the other side. ``open`` comes before a run's first exchange and
-``close`` after its last, failed or not; ``stats`` is what ``res.stats["links"][name]`` reports.
+``close`` after its last, failed or not; ``stats`` is what ``res.stats["links"][name]`` reports, ``summary``
+says it in words on the command line.
 
 A *compiled* link (``compiled`` True) is not sampled: it exchanges inside the compiled right-hand side, at every
 evaluation, and ``problem(system, cm)`` returns the problem the run's stepper integrates (integrators/problem.py):
@@ -52,3 +53,8 @@ class Link:
 
     def stats(self):
         raise NotImplementedError
+
+    @staticmethod
+    def summary(stats):
+        """A run's ``stats`` of a link of this kind in words, for the command line's report."""
+        return ", ".join(f"{key} {value}" for key, value in stats.items())

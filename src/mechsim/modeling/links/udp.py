@@ -10,16 +10,18 @@ Packets are arrays of little-endian float64 (IEEE 754 double, C ``double`` on x8
   declared; ``t`` is the time stamp of the packet it answers (the statistics count by it). A packet of another
   size is counted ``malformed`` and dropped.
 
-At each exchange the link reads every packet that has arrived since the last one, then sends; the newest
-packet's inputs hold from then on (zero-order hold), so a peer that answers within a step acts with exactly one
-step of delay. When nothing has
-arrived for ``timeout`` seconds of wall-clock time, ``on_silence`` decides: "hold" the last inputs received (the
-model's defaults before any), "zero" them, or "stop" the run with a SimulationError (it keeps what it computed).
+At each exchange the link reads every packet that has arrived since the last one, then sends; the inputs of the
+newest packet by time stamp hold from then on (zero-order hold), so a peer that answers within a step acts with
+exactly one step of delay. A packet the network delivered after a newer one (UDP keeps no order) is *stale*: its
+stamp is older than that of the inputs held, and applying it would take the inputs back in time; it is counted,
+not applied. When no packet has been applied for ``timeout`` seconds of wall-clock time, ``on_silence`` decides:
+"hold" the last inputs received (the model's defaults before any), "zero" them, or "stop" the run with a
+SimulationError (it keeps what it computed).
 
 Statistics (``res.stats["links"][name]``): packets ``sent``, ``received``, ``malformed``; ``lost``: sent packets
 no packet answered (by time stamp; the last one, which had no step left to be answered in, not counted);
-``late``: answers that arrived after the exchange following the one they answer (applied all the same if
-newest).
+``late``: answers that arrived after the exchange following the one they answer (applied all the same unless
+stale); ``stale``: answers older than the inputs already held, not applied.
 """
 import socket
 import time
@@ -80,16 +82,18 @@ class UDPLink(Link):
                                " give another port") from None
         self._socket.setblocking(False)
         self.address = self._socket.getsockname()
-        self.sent = self.received = self.malformed = self.late = self.answered = 0
+        self.sent = self.received = self.malformed = self.late = self.stale = self.answered = 0
         self._unanswered = OrderedDict()                  # time stamps sent, not yet answered
         self._held, self._heard, self._previous = {}, time.monotonic(), -np.inf
+        self._held_stamp = -np.inf                        # the time stamp of the packet whose inputs are held
 
     def exchange(self, t, outputs):
-        """Take the inputs of the newest packet that arrived since the last exchange, then send the outputs at
-        t: an answer to this packet holds from the next exchange on, however fast it comes."""
+        """Take the inputs of the newest packet (by time stamp) that arrived since the last exchange, then send the
+        outputs at t: an answer to this packet holds from the next exchange on, however fast it comes."""
         newest = self._drain()
         if newest is not None:
             self._held, self._heard = dict(zip(self.inputs, newest[1:].tolist())), time.monotonic()
+            self._held_stamp = float(newest[0])
         elif time.monotonic() - self._heard > self.timeout:
             self._silent(t)
         values = [np.ravel(outputs[name]) for name in self.outputs]
@@ -107,8 +111,9 @@ class UDPLink(Link):
         return dict(self._held)
 
     def _drain(self):
-        """Every packet that has arrived, counted; the newest of the right size, or None."""
-        newest = None
+        """Every packet that has arrived, counted; the newest by time stamp of the right size that is not stale (older
+        than the inputs held), or None."""
+        newest, newest_stamp = None, self._held_stamp
         while True:
             try:
                 data = self._socket.recv(65536)
@@ -119,14 +124,18 @@ class UDPLink(Link):
             if len(data) != self._received_bytes:
                 self.malformed += 1
                 continue
-            newest = np.frombuffer(data, dtype=PACKET)
+            packet = np.frombuffer(data, dtype=PACKET)
             self.received += 1
-            stamp = float(newest[0])
+            stamp = float(packet[0])
             if stamp in self._unanswered:
                 del self._unanswered[stamp]
                 self.answered += 1
             if stamp < self._previous:
                 self.late += 1
+            if stamp < newest_stamp:                      # overtaken: a newer packet came first (NaN stamps pass)
+                self.stale += stamp < self._held_stamp
+                continue
+            newest, newest_stamp = packet, stamp
 
     def _silent(self, t):
         if self.on_silence == "zero":
@@ -142,4 +151,10 @@ class UDPLink(Link):
 
     def stats(self):
         return dict(sent=self.sent, received=self.received, lost=max(self.sent - 1 - self.answered, 0),
-                    late=self.late, malformed=self.malformed, address=self.address, peer=self.peer)
+                    late=self.late, stale=self.stale, malformed=self.malformed, address=self.address, peer=self.peer)
+
+    @staticmethod
+    def summary(stats):
+        rare = "".join(f", {stats[key]} {key}" for key in ("stale", "malformed") if stats[key])
+        return (f"{stats['sent']} packets sent, {stats['received']} received, {stats['lost']} lost, "
+                f"{stats['late']} late{rare}")
