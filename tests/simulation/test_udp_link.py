@@ -170,10 +170,11 @@ def test_the_packets_are_little_endian_float64_in_the_declared_order():
 
 def test_an_answer_the_network_delivered_after_a_newer_one_is_not_applied():
     """UDP keeps no order: of the answers arriving between two exchanges the newest by time stamp holds, and an
-    answer older than the inputs already held (stale) is counted and dropped, not applied as news."""
+    answer older than the inputs already held (stale) is counted and dropped, not applied as news. The peer named
+    by its host name, looked up once when the link opens."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as peer:
         peer.bind(("127.0.0.1", 0))
-        link = ms.UDPLink("hil", port=0, peer=peer.getsockname(), inputs=["u"], timeout=60.0)
+        link = ms.UDPLink("hil", port=0, peer=("localhost", peer.getsockname()[1]), inputs=["u"], timeout=60.0)
         link.open()
         try:
             def exchange(t, *answers):
@@ -207,6 +208,9 @@ def test_links_in_model_files_and_bad_links():
         cart(ms.UDPLink("x", port=1, peer=("h", 2), inputs=["v"]))
     with pytest.raises(ms.MechsimError, match="link 'hil' exchanges at every fixed step"):
         m.simulate(t_end=0.1)
+    nowhere = ms.UDPLink("hil", port=0, peer=("no-such-host.invalid", 9001), inputs=["u"])      # RFC 6761
+    with pytest.raises(ms.MechsimError, match="link 'hil': cannot find the peer's host 'no-such-host.invalid'"):
+        cart(nowhere).simulate(t_end=0.1, **RUN)
     busy = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     busy.bind(("127.0.0.1", 0))
     try:

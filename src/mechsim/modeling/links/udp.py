@@ -72,7 +72,13 @@ class UDPLink(Link):
 
     # ------------------------------------------------------------------ a run
     def open(self):
-        bind = self.bind or ("127.0.0.1" if self.peer[0] in ("127.0.0.1", "localhost") else "0.0.0.0")
+        try:                               # once: a host name sent to at every step would be looked up every step
+            host = socket.gethostbyname(self.peer[0])
+        except OSError as exc:
+            raise MechsimError(f"{self.what}: cannot find the peer's host {self.peer[0]!r} ({exc.strerror or exc}); "
+                               "give its IPv4 address or a host name this machine resolves") from None
+        self._peer_address = (host, self.peer[1])
+        bind = self.bind or ("127.0.0.1" if host.startswith("127.") else "0.0.0.0")
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:
             self._socket.bind((bind, self.port))
@@ -99,7 +105,7 @@ class UDPLink(Link):
         values = [np.ravel(outputs[name]) for name in self.outputs]
         packet = np.concatenate([[t], *values]).astype(PACKET)
         try:
-            self._socket.sendto(packet.tobytes(), self.peer)
+            self._socket.sendto(packet.tobytes(), self._peer_address)
         except OSError as exc:                             # no route, or the peer's port closed (ICMP)
             raise SimulationError(f"{self.what}: cannot send to {self.peer[0]}:{self.peer[1]}: "
                                   f"{exc.strerror or exc}") from None
