@@ -139,6 +139,19 @@ def test_predictive_control_spares_rejected_steps_at_the_same_accuracy(name):
     assert error_predictive < 1.5 * error_standard and error_standard < 1e-3
 
 
+def test_h_is_a_fixed_step_which_scipys_adaptive_solvers_refuse():
+    """h means fixed steps of h on every stepper: the compiled one takes them with any tableau, scipy's adaptive
+    solvers have none to take and say so (their first step is first_step)."""
+    rhs = python_rhs(linear_rhs, DAMPED_ROTATION)
+    with pytest.raises(ValueError, match=r"RK45 is adaptive: it takes no fixed step h \(give its first step as "
+                                         r"first_step\)"):
+        ScipyStepper(rhs, None, None, "RK45", 0.0, [1.0, 0.0], 1.0, h=0.1)
+    _, T, _ = steps(ScipyStepper(rhs, None, None, "RK45", 0.0, [1.0, 0.0], 1.0, first_step=0.1), 1.0, max_steps=1)
+    assert list(T) == [0.1]
+    _, T, _ = steps(CompiledStepper(DAMPED_ROTATION, "RK45", 0.0, [1.0, 0.0], 1.0, h=0.3), 1.0)
+    np.testing.assert_allclose(T, [0.3, 0.6, 0.9, 1.0], rtol=0, atol=1e-15)
+
+
 @pytest.mark.parametrize("name", ["Euler", "RK4"])
 def test_fixed_step_solver_for_scipy_matches_the_compiled_one(name):
     """FixedStep runs the Euler/RK4 tableaux as an OdeSolver: same grid, states, dense output."""

@@ -7,7 +7,7 @@ from .locator import CROSSED, FROM, G_OLD, TO
 # the steppers' options and their defaults; each stepper takes those of its KNOWN (as scipy's solvers, **options)
 STEPPER_OPTIONS = dict(
     rtol=1e-3, atol=1e-6,           # tolerances of the error estimate (atol: a number or one per component)
-    max_step=np.inf, h=None,        # h: fixed steps of h (any compiled tableau; scipy's adaptive solvers: first step)
+    max_step=np.inf, h=None,        # h: fixed steps of h (any compiled tableau; scipy's adaptive solvers refuse it)
     first_step=None,                # an adaptive start's first step (None: chosen as scipy's select_initial_step)
     n_samples=4,                    # interior points per step where the event functions are sampled
     n_events=0, directions=None,    # the problem's events and their directions (+1, -1, 0: both)

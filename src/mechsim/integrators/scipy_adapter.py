@@ -99,8 +99,9 @@ class ScipyStepper(Stepper):
 
     rhs(t, y) -> dy; correct(t, y) projects y in place (or None); events(t, y) -> g (n_events,)
     (or None: no events), watched by a locator.Watcher. ``solver``: a name of SCIPY_SOLVERS or an OdeSolver
-    subclass (as solve_ivp's ``method``). h: the step of the fixed-step solvers, the first step of the others
-    unless first_step is given. A step the solver cannot take gives STEP_TOO_SMALL (its message on ``message``)
+    subclass (as solve_ivp's ``method``). h: the step of the fixed-step solvers (FixedStep; scipy's adaptive solvers
+    take no fixed step: their first step is first_step). A step the solver cannot take gives STEP_TOO_SMALL (its
+    message on ``message``)
     or STEP_FAILED; exceptions raised by rhs, correct or events propagate.
     """
 
@@ -120,11 +121,13 @@ class ScipyStepper(Stepper):
         self.solver_class, self.correctable = solver, issubclass(solver, CORRECTABLE)
         if issubclass(solver, FixedStep):
             self.options = dict(h=opts["h"])
+        elif opts["h"] is not None:
+            raise ValueError(f"{solver.__name__} is adaptive: it takes no fixed step h (give its first step as "
+                             "first_step)")
         else:
             self.options = dict(rtol=opts["rtol"], atol=opts["atol"], max_step=opts["max_step"])
-            first_step = opts["h"] if opts["first_step"] is None else opts["first_step"]
-            if first_step is not None:
-                self.options["first_step"] = first_step
+            if opts["first_step"] is not None:
+                self.options["first_step"] = opts["first_step"]
         self._rhs, self._correct = rhs, correct
         self.n_samples, self.t_bound = int(opts["n_samples"]), float(t_bound)
         self.solver, self.message = None, None
