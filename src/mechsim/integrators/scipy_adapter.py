@@ -101,8 +101,7 @@ class ScipyStepper(Stepper):
     (or None: no events), watched by a locator.Watcher. ``solver``: a name of SCIPY_SOLVERS or an OdeSolver
     subclass (as solve_ivp's ``method``). h: the step of the fixed-step solvers (FixedStep; scipy's adaptive solvers
     take no fixed step: their first step is first_step). A step the solver cannot take gives STEP_TOO_SMALL (its
-    message on ``message``)
-    or STEP_FAILED; exceptions raised by rhs, correct or events propagate.
+    message on ``message``) or STEP_FAILED; exceptions raised by rhs, correct or events propagate.
     """
 
     KNOWN = ("rtol", "atol", "max_step", "h", "first_step", "n_samples", "directions")
