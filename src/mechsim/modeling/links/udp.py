@@ -11,17 +11,18 @@ Packets are arrays of little-endian float64 (IEEE 754 double, C ``double`` on x8
   size is counted ``malformed`` and dropped.
 
 At each exchange the link reads every packet that has arrived since the last one, then sends; the inputs of the
-newest packet by time stamp hold from then on (zero-order hold), so a peer that answers within a step acts with
-exactly one step of delay. A packet the network delivered after a newer one (UDP keeps no order) is *stale*: its
-stamp is older than that of the inputs held, and applying it would take the inputs back in time; it is counted,
-not applied. When no packet has been applied for ``timeout`` seconds of wall-clock time, ``on_silence`` decides:
-"hold" the last inputs received (the model's defaults before any), "zero" them, or "stop" the run with a
-SimulationError (it keeps what it computed).
+newest packet hold from then on (zero-order hold), so a peer that answers within a step acts with exactly one step
+of delay. An *answer* (its stamp one the link sent, among the last REMEMBERED) is the newer the later the packet it
+answers: UDP keeps no order, and an answer the network delivered after the answer to a later packet is *stale*
+(applying it would take the inputs back in time), counted and not applied. Any other packet (a peer stamping its
+own clock) is taken in the order it arrives. When no packet has been applied for ``timeout`` seconds of wall-clock
+time, ``on_silence`` decides: "hold" the last inputs received (the model's defaults before any), "zero" them, or
+"stop" the run with a SimulationError (it keeps what it computed).
 
 Statistics (``res.stats["links"][name]``): packets ``sent``, ``received``, ``malformed``; ``lost``: sent packets
-no packet answered (by time stamp; the last one, which had no step left to be answered in, not counted);
-``late``: answers that arrived after the exchange following the one they answer (applied all the same unless
-stale); ``stale``: answers older than the inputs already held, not applied.
+no packet answered (the last one, which had no step left to be answered in, not counted); ``late``: answers that
+arrived after the exchange following the one they answer (applied all the same unless stale); ``stale``: answers
+older than the answer already held, not applied.
 """
 import socket
 import time
@@ -89,17 +90,16 @@ class UDPLink(Link):
         self._socket.setblocking(False)
         self.address = self._socket.getsockname()
         self.sent = self.received = self.malformed = self.late = self.stale = self.answered = 0
-        self._unanswered = OrderedDict()                  # time stamps sent, not yet answered
+        self._sent = OrderedDict()                        # the last REMEMBERED time stamps sent -> answered yet
         self._held, self._heard, self._previous = {}, time.monotonic(), -np.inf
-        self._held_stamp = -np.inf                        # the time stamp of the packet whose inputs are held
+        self._held_stamp = -np.inf                        # the stamp of the newest answer applied
 
     def exchange(self, t, outputs):
-        """Take the inputs of the newest packet (by time stamp) that arrived since the last exchange, then send the
-        outputs at t: an answer to this packet holds from the next exchange on, however fast it comes."""
-        newest = self._drain()
+        """Take the inputs of the newest packet that arrived since the last exchange (module docstring), then send
+        the outputs at t: an answer to this packet holds from the next exchange on, however fast it comes."""
+        newest, self._held_stamp = self._drain()
         if newest is not None:
             self._held, self._heard = dict(zip(self.inputs, newest[1:].tolist())), time.monotonic()
-            self._held_stamp = float(newest[0])
         elif time.monotonic() - self._heard > self.timeout:
             self._silent(t)
         values = [np.ravel(outputs[name]) for name in self.outputs]
@@ -110,21 +110,21 @@ class UDPLink(Link):
             raise SimulationError(f"{self.what}: cannot send to {self.peer[0]}:{self.peer[1]}: "
                                   f"{exc.strerror or exc}") from None
         self.sent += 1
-        self._unanswered[float(packet[0])] = None
-        if len(self._unanswered) > REMEMBERED:
-            self._unanswered.popitem(last=False)
+        self._sent[float(packet[0])] = False
+        if len(self._sent) > REMEMBERED:
+            self._sent.popitem(last=False)
         self._previous = t
         return dict(self._held)
 
     def _drain(self):
-        """Every packet that has arrived, counted; the newest by time stamp of the right size that is not stale (older
-        than the inputs held), or None."""
+        """Every packet that has arrived, counted: (the newest of the right size, or None; the stamp of the newest
+        answer applied so far)."""
         newest, newest_stamp = None, self._held_stamp
         while True:
             try:
                 data = self._socket.recv(65536)
             except (BlockingIOError, InterruptedError):
-                return newest
+                return newest, newest_stamp
             except ConnectionRefusedError:                # an ICMP "port unreachable" for an earlier send
                 continue
             if len(data) != self._received_bytes:
@@ -133,15 +133,15 @@ class UDPLink(Link):
             packet = np.frombuffer(data, dtype=PACKET)
             self.received += 1
             stamp = float(packet[0])
-            if stamp in self._unanswered:
-                del self._unanswered[stamp]
-                self.answered += 1
-            if stamp < self._previous:
-                self.late += 1
-            if stamp < newest_stamp:                      # overtaken: a newer packet came first (NaN stamps pass)
-                self.stale += stamp < self._held_stamp
-                continue
-            newest, newest_stamp = packet, stamp
+            if stamp in self._sent:                       # an answer
+                self.answered += not self._sent[stamp]
+                self._sent[stamp] = True
+                self.late += stamp < self._previous
+                if stamp < newest_stamp:                  # overtaken by the answer to a later packet
+                    self.stale += stamp < self._held_stamp
+                    continue
+                newest_stamp = stamp
+            newest = packet
 
     def _silent(self, t):
         if self.on_silence == "zero":
