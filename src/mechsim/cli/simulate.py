@@ -77,7 +77,8 @@ def _run(model, signals, args):
         print(f"event at t = {record.time:.9g}: {record.kind} {record.name}: {record.detail}")
     if "realtime" in result.stats:
         print(realtime_summary(result.stats["realtime"]))
-    links = {link.name: link for link in [*model.links.values(), *options.get("links", ())]}
+    from ..simulation.run_inputs import run_links     # imported here, not at start-up: it imports numba
+    links = {link.name: link for link in run_links(model, options.get("links"))}
     for name, stats in result.stats.get("links", {}).items():
         print(f"link '{name}': {type(links[name]).summary(stats)}")
     if args.output:

@@ -105,6 +105,11 @@ def model_python_reasons(cm):
     return reasons
 
 
+def run_links(model, links):
+    """The I/O links of a run: the model's, then ``links``, those given to the run (simulate(links=...))."""
+    return [*model.links.values(), *(links or ())]
+
+
 class RunInputs:
     """Input values, their sources and the controller of one run, and the Python-given entries of its
     Data (force values u, constraint targets con_t)."""
@@ -115,7 +120,7 @@ class RunInputs:
         self.sources = input_sources(cm.model, opts["inputs"], "simulate()")
         self.controller = None if opts["controller"] is None else Controller(
             opts["controller"], cm, opts["outputs"], opts["sample_time"], t0)
-        self.links = [*cm.model.links.values(), *(opts["links"] or ())]
+        self.links = run_links(cm.model, opts["links"])
         self.compiled_links = [link for link in self.links if link.compiled]
         link_samplers = [self._link_sampler(link, cm, opts, t0) for link in self.links if not link.compiled]
         self.samplers = ([] if self.controller is None else [self.controller]) + link_samplers
